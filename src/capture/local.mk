@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+# src/capture/local.mk - included by the top Makefile.am

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h - shared pieces of the iostorm command-line tool. */
+#ifndef IST_CLI_H
+#define IST_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iostorm.h"
+
+/* Exit statuses of every command. */
+#define EXIT_OK 0
+#define EXIT_FAIL 1  /* bad input or failure */
+#define EXIT_USAGE 2 /* usage error */
+
+struct cli_command {
+	const char *name;
+	const char *summary; /* one line for `iostorm help` */
+	int (*run)(int argc, char **argv);
+};
+
+/* The command table (commands.c), terminated by a NULL name. */
+extern const struct cli_command cli_commands[];
+
+/* "iostorm" or what argv[0] said. */
+extern const char *cli_progname;
+
+/* Prints "iostorm: " + message + "\n" to stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a usage error, a hint to --help, returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Parses a duration: "1.5", "1.5s", "250ms", "10us", "100ns", "2m", "1h"
+ * (bare numbers are seconds); 0 or -1 on bad input. */
+int cli_parse_duration_ns(const char *s, uint64_t *ns);
+/* Parses a size: "4096", "4k", "4KiB", "1M", "2G", "1T" (binary units);
+ * 0 or -1. */
+int cli_parse_size(const char *s, uint64_t *bytes);
+/* Parses an unsigned integer (decimal or 0x hex) within [0, max]; 0 or -1. */
+int cli_parse_uint(const char *s, uint64_t max, uint64_t *v);
+/* Parses a double; 0 or -1. */
+int cli_parse_double(const char *s, double *v);
+/* Formats ns as a short human duration ("12.3 us", "4.56 ms", "1.2 s"). */
+const char *cli_fmt_ns(double ns, char *buf, size_t size);
+/* Formats a byte count with a binary unit ("3.1 GiB"). */
+const char *cli_fmt_bytes(double bytes, char *buf, size_t size);
+
+/* Reports an IST read error on file at pos: one line, file, chunk, byte
+ * offset and reason. */
+void cli_err_ist(const char *file, const struct ist_position *pos, int err);
+
+#endif

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* commands.h - entry points of the iostorm commands, one per file. */
+#ifndef IST_CLI_COMMANDS_H
+#define IST_CLI_COMMANDS_H
+
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+#endif

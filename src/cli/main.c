@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c - `iostorm <command>` dispatch, --version and help. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+const char *cli_progname = "iostorm";
+
+static void print_help(FILE *f)
+{
+	fprintf(f,
+		"Usage: iostorm <command> [options] [args]\n"
+		"       iostorm --version | --help | help [command]\n"
+		"\n"
+		"Record, store, synthesize and replay block I/O traces.\n"
+		"\n"
+		"Commands:\n");
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+	fprintf(f,
+		"\n"
+		"'iostorm <command> --help' describes a command; the manual\n"
+		"pages iostorm(1) and iostorm-<command>(1) describe them in full.\n"
+		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
+}
+
+static const struct cli_command *find_command(const char *name)
+{
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *c;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("iostorm %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			print_help(stdout);
+			return EXIT_OK;
+		}
+		c = find_command(argv[2]);
+		if (!c)
+			return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+		{
+			char *sub[] = { argv[2], (char *)"--help", NULL };
+
+			return c->run(2, sub);
+		}
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* util.c - messages and argument parsing shared by the iostorm commands. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s%s%s: ", cli_progname, cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s--help' for more information.\n",
+		cli_progname, cmd ? cmd : "");
+	if (cmd)
+		; /* the hint above already names the command */
+	return EXIT_USAGE;
+}
+
+void cli_err_ist(const char *file, const struct ist_position *pos, int err)
+{
+	if (pos)
+		cli_err("%s: chunk %" PRIu64 " (byte offset %" PRIu64 "): %s",
+			file, pos->chunk, pos->byte_offset, ist_strerror(err));
+	else
+		cli_err("%s: %s", file, ist_strerror(err));
+}
+
+int cli_parse_double(const char *s, double *v)
+{
+	char *end;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || *end || !isfinite(*v))
+		return -1;
+	return 0;
+}
+
+int cli_parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || *end || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int cli_parse_duration_ns(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v, mult = 1e9;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "s"))
+		mult = 1e9;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "ns"))
+		mult = 1;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		mult = 60e9;
+	else if (!strcmp(end, "h"))
+		mult = 3600e9;
+	else
+		return -1;
+	v *= mult;
+	if (v >= 1.8e19)
+		return -1;
+	*ns = (uint64_t)llround(v);
+	return 0;
+}
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	double v;
+	double mult = 1;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': mult = 1024.0; break;
+		case 'm': case 'M': mult = 1024.0 * 1024; break;
+		case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
+		case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
+		case 'b': case 'B': mult = 1; break;
+		default: return -1;
+		}
+		end++;
+		if (*end && strcasecmp(end, "iB") && strcasecmp(end, "B"))
+			return -1;
+	}
+	v *= mult;
+	if (v >= 1.8e19 || v != floor(v))
+		return -1;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
+const char *cli_fmt_ns(double ns, char *buf, size_t size)
+{
+	if (ns < 1e3)
+		snprintf(buf, size, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+const char *cli_fmt_bytes(double bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned u = 0;
+
+	while (bytes >= 1024 && u < 5) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%.0f B", bytes);
+	else
+		snprintf(buf, size, "%.1f %s", bytes, units[u]);
+	return buf;
+}

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: MIT
+# lib.sh - helpers for the shell tests of the iostorm binary.
+# Sourced by tests/cli/*.sh; they run under automake's test driver with
+# IOSTORM, top_srcdir, top_builddir and SHARED_DIR in the environment.
+set -u
+: "${IOSTORM:?IOSTORM not set (run through make check)}"
+: "${top_srcdir:?}"
+DATA="$top_srcdir/tests/data"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/iostorm-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+nchecks=0
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+ok() { nchecks=$((nchecks + 1)); }
+
+need_shared() {
+	[ -d "$SHARED_DIR/realdata" ] || skip "no shared realdata at $SHARED_DIR"
+}
+need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+
+# expect_status N CMD... : runs CMD, saves stdout/stderr in $TMP/out, $TMP/err
+expect_status() {
+	want=$1; shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "--- stderr:" >&2; cat "$TMP/err" >&2
+		fail "'$*' exited $got, expected $want"
+	fi
+	ok
+}
+
+# expect_err_line REGEX : stderr is exactly one line and matches REGEX
+expect_err_line() {
+	n=$(wc -l <"$TMP/err")
+	[ "$n" -eq 1 ] || { cat "$TMP/err" >&2; fail "expected one error line, got $n"; }
+	grep -Eq -- "$1" "$TMP/err" || { cat "$TMP/err" >&2; fail "error line does not match /$1/"; }
+	ok
+}
+
+# expect_grep REGEX FILE
+expect_grep() {
+	grep -Eq -- "$1" "$2" || { echo "--- $2:" >&2; head -50 "$2" >&2; fail "/$1/ not found in $2"; }
+	ok
+}
+
+# expect_eq GOT WANT WHAT
+expect_eq() {
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+	ok
+}
+
+# done_ok : at the end of every test; fails a test that checked nothing
+done_ok() {
+	[ "$nchecks" -gt 0 ] || fail "test made no check"
+	echo "$nchecks checks passed"
+	exit 0
+}
