@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: MIT
-# src/cli/local.mk - the iostorm command-line tool
+# src/cli/local.mk - the iostorm command-line tool (each module adds its
+# own cmd_*.c to iostorm_SOURCES in its local.mk)
 iostorm_SOURCES += \
 	src/cli/cli.h \
 	src/cli/commands.h \
 	src/cli/main.c \
 	src/cli/commands.c \
-	src/cli/util.c \
-	src/cli/cmd_convert.c \
-	src/cli/cmd_info.c \
-	src/cli/cmd_cat.c \
-	src/cli/cmd_verify.c
+	src/cli/util.c
