@@ -6,5 +6,7 @@
 #include "cli/commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "synth", "generate an emulated workload (TPC-C, sysbench, VDI, vdbench...)", cmd_synth },
+	{ "stats", "characterize a trace: op mix, sizes, skew, arrivals, streams", cmd_stats },
 	{ NULL, NULL, NULL },
 };

@@ -34,6 +34,11 @@ struct syn_stream {
 	uint64_t u0, u1, u2, u3;
 };
 
+struct syn_heap_ent {
+	uint64_t t;
+	uint64_t idx;
+};
+
 struct syn_gen {
 	const struct syn_profile *prof;
 	double val[SYN_MAX_PARAMS];
@@ -46,7 +51,7 @@ struct syn_gen {
 	ist_header *hdr;
 	struct syn_stream *streams;
 	unsigned nstreams, cap;
-	unsigned *heap;
+	struct syn_heap_ent *heap; /* keys cached here: no pointer chasing */
 	unsigned nheap;
 	void *priv;
 	uint64_t emitted;

@@ -323,30 +323,30 @@ int syn_add_device(struct syn_gen *g, const char *name, uint64_t size,
 
 /* ----- the heap of streams, ordered by (t, index) for a total order */
 
-static inline int before(const struct syn_gen *g, unsigned a, unsigned b)
+static inline int before(const struct syn_heap_ent *a,
+			 const struct syn_heap_ent *b)
 {
-	uint64_t ta = g->streams[a].t, tb = g->streams[b].t;
-
-	return ta < tb || (ta == tb && a < b);
+	return a->t < b->t || (a->t == b->t && a->idx < b->idx);
 }
 
 static void sift_down(struct syn_gen *g, unsigned i)
 {
-	unsigned n = g->nheap, x = g->heap[i];
+	struct syn_heap_ent *h = g->heap, x = h[i];
+	unsigned n = g->nheap;
 
 	for (;;) {
 		unsigned c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && before(g, g->heap[c + 1], g->heap[c]))
+		if (c + 1 < n && before(&h[c + 1], &h[c]))
 			c++;
-		if (!before(g, g->heap[c], x))
+		if (!before(&h[c], &x))
 			break;
-		g->heap[i] = g->heap[c];
+		h[i] = h[c];
 		i = c;
 	}
-	g->heap[i] = x;
+	h[i] = x;
 }
 
 static void heap_pop(struct syn_gen *g)
@@ -415,8 +415,10 @@ int syn_gen_start(struct syn_gen *g)
 		return rc;
 	/* Heapify all streams. */
 	g->nheap = g->nstreams;
-	for (unsigned i = 0; i < g->nstreams; i++)
-		g->heap[i] = i;
+	for (unsigned i = 0; i < g->nstreams; i++) {
+		g->heap[i].t = g->streams[i].t;
+		g->heap[i].idx = i;
+	}
 	for (unsigned i = g->nheap / 2; i-- > 0;)
 		sift_down(g, i);
 	return 0;
@@ -430,7 +432,7 @@ ssize_t syn_gen_read(struct syn_gen *g, struct ist_record *recs, size_t max)
 	if (!g->started)
 		return -EINVAL;
 	while (n < max && g->nheap) {
-		struct syn_stream *s = &g->streams[g->heap[0]];
+		struct syn_stream *s = &g->streams[g->heap[0].idx];
 		int rc;
 
 		if (s->t >= g->duration_ns) {
@@ -445,6 +447,7 @@ ssize_t syn_gen_read(struct syn_gen *g, struct ist_record *recs, size_t max)
 			continue;
 		}
 		n += rc;
+		g->heap[0].t = s->t;
 		sift_down(g, 0);
 	}
 	g->emitted += n;
