@@ -15,3 +15,9 @@ libiostorm_core_la_SOURCES += \
 	src/synth/prof_vdi.c \
 	src/synth/ist_pending.c
 iostorm_SOURCES += src/cli/cmd_synth.c src/cli/cmd_stats.c
+
+check_PROGRAMS += tests/unit/test_synth
+TESTS += tests/unit/test_synth
+tests_unit_test_synth_SOURCES = tests/unit/test_synth.c tests/unit/synth_util.h
+tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_synth_LDADD = $(TEST_LIBS)

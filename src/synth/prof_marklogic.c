@@ -194,6 +194,8 @@ static int client_step(struct ml_priv *p, struct syn_stream *s,
 		struct forest *f = &p->f[fi];
 		uint32_t len = (uint32_t)((syn_rng_exp(r, (double)p->doc) + 511) / 512) * 512;
 
+		if (len < 512)
+			len = 512;
 		if (len > 8 * MiB)
 			len = 8 * MiB;
 		if (f->jcur + len > JOURNAL)

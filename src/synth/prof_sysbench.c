@@ -54,7 +54,8 @@ static const struct syn_param sb_params[] = {
 
 enum { R_SPECIAL, R_UNIFORM, R_ZIPFIAN, R_PARETO };
 enum { K_THREAD, K_CLEANER };
-enum { ST_START, ST_IO, ST_REDO, ST_REDO_FLUSH, ST_BINLOG, ST_BINLOG_FLUSH };
+enum { ST_START, ST_IO, ST_MISS, ST_REDO, ST_REDO_FLUSH, ST_BINLOG,
+       ST_BINLOG_FLUSH };
 
 #define PAGE 16384u
 #define ROWS_PER_PAGE 60
@@ -234,19 +235,24 @@ static int thread_step(struct sb_priv *p, struct syn_stream *s,
 			      resident(p, table, page);
 			if (modify)
 				dirty(p, r, table, page, res);
-			s->t += p->cpu;
 			if (!res) {
-				syn_rec(rec, s, 0, IST_OP_READ, page_off(p, table, page),
-					PAGE, dep | IST_F_SYNC);
-				s->u2 = 1;
-				s->t += p->lat;
-				if (!s->left)
-					s->state = ST_REDO;
-				return 1;
+				/* the read goes out after this access's CPU
+				 * time: reschedule, emit on the next step */
+				s->u0 = page_off(p, table, page);
+				s->state = ST_MISS;
+				s->t += p->cpu;
+				return 0;
 			}
+			s->t += p->cpu;
 		}
 		s->state = ST_REDO;
-		/* fall through */
+		return 0;
+	case ST_MISS:
+		syn_rec(rec, s, 0, IST_OP_READ, s->u0, PAGE, dep | IST_F_SYNC);
+		s->u2 = 1;
+		s->t += p->lat;
+		s->state = s->left ? ST_IO : ST_REDO;
+		return 1;
 	case ST_REDO: {
 		/* redo in 512-byte blocks: the write starts at the block that
 		 * holds the current LSN (rewriting a partial block) */
