@@ -21,3 +21,9 @@ TESTS += tests/unit/test_synth
 tests_unit_test_synth_SOURCES = tests/unit/test_synth.c tests/unit/synth_util.h
 tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_synth_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/unit/test_stats
+TESTS += tests/unit/test_stats
+tests_unit_test_stats_SOURCES = tests/unit/test_stats.c
+tests_unit_test_stats_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_stats_LDADD = $(TEST_LIBS)
