@@ -27,3 +27,9 @@ TESTS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c
 tests_unit_test_stats_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_stats_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/unit/test_synth_ini
+TESTS += tests/unit/test_synth_ini
+tests_unit_test_synth_ini_SOURCES = tests/unit/test_synth_ini.c tests/unit/synth_util.h
+tests_unit_test_synth_ini_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_synth_ini_LDADD = $(TEST_LIBS)
