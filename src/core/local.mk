@@ -5,3 +5,9 @@ libiostorm_core_la_SOURCES += \
 	src/core/record.c \
 	src/core/header.c \
 	src/core/numfmt.h
+
+check_PROGRAMS += tests/unit/test_core
+TESTS += tests/unit/test_core
+tests_unit_test_core_SOURCES = tests/unit/test_core.c
+tests_unit_test_core_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_core_LDADD = $(TEST_LIBS)
