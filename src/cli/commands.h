@@ -3,5 +3,10 @@
 #ifndef IST_CLI_COMMANDS_H
 #define IST_CLI_COMMANDS_H
 
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
 
 #endif
