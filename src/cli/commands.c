@@ -10,5 +10,6 @@ const struct cli_command cli_commands[] = {
 	{ "info", "show an IST trace's header, devices and totals", cmd_info },
 	{ "cat", "print an IST trace's records as canonical CSV", cmd_cat },
 	{ "verify", "check every chunk of an IST trace", cmd_verify },
+	{ "annotate", "infer commits, transactions and dependencies for closed-loop replay", cmd_annotate },
 	{ NULL, NULL, NULL },
 };

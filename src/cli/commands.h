@@ -7,6 +7,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 
 #endif
