@@ -6,5 +6,6 @@
 #include "cli/commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "replay", "replay a trace against files or block devices (io_uring)", cmd_replay },
 	{ NULL, NULL, NULL },
 };

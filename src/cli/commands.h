@@ -3,5 +3,7 @@
 #ifndef IST_CLI_COMMANDS_H
 #define IST_CLI_COMMANDS_H
 
+int cmd_replay(int argc, char **argv);
+
 
 #endif
