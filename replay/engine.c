@@ -458,7 +458,14 @@ static int worker_loop(struct rpl_worker *w)
 				break;
 			if (!next) {
 				/* Nothing issuable: reap, or wait for the decoder. */
-				if (w->inflight) {
+				if (r->o.virtual_clock) {
+					/* Simulated time only moves for I/O. */
+					if (!atomic_load(&r->decoder_done) || !w->inflight) {
+						usleep(20);
+						continue;
+					}
+					ret = worker_wait(w, UINT64_MAX);
+				} else if (w->inflight) {
 					ret = worker_wait(w, rpl_now(w) + (w->closed ? MAX_SLEEP_NS : 50000));
 				} else {
 					if (!w->closed)
