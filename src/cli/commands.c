@@ -11,5 +11,6 @@ const struct cli_command cli_commands[] = {
 	{ "cat", "print an IST trace's records as canonical CSV", cmd_cat },
 	{ "verify", "check every chunk of an IST trace", cmd_verify },
 	{ "annotate", "infer commits, transactions and dependencies for closed-loop replay", cmd_annotate },
+	{ "replay", "replay a trace against files or block devices (io_uring)", cmd_replay },
 	{ NULL, NULL, NULL },
 };
