@@ -12,5 +12,7 @@ const struct cli_command cli_commands[] = {
 	{ "verify", "check every chunk of an IST trace", cmd_verify },
 	{ "annotate", "infer commits, transactions and dependencies for closed-loop replay", cmd_annotate },
 	{ "replay", "replay a trace against files or block devices (io_uring)", cmd_replay },
+	{ "synth", "generate an emulated workload (TPC-C, sysbench, VDI, vdbench...)", cmd_synth },
+	{ "stats", "characterize a trace: op mix, sizes, skew, arrivals, streams", cmd_stats },
 	{ NULL, NULL, NULL },
 };

@@ -10,5 +10,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 
+int cmd_synth(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 #endif
