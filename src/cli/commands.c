@@ -14,5 +14,6 @@ const struct cli_command cli_commands[] = {
 	{ "replay", "replay a trace against files or block devices (io_uring)", cmd_replay },
 	{ "synth", "generate an emulated workload (TPC-C, sysbench, VDI, vdbench...)", cmd_synth },
 	{ "stats", "characterize a trace: op mix, sizes, skew, arrivals, streams", cmd_stats },
+	{ "demo", "synthesize an OLTP workload and replay it against a temporary file", cmd_demo },
 	{ NULL, NULL, NULL },
 };

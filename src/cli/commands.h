@@ -8,6 +8,7 @@ int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 
 int cmd_synth(int argc, char **argv);
