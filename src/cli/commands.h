@@ -3,5 +3,7 @@
 #ifndef IST_CLI_COMMANDS_H
 #define IST_CLI_COMMANDS_H
 
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif
