@@ -15,5 +15,7 @@ const struct cli_command cli_commands[] = {
 	{ "synth", "generate an emulated workload (TPC-C, sysbench, VDI, vdbench...)", cmd_synth },
 	{ "stats", "characterize a trace: op mix, sizes, skew, arrivals, streams", cmd_stats },
 	{ "demo", "synthesize an OLTP workload and replay it against a temporary file", cmd_demo },
+	{ "import", "convert fio, blktrace, SNIA, vscsi or CSV traces to IST", cmd_import },
+	{ "export", "write an IST trace as CSV, fio iolog v3 or blkparse text", cmd_export },
 	{ NULL, NULL, NULL },
 };

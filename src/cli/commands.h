@@ -13,5 +13,7 @@ int cmd_replay(int argc, char **argv);
 
 int cmd_synth(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif
