@@ -6,5 +6,6 @@
 #include "cli/commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "record", "record block I/O (tracefs) or iSCSI/NBD packet captures", cmd_record },
 	{ NULL, NULL, NULL },
 };
