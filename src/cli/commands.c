@@ -17,5 +17,6 @@ const struct cli_command cli_commands[] = {
 	{ "demo", "synthesize an OLTP workload and replay it against a temporary file", cmd_demo },
 	{ "import", "convert fio, blktrace, SNIA, vscsi or CSV traces to IST", cmd_import },
 	{ "export", "write an IST trace as CSV, fio iolog v3 or blkparse text", cmd_export },
+	{ "record", "record block I/O (tracefs) or iSCSI/NBD packet captures", cmd_record },
 	{ NULL, NULL, NULL },
 };

@@ -15,5 +15,6 @@ int cmd_synth(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif
