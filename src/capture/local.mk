@@ -1,2 +1,11 @@
 # SPDX-License-Identifier: MIT
-# src/capture/local.mk - included by the top Makefile.am
+# src/capture/local.mk - live recording (tracefs) and packet capture decoding
+libiostorm_core_la_SOURCES += \
+	src/capture/rec_match.c \
+	src/capture/rec_match.h \
+	src/capture/trace_rec.c \
+	src/capture/trace_rec.h \
+	src/capture/pcap_import.c \
+	src/capture/pcap_import.h
+
+iostorm_SOURCES += src/cli/cmd_record.c
