@@ -12,8 +12,7 @@ libiostorm_core_la_SOURCES += \
 	src/synth/prof_tpcc.c \
 	src/synth/prof_sysbench.c \
 	src/synth/prof_marklogic.c \
-	src/synth/prof_vdi.c \
-	src/synth/ist_pending.c
+	src/synth/prof_vdi.c
 iostorm_SOURCES += src/cli/cmd_synth.c src/cli/cmd_stats.c
 
 check_PROGRAMS += tests/unit/test_synth
