@@ -32,3 +32,6 @@ TESTS += tests/unit/test_synth_ini
 tests_unit_test_synth_ini_SOURCES = tests/unit/test_synth_ini.c tests/unit/synth_util.h
 tests_unit_test_synth_ini_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_synth_ini_LDADD = $(TEST_LIBS)
+
+TESTS += tests/cli/synth.sh tests/cli/stats.sh
+EXTRA_DIST += tests/cli/synth.sh tests/cli/stats.sh

@@ -164,12 +164,12 @@ static int sb_setup(struct syn_gen *g, void *priv)
 	p->rand_type = (unsigned)syn_p(g, P_RAND);
 	if (p->rand_type == R_ZIPFIAN)
 		syn_zipf_init(&p->zipf, p->rows, 0.8); /* sysbench --rand-zipfian-exp */
-	p->lat = (uint64_t)(syn_p(g, P_LATENCY) * 1e9);
-	p->cpu = (uint64_t)(syn_p(g, P_CPU) * 1e9);
-	p->think = syn_p(g, P_THINK) * 1e9;
+	p->lat = syn_pns(g, P_LATENCY);
+	p->cpu = syn_pns(g, P_CPU);
+	p->think = (double)syn_pns(g, P_THINK);
 	p->binlog = syn_p(g, P_BINLOG) != 0;
 	p->dblwr = syn_p(g, P_DBLWR) == 0;
-	p->cleaner_ns = (uint64_t)(syn_p(g, P_CLEANER) * 1e9);
+	p->cleaner_ns = syn_pns(g, P_CLEANER);
 	p->hot_flush = syn_p(g, P_HOTFLUSH);
 	g->nominal_lat_ns = p->lat;
 	rc = syn_add_device(g, "mysql", DATA_OFF + p->data_pages * PAGE, 512);

@@ -139,10 +139,10 @@ static int tpcc_setup(struct syn_gen *g, void *priv)
 	ratio = (double)syn_pu(g, P_BUFFER) / (double)db;
 	p->miss = fmin(1.0, syn_p(g, P_MISS_REF) * pow(ratio / 0.144, -0.5));
 	p->wb = fmin(1.0, syn_p(g, P_WB_REF) * pow(ratio / 0.144, -0.25));
-	p->lat = (uint64_t)(syn_p(g, P_LATENCY) * 1e9);
-	p->cpu = (uint64_t)(syn_p(g, P_CPU) * 1e9);
+	p->lat = syn_pns(g, P_LATENCY);
+	p->cpu = syn_pns(g, P_CPU);
 	p->think = syn_p(g, P_THINK);
-	p->ckpt_ns = (uint64_t)(syn_p(g, P_CKPT) * 1e9);
+	p->ckpt_ns = syn_pns(g, P_CKPT);
 	p->log_size = syn_pu(g, P_LOGSIZE) / 512 * 512;
 	g->nominal_lat_ns = p->lat;
 	rc = syn_add_device(g, "data", p->wh_region * p->wh, 512);
