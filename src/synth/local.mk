@@ -35,3 +35,6 @@ tests_unit_test_synth_ini_LDADD = $(TEST_LIBS)
 
 TESTS += tests/cli/synth.sh tests/cli/stats.sh
 EXTRA_DIST += tests/cli/synth.sh tests/cli/stats.sh
+
+# The INI parser's fuzz target is in traces/local.mk: FUZZ_TARGETS is
+# first set in tests/local.mk, which is included after src/*/local.mk.
