@@ -14,3 +14,9 @@ iostorm_SOURCES += \
 	src/cli/cmd_info.c \
 	src/cli/cmd_cat.c \
 	src/cli/cmd_verify.c
+
+# bench/format.sh's speed probe (built by make check)
+check_PROGRAMS += bench/ist_speed
+bench_ist_speed_SOURCES = bench/ist_speed.c
+bench_ist_speed_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
+bench_ist_speed_LDADD = libiostorm-core.la $(DEP_LIBS)
