@@ -212,18 +212,10 @@ int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 		      const struct fmt_coldesc *d, const uint8_t *in,
 		      struct ist_record *recs, size_t n);
 
-/* ---- running totals (totals.c) */
+/* ---- running totals (totals.c; the rest of the API is public) */
 
-struct fmt_totals_acc;
-struct fmt_totals_acc *fmt_totals_acc_new(void);
-void fmt_totals_acc_free(struct fmt_totals_acc *a);
-/* Adds n records; 0 or -ENOMEM / IST_EDEVICE. */
-int fmt_totals_acc_add(struct fmt_totals_acc *a, const struct ist_record *recs,
-		       size_t n);
-/* The totals so far (owned by a; valid until the next add). */
-const struct ist_totals *fmt_totals_acc_get(const struct fmt_totals_acc *a);
 /* Ensures the per-device table has at least ndev entries. */
-int fmt_totals_acc_reserve_dev(struct fmt_totals_acc *a, uint32_t ndev);
+int ist_totals_acc_reserve_dev(ist_totals_acc *a, uint32_t ndev);
 
 /* Entries a distinct-value set holds before its count becomes a bound. */
 #define FMT_DISTINCT_CAP (1u << 19)

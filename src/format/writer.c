@@ -38,7 +38,7 @@ struct ist_writer {
 	uint64_t file_off;   /* bytes written so far */
 	struct ist_chunk_info *idx;
 	uint64_t nidx, idx_cap;
-	struct fmt_totals_acc *acc;
+	ist_totals_acc *acc;
 	struct fmt_hist *hist;
 };
 
@@ -139,7 +139,7 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	}
 	w->recs = malloc(w->chunk_records * sizeof(*w->recs));
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
-	w->acc = fmt_totals_acc_new();
+	w->acc = ist_totals_acc_new();
 	w->hist = calloc(1, sizeof(*w->hist));
 	if (!w->recs || !w->colbuf || !w->acc || !w->hist)
 		return -ENOMEM;
@@ -148,7 +148,7 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 		return IST_EZLIB;
 	w->zs_ready = 1;
 	if (h) {
-		ret = fmt_totals_acc_reserve_dev(w->acc,
+		ret = ist_totals_acc_reserve_dev(w->acc,
 						 ist_header_device_count(h));
 		if (ret)
 			return ret;
@@ -168,7 +168,7 @@ static void writer_free(ist_writer *w)
 	free(w->colbuf);
 	free(w->data);
 	free(w->idx);
-	fmt_totals_acc_free(w->acc);
+	ist_totals_acc_free(w->acc);
 	free(w->hist);
 	free(w);
 }
@@ -377,7 +377,7 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		if (recs[i].dev >= IST_MAX_FOOTER_DEVICES)
 			return IST_EDEVICE;
 	}
-	ret = fmt_totals_acc_add(w->acc, recs, n);
+	ret = ist_totals_acc_add(w->acc, recs, n);
 	if (ret)
 		return w->err = ret;
 	while (n) {
@@ -412,7 +412,7 @@ int ist_writer_flush(ist_writer *w)
 
 const struct ist_totals *ist_writer_totals(const ist_writer *w)
 {
-	return fmt_totals_acc_get(w->acc);
+	return ist_totals_acc_get(w->acc);
 }
 
 static int write_footer(ist_writer *w)
@@ -425,7 +425,7 @@ static int write_footer(ist_writer *w)
 	ret = write_chunk(w);
 	if (ret)
 		return ret;
-	ret = fmt_footer_encode(w->idx, w->nidx, fmt_totals_acc_get(w->acc),
+	ret = fmt_footer_encode(w->idx, w->nidx, ist_totals_acc_get(w->acc),
 				&buf, &len);
 	if (ret)
 		return ret;
