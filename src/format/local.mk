@@ -20,3 +20,9 @@ check_PROGRAMS += bench/ist_speed
 bench_ist_speed_SOURCES = bench/ist_speed.c
 bench_ist_speed_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
 bench_ist_speed_LDADD = libiostorm-core.la $(DEP_LIBS)
+
+check_PROGRAMS += tests/unit/test_format
+TESTS += tests/unit/test_format
+tests_unit_test_format_SOURCES = tests/unit/test_format.c
+tests_unit_test_format_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_format_LDADD = $(TEST_LIBS)

@@ -87,7 +87,8 @@ static int read_header(ist_reader *r)
 		/* a short file is not an IST file unless its start says so */
 		size_t n = r->file_size < FMT_MAGIC_LEN ? r->file_size : FMT_MAGIC_LEN;
 
-		if (pread_all(r->fd, fixed, n, 0) || memcmp(fixed, FMT_MAGIC, n))
+		if (n == 0 || pread_all(r->fd, fixed, n, 0) ||
+		    memcmp(fixed, FMT_MAGIC, n))
 			return IST_EFORMAT;
 		return IST_ETRUNC;
 	}
