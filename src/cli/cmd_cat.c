@@ -49,7 +49,8 @@ int cmd_cat(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t from = 0, to = UINT64_MAX, dev = 0, v;
-	int opt, op = -1, want_dev = 0, header = 1, ret, status = EXIT_OK;
+	int opt, op = -1, want_dev = 0, want_to = 0, header = 1, ret;
+	int status = EXIT_OK;
 	const struct ist_totals *tot;
 	struct ist_record *recs;
 	char line[IST_CSV_LINE_MAX];
@@ -68,6 +69,7 @@ int cmd_cat(int argc, char **argv)
 		case 't':
 			if (cli_parse_duration_ns(optarg, &to))
 				return cli_usage_error("cat", "bad --to '%s'", optarg);
+			want_to = 1;
 			break;
 		case 'd':
 			if (cli_parse_uint(optarg, UINT32_MAX, &v))
@@ -127,7 +129,7 @@ int cmd_cat(int argc, char **argv)
 
 			if (rec->t_ns < from)
 				continue;
-			if (rec->t_ns >= to) {
+			if (want_to && rec->t_ns >= to) {
 				if (in_order)
 					goto done;
 				continue;

@@ -26,3 +26,6 @@ TESTS += tests/unit/test_format
 tests_unit_test_format_SOURCES = tests/unit/test_format.c
 tests_unit_test_format_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_format_LDADD = $(TEST_LIBS)
+
+TESTS += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
+EXTRA_DIST += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
