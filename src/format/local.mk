@@ -29,3 +29,17 @@ tests_unit_test_format_LDADD = $(TEST_LIBS)
 
 TESTS += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
 EXTRA_DIST += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
+
+FUZZ_TARGETS += tests/fuzz/fuzz_ist_reader
+check_PROGRAMS += tests/fuzz/fuzz_ist_reader
+tests_fuzz_fuzz_ist_reader_SOURCES = tests/fuzz/fuzz_ist_reader.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_ist_reader_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_ist_reader_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_ist_reader_LDADD = $(TEST_LIBS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_csv
+check_PROGRAMS += tests/fuzz/fuzz_csv
+tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz_csv.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_csv_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_csv_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_csv_LDADD = $(TEST_LIBS)
