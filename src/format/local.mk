@@ -43,3 +43,6 @@ tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz_csv.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_csv_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_csv_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_csv_LDADD = $(TEST_LIBS)
+
+dist_man_MANS += man/iostorm-trace.5 man/iostorm-convert.1 man/iostorm-info.1 \
+	man/iostorm-cat.1 man/iostorm-verify.1
