@@ -25,3 +25,6 @@ tests_unit_test_replay_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_replay_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-replay.1 man/iostorm-timing.7
+
+TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
+EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh

@@ -291,7 +291,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		ret = -errno;
 		goto out;
 	}
-	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						 JSON_C_TO_STRING_NOSLASHESCAPE), f) < 0 ||
 	    fputc('\n', f) < 0)
 		ret = -EIO;
