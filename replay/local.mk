@@ -5,7 +5,7 @@ libiostorm_core_la_SOURCES += \
 	replay/internal.h \
 	replay/hist.c \
 	replay/source.c \
-	replay/source_ist_stub.c \
+	replay/source_ist.c \
 	replay/engine.c \
 	replay/results.c \
 	replay/target.c \
@@ -14,7 +14,7 @@ libiostorm_core_la_SOURCES += \
 	replay/backend_uring.c \
 	replay/backend_null.c \
 	replay/report.c
-EXTRA_DIST += replay/source_ist.c
+
 
 iostorm_SOURCES += src/cli/cmd_replay.c
 

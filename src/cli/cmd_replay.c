@@ -491,10 +491,7 @@ int cmd_replay(int argc, char **argv)
 
 		if (src && src->ops->where)
 			src->ops->where(src, where, sizeof(where));
-		if (ret == IST_EUNSUPPORTED)
-			cli_err("%s: IST files need the IST reader (not in this build yet); "
-				"use canonical CSV", trace);
-		else if (where[0])
+		if (where[0])
 			cli_err("%s: %s: %s", trace, where, ist_strerror(ret));
 		else
 			cli_err("%s: %s", trace, ist_strerror(ret));

@@ -4,6 +4,11 @@
 #define IST_CLI_COMMANDS_H
 
 int cmd_replay(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 
 #endif
