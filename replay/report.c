@@ -122,6 +122,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "force", json_object_new_boolean(op->force));
 	add(o, "sqpoll", json_object_new_boolean(op->sqpoll));
 	add(o, "iopoll", json_object_new_boolean(op->iopoll));
+	add(o, "realtime", json_object_new_boolean(op->realtime));
 	add(o, "interval_ns", ju64(op->interval_ns));
 	add(o, "spin_ns", ju64(op->spin_ns));
 	add(o, "think_scale", json_object_new_double(op->think_scale));
