@@ -89,6 +89,8 @@ static json_object *trace_obj(const struct rpl_report_info *in)
 			add(tot, ist_op_name(op), x);
 		}
 		add(tot, "with_latency", ju64(t->with_latency));
+		add(tot, "streams", ju64(t->streams));
+		add(tot, "txns", ju64(t->txns));
 		add(o, "totals", tot);
 	} else {
 		add(o, "totals", NULL);
