@@ -96,6 +96,9 @@ void rpl_feature(struct rpl_run *r, const char *name)
 }
 
 static int fail(struct rpl_run *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rpl_run *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
