@@ -94,7 +94,7 @@ static int feed_csv(const char *path, struct rpt_stats **st,
 }
 
 static int feed_ist(const char *path, struct rpt_stats **st,
-		    const struct rpt_stats_opts *o)
+		    const struct rpt_stats_opts *o, ist_header **hdr)
 {
 	ist_reader *r;
 	struct ist_record *buf;
@@ -107,7 +107,8 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 	}
 	rc = rpt_stats_new(st, ist_reader_header(r), o);
 	buf = malloc(BATCH * sizeof(*buf));
-	if (rc < 0 || !buf) {
+	*hdr = ist_header_dup(ist_reader_header(r));
+	if (rc < 0 || !buf || !*hdr) {
 		cli_err("%s", strerror(ENOMEM));
 		free(buf);
 		ist_reader_close(r);
@@ -130,19 +131,39 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 	return rc < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-static void print_json(const char *path, const struct rpt_stats *st, unsigned top)
+static void json_str(const char *str)
 {
-	const struct rpt_summary *s = rpt_stats_summary(st);
-
-	printf("{\n  \"trace\": \"");
-	for (const char *c = path; *c; c++)
+	putchar('"');
+	for (const char *c = str; *c; c++)
 		if (*c == '"' || *c == '\\')
 			printf("\\%c", *c);
 		else if ((unsigned char)*c < 0x20)
 			printf("\\u%04x", *c);
 		else
 			putchar(*c);
-	printf("\",\n  \"records\": %" PRIu64 ",\n  \"duration_s\": %.9g,\n",
+	putchar('"');
+}
+
+static void print_json(const char *path, const struct rpt_stats *st, unsigned top,
+		       const ist_header *h)
+{
+	const struct rpt_summary *s = rpt_stats_summary(st);
+
+	printf("{\n  \"trace\": ");
+	json_str(path);
+	printf(",\n  \"metadata\": {");
+	for (unsigned i = 0; h && i < ist_header_meta_count(h); i++) {
+		const char *k, *v;
+
+		if (ist_header_meta_at(h, i, &k, &v) < 0)
+			break;
+		printf("%s", i ? ", " : "");
+		json_str(k);
+		printf(": ");
+		json_str(v);
+	}
+	printf("},\n");
+	printf("  \"records\": %" PRIu64 ",\n  \"duration_s\": %.9g,\n",
 	       s->records, s->duration_s);
 	printf("  \"ops\": {");
 	for (unsigned op = 0; op < IST_OP_COUNT; op++)
@@ -222,12 +243,19 @@ static void print_json(const char *path, const struct rpt_stats *st, unsigned to
 }
 
 static void print_table(const char *path, const struct rpt_stats *st,
-			unsigned top)
+			unsigned top, const ist_header *h)
 {
 	const struct rpt_summary *s = rpt_stats_summary(st);
 	char a[32], b[32], c[32];
 
 	printf("trace            %s\n", path);
+	for (unsigned i = 0; h && i < ist_header_meta_count(h); i++) {
+		const char *k, *v;
+
+		if (ist_header_meta_at(h, i, &k, &v) < 0)
+			break;
+		printf("  %-14s %s\n", k, v);
+	}
 	printf("records          %" PRIu64 " over %s (%.1f IOPS, %.2f MB/s, peak %.0f IOPS/interval)\n",
 	       s->records, cli_fmt_ns(s->duration_s * 1e9, a, sizeof(a)), s->iops,
 	       s->mbps, s->peak_iops);
@@ -315,6 +343,7 @@ int cmd_stats(int argc, char **argv)
 	};
 	struct rpt_stats_opts o = { 0, 0 };
 	struct rpt_stats *st = NULL;
+	ist_header *hdr = NULL;
 	int json = 0, c, rc;
 	uint64_t top = 10;
 	const char *path;
@@ -345,17 +374,18 @@ int cmd_stats(int argc, char **argv)
 		return cli_usage_error("stats", optind >= argc ? "no TRACE given" :
 				       "one TRACE only");
 	path = argv[optind];
-	rc = ends_with(path, ".csv") ? feed_csv(path, &st, &o) : feed_ist(path, &st, &o);
+	rc = ends_with(path, ".csv") ? feed_csv(path, &st, &o) : feed_ist(path, &st, &o, &hdr);
 	if (rc == EXIT_OK && rpt_stats_finish(st) < 0) {
 		cli_err("%s", strerror(ENOMEM));
 		rc = EXIT_FAIL;
 	}
 	if (rc == EXIT_OK) {
 		if (json)
-			print_json(path, st, (unsigned)top);
+			print_json(path, st, (unsigned)top, hdr);
 		else
-			print_table(path, st, (unsigned)top);
+			print_table(path, st, (unsigned)top, hdr);
 	}
 	rpt_stats_free(st);
+	ist_header_free(hdr);
 	return rc;
 }

@@ -102,7 +102,7 @@ static struct dev_acc *get_dev(struct rpt_stats *st, uint32_t d)
 			snprintf(st->dev[i]->name, sizeof(st->dev[i]->name),
 				 "dev%u", i);
 			st->dev[i]->pub.name = st->dev[i]->name;
-			st->dev[i]->range = 1ull << 30;
+			st->dev[i]->range = 64ull << 20; /* grows as needed */
 			st->ndev = i + 1;
 		}
 	}
@@ -142,6 +142,7 @@ int rpt_stats_new(struct rpt_stats **stp, const ist_header *h,
 			snprintf(a->name, sizeof(a->name), "%s", d->name);
 		a->hint = d->size;
 		if (d->size) {
+			a->range = RPT_SKEW_BUCKETS * 512;
 			while (a->range < d->size)
 				a->range <<= 1;
 		}

@@ -71,6 +71,12 @@ static inline uint64_t syn_pu(const struct syn_gen *g, unsigned i)
 	return (uint64_t)g->val[i];
 }
 
+/* Value of a SYN_P_TIME parameter in ns, rounded (0.0002 s is 200000). */
+static inline uint64_t syn_pns(const struct syn_gen *g, unsigned i)
+{
+	return (uint64_t)llround(g->val[i] * 1e9);
+}
+
 /* Adds a stream starting at t; returns it (stable until the next add) or
  * NULL on allocation failure.  Its id is its index + 1. */
 struct syn_stream *syn_add_stream(struct syn_gen *g, uint64_t t);

@@ -329,22 +329,27 @@ static inline int before(const struct syn_heap_ent *a,
 	return a->t < b->t || (a->t == b->t && a->idx < b->idx);
 }
 
+/* A 4-ary heap: half the depth of a binary one, and the four children
+ * share a cache line. */
 static void sift_down(struct syn_gen *g, unsigned i)
 {
 	struct syn_heap_ent *h = g->heap, x = h[i];
 	unsigned n = g->nheap;
 
 	for (;;) {
-		unsigned c = 2 * i + 1;
+		unsigned c = 4 * i + 1, best, end;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && before(&h[c + 1], &h[c]))
-			c++;
-		if (!before(&h[c], &x))
+		best = c;
+		end = c + 4 < n ? c + 4 : n;
+		for (unsigned k = c + 1; k < end; k++)
+			if (before(&h[k], &h[best]))
+				best = k;
+		if (!before(&h[best], &x))
 			break;
-		h[i] = h[c];
-		i = c;
+		h[i] = h[best];
+		i = best;
 	}
 	h[i] = x;
 }
@@ -419,7 +424,7 @@ int syn_gen_start(struct syn_gen *g)
 		g->heap[i].t = g->streams[i].t;
 		g->heap[i].idx = i;
 	}
-	for (unsigned i = g->nheap / 2; i-- > 0;)
+	for (unsigned i = g->nheap / 4 + 1; i-- > 0;)
 		sift_down(g, i);
 	return 0;
 }

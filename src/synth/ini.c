@@ -355,9 +355,13 @@ int syn_mix_check(const struct syn_mix_spec *m, char *err, size_t errsize)
 	}
 	if (total <= 0)
 		return fail(err, errsize, "every device has weight 0");
-	if (m->arrival != SYN_ARR_CLOSED && m->rate <= 0)
-		return fail(err, errsize, "arrival '%s' needs a rate",
-			    m->arrival == SYN_ARR_ONOFF ? "onoff" : "open");
+	if (m->arrival != SYN_ARR_CLOSED && m->rate <= 0) {
+		static const char *const names[] = { "closed", "constant",
+			"poisson", "hyperexp", "onoff" };
+
+		return fail(err, errsize, "arrival %s needs a rate > 0",
+			    names[m->arrival]);
+	}
 	if (m->arrival == SYN_ARR_ONOFF && m->on_s <= 0)
 		return fail(err, errsize, "onoff needs on > 0");
 	return 0;

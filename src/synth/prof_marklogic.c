@@ -103,8 +103,8 @@ static int ml_setup(struct syn_gen *g, void *priv)
 	if (p->merge_max > p->area / 2)
 		p->merge_max = p->area / 2;
 	p->doc = syn_pu(g, P_DOC);
-	p->lat = (uint64_t)(syn_p(g, P_LATENCY) * 1e9);
-	p->cpu = (uint64_t)(syn_p(g, P_CPU) * 1e9);
+	p->lat = syn_pns(g, P_LATENCY);
+	p->cpu = syn_pns(g, P_CPU);
 	p->ingest = syn_p(g, P_INGEST) / 100;
 	p->interval_ns = g->duration_ns / syn_pu(g, P_INTERVALS);
 	if (!p->interval_ns)
@@ -194,6 +194,8 @@ static int client_step(struct ml_priv *p, struct syn_stream *s,
 		struct forest *f = &p->f[fi];
 		uint32_t len = (uint32_t)((syn_rng_exp(r, (double)p->doc) + 511) / 512) * 512;
 
+		if (len < 512)
+			len = 512;
 		if (len > 8 * MiB)
 			len = 8 * MiB;
 		if (f->jcur + len > JOURNAL)

@@ -98,7 +98,8 @@ static uint64_t next_gap(struct mix_priv *p, struct syn_stream *s)
 /* On/off: all streams share one clock, so the bursts are aggregate. */
 static uint64_t onoff_adjust(const struct syn_mix_spec *m, uint64_t t)
 {
-	uint64_t on = (uint64_t)(m->on_s * 1e9), off = (uint64_t)(m->off_s * 1e9);
+	uint64_t on = (uint64_t)llround(m->on_s * 1e9);
+	uint64_t off = (uint64_t)llround(m->off_s * 1e9);
 	uint64_t cyc = on + off, ph;
 
 	if (!off || !cyc)
@@ -132,7 +133,7 @@ static int mix_build(struct syn_gen *g, struct mix_priv *p)
 		if (m->skew == SYN_SKEW_ZIPF)
 			syn_zipf_init(&p->zipf[i], p->nblocks[i], m->theta);
 	}
-	p->lat_ns = (uint64_t)(m->latency_s * 1e9);
+	p->lat_ns = (uint64_t)llround(m->latency_s * 1e9);
 	p->think_ns = m->think_s * 1e9;
 	g->nominal_lat_ns = p->lat_ns;
 	if (m->rate > 0)

@@ -38,15 +38,17 @@ static const struct syn_param tpcc_params[] = {
 	  "assumption: enterprise SSD, QD1 8 KiB read", NULL, 1e-6, 10 },
 	{ "cpu", SYN_P_TIME, "20us", "s", "CPU time per logical page access",
 	  "assumption", NULL, 0, 1 },
-	{ "checkpoint", SYN_P_TIME, "60s", "s", "checkpoint interval",
-	  "SQL Server recovery interval ~1 min", NULL, 1, 86400 },
+	{ "checkpoint", SYN_P_TIME, "30s", "s",
+	  "checkpoint interval (the first comes after half of it)",
+	  "assumption: SQL Server automatic checkpoints under load (recovery interval ~1 min)",
+	  NULL, 1, 86400 },
 	{ "log-size", SYN_P_SIZE, "32G", "B", "log device size",
 	  "assumption", NULL, 1048576, 1e15 },
 	{ "miss", SYN_P_NUM, "0.35", "",
 	  "read miss ratio at buffer/data = 0.144 (scaled as (buffer/data)^-1/2)",
 	  "calibrated to read:write 1.9:1 [Chen et al. 2011]; law: Hsu, Smith & Young 2001",
 	  NULL, 0, 1 },
-	{ "writeback", SYN_P_NUM, "0.30", "",
+	{ "writeback", SYN_P_NUM, "0.45", "",
 	  "page write-backs per page update at buffer/data = 0.144 (scaled ^-1/4)",
 	  "calibrated to read:write 1.9:1; law: Hsu, Smith & Young 2001", NULL, 0, 1 },
 	{ NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0 },
@@ -137,10 +139,10 @@ static int tpcc_setup(struct syn_gen *g, void *priv)
 	ratio = (double)syn_pu(g, P_BUFFER) / (double)db;
 	p->miss = fmin(1.0, syn_p(g, P_MISS_REF) * pow(ratio / 0.144, -0.5));
 	p->wb = fmin(1.0, syn_p(g, P_WB_REF) * pow(ratio / 0.144, -0.25));
-	p->lat = (uint64_t)(syn_p(g, P_LATENCY) * 1e9);
-	p->cpu = (uint64_t)(syn_p(g, P_CPU) * 1e9);
+	p->lat = syn_pns(g, P_LATENCY);
+	p->cpu = syn_pns(g, P_CPU);
 	p->think = syn_p(g, P_THINK);
-	p->ckpt_ns = (uint64_t)(syn_p(g, P_CKPT) * 1e9);
+	p->ckpt_ns = syn_pns(g, P_CKPT);
 	p->log_size = syn_pu(g, P_LOGSIZE) / 512 * 512;
 	g->nominal_lat_ns = p->lat;
 	rc = syn_add_device(g, "data", p->wh_region * p->wh, 512);
@@ -159,7 +161,7 @@ static int tpcc_setup(struct syn_gen *g, void *priv)
 		s->t = (uint64_t)(syn_rng_unit(&s->rng) * 1e9 *
 				  (p->think > 0 ? 21.0 * p->think : 0.01));
 	}
-	s = syn_add_stream(g, p->ckpt_ns);
+	s = syn_add_stream(g, p->ckpt_ns / 2);
 	if (!s)
 		return -ENOMEM;
 	s->kind = K_CKPT;

@@ -117,7 +117,7 @@ static int vdi_setup(struct syn_gen *g, void *priv)
 	p->linked = syn_p(g, P_CLONE) != 0;
 	p->image = syn_pu(g, P_IMAGE) / 4096 * 4096;
 	p->delta = syn_pu(g, P_DELTA) / 4096 * 4096;
-	p->phase_ns = (uint64_t)(syn_p(g, P_PHASE) * 1e9);
+	p->phase_ns = syn_pns(g, P_PHASE);
 	p->ph_gap = ph > 0 ? 1e9 / ph : 0;
 	p->st_gap = st > 0 ? 1e9 / st : 0;
 	p->ph_read = syn_p(g, P_PH_READ) / 100;
@@ -128,7 +128,7 @@ static int vdi_setup(struct syn_gen *g, void *priv)
 	p->st_wsz = syn_p(g, P_ST_WSIZE);
 	p->ph_rep = syn_p(g, P_PH_REPLICA) / 100;
 	p->st_rep = syn_p(g, P_ST_REPLICA) / 100;
-	g->nominal_lat_ns = (uint64_t)(syn_p(g, P_LATENCY) * 1e9);
+	g->nominal_lat_ns = syn_pns(g, P_LATENCY);
 	if (p->linked) {
 		rc = syn_add_device(g, "replica", p->image, 512);
 		if (rc >= 0)
