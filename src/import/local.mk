@@ -21,3 +21,16 @@ libiostorm_core_la_SOURCES += \
 	src/import/export.h \
 	src/import/export.c
 iostorm_SOURCES += src/cli/cmd_import.c src/cli/cmd_export.c
+
+IMPORT_CLI_TESTS = \
+	tests/cli/import_fixtures.sh \
+	tests/cli/import_real_msr.sh \
+	tests/cli/import_real_systor.sh \
+	tests/cli/import_real_tencent.sh \
+	tests/cli/import_real_mqsim.sh \
+	tests/cli/import_real_blkparse.sh \
+	tests/cli/import_real_blktrace.sh \
+	tests/cli/import_real_vscsi.sh \
+	tests/cli/import_real_fio.sh
+TESTS += $(IMPORT_CLI_TESTS)
+EXTRA_DIST += $(IMPORT_CLI_TESTS)
