@@ -31,6 +31,8 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_real_blkparse.sh \
 	tests/cli/import_real_blktrace.sh \
 	tests/cli/import_real_vscsi.sh \
-	tests/cli/import_real_fio.sh
+	tests/cli/import_real_fio.sh \
+	tests/cli/import_compressed.sh \
+	tests/cli/export_roundtrip.sh
 TESTS += $(IMPORT_CLI_TESTS)
 EXTRA_DIST += $(IMPORT_CLI_TESTS)
