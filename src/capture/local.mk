@@ -5,6 +5,13 @@ libiostorm_core_la_SOURCES += \
 	src/capture/rec_match.h \
 	src/capture/trace_rec.c \
 	src/capture/trace_rec.h \
+	src/capture/framer.c \
+	src/capture/framer.h \
+	src/capture/tcp_reasm.c \
+	src/capture/tcp_reasm.h \
+	src/capture/proto.h \
+	src/capture/iscsi.c \
+	src/capture/nbd.c \
 	src/capture/pcap_import.c \
 	src/capture/pcap_import.h
 
