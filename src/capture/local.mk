@@ -16,3 +16,6 @@ libiostorm_core_la_SOURCES += \
 	src/capture/pcap_import.h
 
 iostorm_SOURCES += src/cli/cmd_record.c
+
+TESTS += tests/cli/pcap_import.sh
+EXTRA_DIST += tests/cli/pcap_import.sh

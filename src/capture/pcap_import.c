@@ -407,7 +407,8 @@ static int tcp_packet(struct cap_pctx *x, const uint8_t *src, const uint8_t *dst
 	c->last_ts = ts;
 	if (fl & TH_ACK) {
 		conn_sink(c, !dir, &sink);
-		ret = cap_tcp_acked(&c->tcp[!dir], ack, ts, &sink, &x->tst);
+		ret = cap_tcp_acked(&c->tcp[!dir], ack, len > thl, ts, &sink,
+				    &x->tst);
 		if (ret < 0)
 			return ret;
 	}

@@ -156,13 +156,22 @@ int cap_tcp_segment(struct cap_tcp_dir *d, uint32_t seq, int syn,
 	return 0;
 }
 
-int cap_tcp_acked(struct cap_tcp_dir *d, uint32_t ack, uint64_t ts,
-		  const struct cap_tcp_sink *sink, struct cap_tcp_stats *st)
+int cap_tcp_acked(struct cap_tcp_dir *d, uint32_t ack, int answered,
+		  uint64_t ts, const struct cap_tcp_sink *sink,
+		  struct cap_tcp_stats *st)
 {
-	if (!d->have_seq || !d->held)
+	if (!d->have_seq || !d->held) {
+		d->ack_strikes = 0;
 		return 0;
+	}
 	if (seq_diff(ack, d->held->seq) <= 0)
 		return 0;
+	/* Capture points may see an ACK before the segment it acknowledges:
+	 * only repeated evidence makes the hole a loss, or a peer that sends
+	 * data after it (it answers what it received). */
+	if (!answered && ++d->ack_strikes < CAP_TCP_ACK_STRIKES)
+		return 0;
+	d->ack_strikes = 0;
 	return skip_hole(d, ts, sink, st);
 }
 

@@ -8,6 +8,7 @@
 
 #define CAP_TCP_HOLD_SEGS 512          /* out-of-order segments held     */
 #define CAP_TCP_HOLD_BYTES (4u << 20)  /* out-of-order bytes held        */
+#define CAP_TCP_ACK_STRIKES 8          /* ACKs past a hole: it is lost   */
 
 struct cap_tcp_seg;
 
@@ -34,6 +35,7 @@ struct cap_tcp_dir {
 	struct cap_tcp_seg *held; /* sorted by seq */
 	unsigned nheld;
 	size_t held_bytes;
+	unsigned ack_strikes;    /* ACKs seen beyond a hole */
 };
 
 /* A segment: seq, SYN flag, payload with caplen bytes captured of len. */
@@ -41,10 +43,12 @@ int cap_tcp_segment(struct cap_tcp_dir *d, uint32_t seq, int syn,
 		    const uint8_t *payload, size_t caplen, size_t len,
 		    uint64_t ts, const struct cap_tcp_sink *sink,
 		    struct cap_tcp_stats *st);
-/* The peer acknowledged up to ack: bytes before it that are still missing
- * here were lost by the capture, not the network; skip to the held data. */
-int cap_tcp_acked(struct cap_tcp_dir *d, uint32_t ack, uint64_t ts,
-		  const struct cap_tcp_sink *sink, struct cap_tcp_stats *st);
+/* The peer acknowledged up to ack (answered: in a segment carrying data):
+ * bytes before it still missing here were lost by the capture, not the
+ * network; after enough evidence, skip to the held data. */
+int cap_tcp_acked(struct cap_tcp_dir *d, uint32_t ack, int answered,
+		  uint64_t ts, const struct cap_tcp_sink *sink,
+		  struct cap_tcp_stats *st);
 /* End of capture: delivers held segments across the holes. */
 int cap_tcp_flush(struct cap_tcp_dir *d, uint64_t ts,
 		  const struct cap_tcp_sink *sink, struct cap_tcp_stats *st);

@@ -4,8 +4,9 @@
 # directory on 127.0.0.1: tgtd (Debian's tgt) with a file-backed LUN driven
 # by qemu-io/qemu-img bench (QEMU's libiscsi client), and qemu-nbd driven
 # by qemu-io; tcpdump on lo records each run in full and with -s 200.
-# Then tshark's dissection of each capture is saved as *.tshark, the
-# expected values the tests compare the decoder with.
+# Then tshark's dissection of each full capture is saved as *.tshark, the
+# expected values the tests compare the decoder with (tshark cannot
+# dissect the truncated PDUs of the -s 200 ones).
 # Needs root, tgt, qemu-utils, qemu-block-extra, tcpdump and tshark.
 # Usage: make-captures.sh [OUTDIR]   (default: this script's directory)
 set -euo pipefail
@@ -55,20 +56,20 @@ tgtadm --lld iscsi --mode target --op bind --tid 1 -I ALL
 url=iscsi://127.0.0.1:$ISCSI_PORT/$IQN/1
 iscsi_io() {
 	qemu-io -f raw "$url" \
-		-c 'write -P 0x5a 0 4k' -c 'write -P 0x11 8k 8k' -c 'read 0 4k' \
-		-c 'read 4k 12k' -c 'flush' -c 'write -P 0x22 1M 4k' \
-		-c 'writev -P 0x33 2M 2k 2k' -c 'read -v 1M 512' -c 'flush' \
+		-c 'write -P 0x5a 0 2k' -c 'write -P 0x11 8k 4k' -c 'read 0 2k' \
+		-c 'read 4k 6k' -c 'flush' -c 'write -P 0x22 1M 1k' \
+		-c 'writev -P 0x33 2M 1k 1k' -c 'read 1M 512' -c 'flush' \
 		-c 'discard 4M 64k' -c 'write -z 5M 16k' >/dev/null
-	qemu-img bench -f raw -t none -c 8 -d 4 -s 4k -S 64k "$url" >/dev/null
-	qemu-img bench -f raw -t none -w -c 6 -d 2 -s 2k -S 1M -o 3M "$url" >/dev/null
+	qemu-img bench -f raw -t none -c 8 -d 4 -s 1k -S 64k "$url" >/dev/null
+	qemu-img bench -f raw -t none -w -c 6 -d 2 -s 1k -S 1M -o 3M "$url" >/dev/null
 }
 capture iscsi 3260 iscsi_io
 # Header and data digests (CRC32C) negotiated at login.
 iscsi_digest_io() {
 	qemu-io --image-opts \
 		"driver=iscsi,transport=tcp,portal=127.0.0.1:$ISCSI_PORT,target=$IQN,lun=1,header-digest=crc32c" \
-		-c 'write -P 0x44 64k 8k' -c 'read 64k 8k' -c 'flush' \
-		-c 'read 0 4k' >/dev/null
+		-c 'write -P 0x44 64k 2k' -c 'read 64k 2k' -c 'flush' \
+		-c 'read 0 1k' >/dev/null
 }
 capture iscsi-digest 3260 iscsi_digest_io
 
@@ -78,11 +79,11 @@ qemu-nbd -f raw -x exp1 -b 127.0.0.1 -p $NBD_PORT -t "$work/nbd.img" & pids+=($!
 sleep 1
 nbd_io() {
 	qemu-io -f raw "nbd://127.0.0.1:$NBD_PORT/exp1" \
-		-c 'write -P 0x5a 0 4k' -c 'write -P 0x11 8k 8k' -c 'read 0 4k' \
-		-c 'read 4k 12k' -c 'flush' -c 'write -P 0x22 1M 4k' \
+		-c 'write -P 0x5a 0 2k' -c 'write -P 0x11 8k 4k' -c 'read 0 2k' \
+		-c 'read 4k 6k' -c 'flush' -c 'write -P 0x22 1M 1k' \
 		-c 'read 1M 512' -c 'discard 4M 64k' -c 'write -z 5M 16k' \
-		-c 'aio_write -P 0x66 6M 4k' -c 'aio_read 6M 4k' -c 'aio_flush' >/dev/null
-	qemu-img bench -f raw -t none -c 8 -d 4 -s 4k -S 64k "nbd://127.0.0.1:$NBD_PORT/exp1" >/dev/null
+		-c 'aio_write -P 0x66 6M 1k' -c 'aio_read 6M 1k' -c 'aio_flush' >/dev/null
+	qemu-img bench -f raw -t none -c 8 -d 4 -s 1k -S 64k "nbd://127.0.0.1:$NBD_PORT/exp1" >/dev/null
 }
 capture nbd $NBD_PORT nbd_io
 
@@ -90,7 +91,7 @@ capture nbd $NBD_PORT nbd_io
 cd "$out"
 # One line per SCSI Command PDU: frame, ITT, opcode, then the LBA and
 # transfer length fields of whichever CDB size it is.
-for f in iscsi iscsi-snap200 iscsi-digest iscsi-digest-snap200; do
+for f in iscsi iscsi-digest; do
 	tshark -r "$f.pcap" -Y 'iscsi.opcode == 0x01' -T fields -E separator=, \
 		-E aggregator=';' -e frame.number -e iscsi.initiatortasktag \
 		-e scsi_sbc.opcode -e scsi_sbc.rdwr6.lba -e scsi_sbc.rdwr10.lba \
@@ -98,8 +99,8 @@ for f in iscsi iscsi-snap200 iscsi-digest iscsi-digest-snap200; do
 		-e scsi_sbc.rdwr10.xferlen -e scsi_sbc.rdwr12.xferlen \
 		>"$f.tshark" 2>/dev/null
 done
-for f in nbd nbd-snap200; do
-	tshark -r "$f.pcap" -d tcp.port==$NBD_PORT,nbd -Y 'nbd.type' -T fields \
+for f in nbd; do
+	tshark -r "$f.pcap" -Y nbd.type -T fields \
 		-E separator=, -E aggregator=';' -e frame.number -e nbd.type \
 		-e nbd.from -e nbd.len -e nbd.handle >"$f.tshark" 2>/dev/null
 done
