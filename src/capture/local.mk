@@ -19,3 +19,9 @@ iostorm_SOURCES += src/cli/cmd_record.c
 
 TESTS += tests/cli/pcap_import.sh
 EXTRA_DIST += tests/cli/pcap_import.sh
+
+# Live recording: a helper issuing a known O_DIRECT sequence.
+check_PROGRAMS += tests/cli/dio_seq
+tests_cli_dio_seq_SOURCES = tests/cli/dio_seq.c
+TESTS += tests/cli/record_live.sh
+EXTRA_DIST += tests/cli/record_live.sh
