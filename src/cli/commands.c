@@ -6,5 +6,6 @@
 #include "cli/commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "report", "draw run results as an HTML page of charts", cmd_report },
 	{ NULL, NULL, NULL },
 };

@@ -3,5 +3,6 @@
 #ifndef IST_CLI_COMMANDS_H
 #define IST_CLI_COMMANDS_H
 
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -2,4 +2,13 @@
 # src/report/local.mk - charts, reports and comparisons of run results
 libiostorm_core_la_SOURCES += \
 	src/report/svg.c \
-	src/report/svg.h
+	src/report/svg.h \
+	src/report/run.c \
+	src/report/run.h \
+	src/report/html.c \
+	src/report/report.h
+
+iostorm_SOURCES += \
+	src/cli/rpt_out.c \
+	src/cli/rpt_out.h \
+	src/cli/cmd_report.c
