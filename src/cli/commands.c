@@ -7,5 +7,6 @@
 
 const struct cli_command cli_commands[] = {
 	{ "report", "draw run results as an HTML page of charts", cmd_report },
+	{ "compare", "compare two runs: regression gate with noise-aware thresholds", cmd_compare },
 	{ NULL, NULL, NULL },
 };

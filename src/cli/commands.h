@@ -4,5 +4,6 @@
 #define IST_CLI_COMMANDS_H
 
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

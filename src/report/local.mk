@@ -6,9 +6,14 @@ libiostorm_core_la_SOURCES += \
 	src/report/run.c \
 	src/report/run.h \
 	src/report/html.c \
-	src/report/report.h
+	src/report/report.h \
+	src/report/noise.c \
+	src/report/noise.h \
+	src/report/compare.c \
+	src/report/compare.h
 
 iostorm_SOURCES += \
 	src/cli/rpt_out.c \
 	src/cli/rpt_out.h \
-	src/cli/cmd_report.c
+	src/cli/cmd_report.c \
+	src/cli/cmd_compare.c
