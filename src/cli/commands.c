@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 
 const struct cli_command cli_commands[] = {
+	{ "replay", "replay a trace against files or block devices (io_uring)", cmd_replay },
 	{ "report", "draw run results as an HTML page of charts", cmd_report },
 	{ "compare", "compare two runs: regression gate with noise-aware thresholds", cmd_compare },
 	{ NULL, NULL, NULL },

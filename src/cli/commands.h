@@ -3,6 +3,8 @@
 #ifndef IST_CLI_COMMANDS_H
 #define IST_CLI_COMMANDS_H
 
+int cmd_replay(int argc, char **argv);
+
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
