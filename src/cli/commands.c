@@ -9,5 +9,6 @@ const struct cli_command cli_commands[] = {
 	{ "replay", "replay a trace against files or block devices (io_uring)", cmd_replay },
 	{ "report", "draw run results as an HTML page of charts", cmd_report },
 	{ "compare", "compare two runs: regression gate with noise-aware thresholds", cmd_compare },
+	{ "sweep", "threads x queue depth grid and rate curve: latency against IOPS", cmd_sweep },
 	{ NULL, NULL, NULL },
 };

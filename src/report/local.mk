@@ -10,10 +10,17 @@ libiostorm_core_la_SOURCES += \
 	src/report/noise.c \
 	src/report/noise.h \
 	src/report/compare.c \
-	src/report/compare.h
+	src/report/compare.h \
+	src/report/steady.c \
+	src/report/steady.h \
+	src/report/measure.c \
+	src/report/measure.h \
+	src/report/sweep.c \
+	src/report/sweep.h
 
 iostorm_SOURCES += \
 	src/cli/rpt_out.c \
 	src/cli/rpt_out.h \
 	src/cli/cmd_report.c \
-	src/cli/cmd_compare.c
+	src/cli/cmd_compare.c \
+	src/cli/cmd_sweep.c
