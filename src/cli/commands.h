@@ -8,5 +8,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_precondition(int argc, char **argv);
 
 #endif

@@ -23,4 +23,5 @@ iostorm_SOURCES += \
 	src/cli/rpt_out.h \
 	src/cli/cmd_report.c \
 	src/cli/cmd_compare.c \
-	src/cli/cmd_sweep.c
+	src/cli/cmd_sweep.c \
+	src/cli/cmd_precondition.c
