@@ -25,3 +25,9 @@ iostorm_SOURCES += \
 	src/cli/cmd_compare.c \
 	src/cli/cmd_sweep.c \
 	src/cli/cmd_precondition.c
+
+check_PROGRAMS += tests/unit/test_report
+TESTS += tests/unit/test_report
+tests_unit_test_report_SOURCES = tests/unit/test_report.c
+tests_unit_test_report_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_report_LDADD = $(TEST_LIBS)
