@@ -31,3 +31,6 @@ TESTS += tests/unit/test_report
 tests_unit_test_report_SOURCES = tests/unit/test_report.c
 tests_unit_test_report_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_report_LDADD = $(TEST_LIBS)
+
+TESTS += tests/cli/report.sh tests/cli/compare.sh
+EXTRA_DIST += tests/cli/report.sh tests/cli/compare.sh
