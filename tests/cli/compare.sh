@@ -62,7 +62,7 @@ expect_status 2 "$IOSTORM" compare "$D/base.json"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/base.json" "$D/base.json"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-iops-drop x
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise iops=5
-expect_err_line "use --max-drop"
+expect_grep "use --max-drop" "$TMP/err"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-drop nope=5
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --confidence 40
 expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/base.json" --max-iops-drop 0
