@@ -278,6 +278,7 @@ int cmd_precondition(int argc, char **argv)
 	o->max_rounds = (unsigned)maxr;
 	o->open_source = open_workload;
 	o->source_arg = &w;
+	o->source_name = wname;
 	o->point_done = print_point;
 	o->point_arg = &quiet;
 	o->stop = cli_stop_flag();
@@ -287,7 +288,7 @@ int cmd_precondition(int argc, char **argv)
 	e = rpt_precond_run(o, res, err, sizeof(err));
 	cli_release_stop();
 	if (e < 0) {
-		cli_err("%s: %s", target ? target : "precondition", err);
+		cli_err("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}

@@ -320,6 +320,7 @@ int cmd_sweep(int argc, char **argv)
 	o->point_ns = point_ns;
 	o->open_source = open_workload;
 	o->source_arg = &w;
+	o->source_name = w.trace ? w.trace : w.pattern->name;
 	o->point_done = print_point;
 	o->point_arg = &quiet;
 	o->stop = cli_stop_flag();
@@ -329,7 +330,7 @@ int cmd_sweep(int argc, char **argv)
 	e = rpt_sweep_run(o, res, err, sizeof(err));
 	cli_release_stop();
 	if (e < 0) {
-		cli_err("%s: %s", target ? target : "sweep", err);
+		cli_err("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}

@@ -34,3 +34,5 @@ tests_unit_test_report_LDADD = $(TEST_LIBS)
 
 TESTS += tests/cli/report.sh tests/cli/compare.sh
 EXTRA_DIST += tests/cli/report.sh tests/cli/compare.sh
+TESTS += tests/cli/sweep.sh tests/cli/precondition.sh
+EXTRA_DIST += tests/cli/sweep.sh tests/cli/precondition.sh

@@ -13,14 +13,14 @@
 #include "report/sweep.h"
 
 static int run_point(const struct rpl_opts *o, rpt_source_fn open_source, void *arg,
-		     volatile sig_atomic_t *stop, struct rpt_point *pt, char *err,
-		     size_t errsize)
+		     const char *name, volatile sig_atomic_t *stop, struct rpt_point *pt,
+		     char *err, size_t errsize)
 {
 	struct rpl_source *src;
 	int e = open_source(arg, &src);
 
 	if (e < 0) {
-		snprintf(err, errsize, "workload: %s", ist_strerror(e));
+		snprintf(err, errsize, "%s: %s", name ? name : "workload", ist_strerror(e));
 		return e;
 	}
 	return rpt_measure(o, src, stop, pt, err, errsize);
@@ -44,7 +44,7 @@ int rpt_sweep_run(const struct rpt_sweep_opts *o, struct rpt_sweep_result *res,
 			ro.timing = RPL_TIMING_AFAP;
 			ro.workers = o->threads[i];
 			ro.iodepth = o->qd[j];
-			e = run_point(&ro, o->open_source, o->source_arg, o->stop, pt, err, errsize);
+			e = run_point(&ro, o->open_source, o->source_arg, o->source_name, o->stop, pt, err, errsize);
 			if (e < 0)
 				return e;
 			res->ngrid++;
@@ -72,7 +72,7 @@ int rpt_sweep_run(const struct rpt_sweep_opts *o, struct rpt_sweep_result *res,
 		ro.rate_iops = want;
 		ro.workers = res->max_threads;
 		ro.iodepth = res->max_qd;
-		e = run_point(&ro, o->open_source, o->source_arg, o->stop, pt, err, errsize);
+		e = run_point(&ro, o->open_source, o->source_arg, o->source_name, o->stop, pt, err, errsize);
 		if (e < 0)
 			return e;
 		pt->pct = o->rates[k];
@@ -139,7 +139,7 @@ int rpt_precond_run(const struct rpt_precond_opts *o, struct rpt_precond_result 
 	for (unsigned r = 0; r < max_rounds; r++) {
 		struct rpt_point *pt = &res->rounds[res->nrounds];
 
-		e = run_point(&ro, o->open_source, o->source_arg, o->stop, pt, err, errsize);
+		e = run_point(&ro, o->open_source, o->source_arg, o->source_name, o->stop, pt, err, errsize);
 		if (e < 0)
 			return e;
 		pt->round = r + 1;

@@ -30,6 +30,7 @@ struct rpt_sweep_opts {
 	uint64_t point_ns;         /* length of each point                   */
 	rpt_source_fn open_source;
 	void *source_arg;
+	const char *source_name;   /* for messages                           */
 	rpt_point_fn point_done;
 	void *point_arg;
 	volatile sig_atomic_t *stop;
@@ -68,6 +69,7 @@ struct rpt_precond_opts {
 	double max_excursion, max_slope;
 	rpt_source_fn open_source; /* the workload                           */
 	void *source_arg;
+	const char *source_name;   /* for messages                           */
 	rpt_point_fn point_done;
 	void *point_arg;
 	volatile sig_atomic_t *stop;
