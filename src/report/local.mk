@@ -36,3 +36,5 @@ TESTS += tests/cli/report.sh tests/cli/compare.sh
 EXTRA_DIST += tests/cli/report.sh tests/cli/compare.sh
 TESTS += tests/cli/sweep.sh tests/cli/precondition.sh
 EXTRA_DIST += tests/cli/sweep.sh tests/cli/precondition.sh
+TESTS += tests/cli/sweep-zram.sh
+EXTRA_DIST += tests/cli/sweep-zram.sh

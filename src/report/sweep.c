@@ -12,18 +12,42 @@
 
 #include "report/sweep.h"
 
+/*
+ * One point on a fresh source.  A block device that a previous point has
+ * just closed after writing is re-probed by udev, which holds it for a
+ * moment: the exclusive open then fails "in use".  That is retried for up
+ * to 3 s; a device that stays busy (mounted, held by someone) is refused.
+ */
 static int run_point(const struct rpl_opts *o, rpt_source_fn open_source, void *arg,
 		     const char *name, volatile sig_atomic_t *stop, struct rpt_point *pt,
 		     char *err, size_t errsize)
 {
-	struct rpl_source *src;
-	int e = open_source(arg, &src);
+	for (int attempt = 0;; attempt++) {
+		struct rpl_source *src;
+		int e = open_source(arg, &src);
 
-	if (e < 0) {
-		snprintf(err, errsize, "%s: %s", name ? name : "workload", ist_strerror(e));
-		return e;
+		if (e < 0) {
+			snprintf(err, errsize, "%s: %s", name ? name : "workload", ist_strerror(e));
+			return e;
+		}
+		e = rpt_measure(o, src, stop, pt, err, errsize);
+		if (e != IST_EUNSAFE || !strstr(err, "in use") || attempt == 30 ||
+		    (stop && *stop))
+			return e;
+		usleep(100000);
 	}
-	return rpt_measure(o, src, stop, pt, err, errsize);
+}
+
+struct fill_src {
+	const struct rpt_pattern *p;
+	uint64_t bytes, limit;
+};
+
+static int open_fill(void *arg, struct rpl_source **s)
+{
+	struct fill_src *f = arg;
+
+	return rpt_pattern_source(s, f->p, f->bytes, f->limit, 1);
 }
 
 int rpt_sweep_run(const struct rpt_sweep_opts *o, struct rpt_sweep_result *res,
@@ -100,23 +124,17 @@ int rpt_precond_run(const struct rpt_precond_opts *o, struct rpt_precond_result 
 	if (max_rounds > RPT_MAX_ROUNDS)
 		max_rounds = RPT_MAX_ROUNDS;
 	if (o->passes) {
-		struct rpl_source *src;
+		struct fill_src fs = { o->fill, o->fill_bytes, o->fill_bytes * o->passes };
 		struct rpt_point pt = { 0 };
 
 		/* the whole target, written sequentially passes times, as fast
 		 * as the drive takes it */
-		e = rpt_pattern_source(&src, o->fill, o->fill_bytes,
-				       o->fill_bytes * o->passes, 1);
-		if (e < 0) {
-			snprintf(err, errsize, "fill: %s", ist_strerror(e));
-			return e;
-		}
 		ro.timing = RPL_TIMING_AFAP;
 		ro.workers = 1;
 		ro.iodepth = 32;
 		ro.loops = 1;
 		ro.duration_ns = 0;
-		e = rpt_measure(&ro, src, o->stop, &pt, err, errsize);
+		e = run_point(&ro, open_fill, &fs, "fill", o->stop, &pt, err, errsize);
 		if (e < 0)
 			return e;
 		res->fill_bytes = pt.bytes;
