@@ -38,3 +38,10 @@ TESTS += tests/cli/sweep.sh tests/cli/precondition.sh
 EXTRA_DIST += tests/cli/sweep.sh tests/cli/precondition.sh
 TESTS += tests/cli/sweep-zram.sh
 EXTRA_DIST += tests/cli/sweep-zram.sh
+
+FUZZ_TARGETS += tests/fuzz/fuzz_runjson
+check_PROGRAMS += tests/fuzz/fuzz_runjson
+tests_fuzz_fuzz_runjson_SOURCES = tests/fuzz/fuzz_runjson.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_runjson_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_runjson_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_runjson_LDADD = $(TEST_LIBS)
