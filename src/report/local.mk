@@ -45,3 +45,6 @@ tests_fuzz_fuzz_runjson_SOURCES = tests/fuzz/fuzz_runjson.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_runjson_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_runjson_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_runjson_LDADD = $(TEST_LIBS)
+
+dist_man_MANS += man/iostorm-report.1 man/iostorm-compare.1 man/iostorm-sweep.1 \
+	man/iostorm-precondition.1
