@@ -18,5 +18,9 @@ const struct cli_command cli_commands[] = {
 	{ "import", "convert fio, blktrace, SNIA, vscsi or CSV traces to IST", cmd_import },
 	{ "export", "write an IST trace as CSV, fio iolog v3 or blkparse text", cmd_export },
 	{ "record", "record block I/O (tracefs) or iSCSI/NBD packet captures", cmd_record },
+	{ "report", "draw run results as an HTML page of charts", cmd_report },
+	{ "compare", "compare two runs: regression gate with noise-aware thresholds", cmd_compare },
+	{ "sweep", "threads x queue depth grid and rate curve: latency against IOPS", cmd_sweep },
+	{ "precondition", "fill a drive, then run a workload until steady state (SNIA PTS)", cmd_precondition },
 	{ NULL, NULL, NULL },
 };

@@ -137,12 +137,12 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 		magic = rd32(h, f->swap);
 		if ((magic & 0xffffff00u) != BLK_MAGIC)
 			return imp_fatal(c, imp_bad_at(c, f->path, f->offset,
-						       f->recno,
+						       f->recno + 1,
 						       "bad magic 0x%08x (not a blktrace record)",
 						       magic));
 		if ((magic & 0xff) != BLK_VERSION)
 			return imp_fatal(c, imp_bad_at(c, f->path, f->offset,
-						       f->recno,
+						       f->recno + 1,
 						       "unsupported blktrace version %u (expected 7)",
 						       magic & 0xff));
 		pdu_len = rd16(h + 46, f->swap);
@@ -150,7 +150,7 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			n = imp_stream_read(f->s, st->pdu, pdu_len);
 			if (n < 0)
 				return imp_fatal(c, imp_bad_at(c, f->path,
-							       f->offset, f->recno,
+							       f->offset, f->recno + 1,
 							       "%s", ist_strerror((int)n)));
 			if (n < pdu_len) {
 				imp_stat(c, "truncated_records", 1);
@@ -208,6 +208,11 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			if (pdu_len >= 8)
 				f->ev.sector2 = rd64(st->pdu, 1);
 		}
+		if (f->ev.action == 'A' && pdu_len >= 16) {
+			/* name the remap by its target as blkparse does:
+			 * PDU = be32 device_from, be32 device_to, be64 sector */
+			f->devt = rd32(st->pdu + 4, 1);
+		}
 		f->have = 1;
 		return 0;
 	}
@@ -236,9 +241,8 @@ static int blktrace_open(struct imp_ctx *c, void *priv)
 		} else {
 			ret = imp_stream_open(&f->s, f->path);
 			if (ret)
-				return imp_fatal(c, imp_bad_at(c, f->path, 0, -1,
-							       "cannot open: %s",
-							       ist_strerror(ret)));
+				return imp_bad_file(c, f->path, "%s",
+						    ist_strerror(ret));
 			f->owned = 1;
 		}
 		ret = read_event(c, st, f);

@@ -231,11 +231,10 @@ static int csv_open(struct imp_ctx *c, void *priv)
 	char err[160];
 
 	if (!o->columns)
-		return imp_fatal(c, imp_bad_at(c, imp_cur_path(c), 0, -1,
-					       "the csv format needs --columns"));
+		return imp_bad_file(c, imp_cur_path(c),
+				    "the csv format needs --columns");
 	if (imp_csv_parse_columns(o->columns, st->col, err, sizeof(err)))
-		return imp_fatal(c, imp_bad_at(c, imp_cur_path(c), 0, -1,
-					       "--columns: %s", err));
+		return imp_bad_file(c, imp_cur_path(c), "--columns: %s", err);
 	if (csv_init(&st->p, CSV_APPEND_NULL) != 0)
 		return -ENOMEM;
 	st->p_init = 1;

@@ -196,6 +196,12 @@ static int ring_push(struct imp_blk *m, const struct blk_event *e)
 	p->rec.dev = e->dev;
 	p->rec.op = e->op < 0 ? IST_OP_FLUSH : e->op;
 	p->rec.flags = e->flags;
+	if (e->nsect == 0 && (e->flags & IST_F_PREFLUSH) &&
+	    e->op == IST_OP_WRITE) {
+		/* an empty write with a preflush is a cache flush */
+		p->rec.op = IST_OP_FLUSH;
+		p->rec.flags &= ~IST_F_PREFLUSH;
+	}
 	p->rec.offset = e->sector * 512;
 	p->rec.len = (uint32_t)(e->nsect * 512);
 	p->rec.stream = e->pid;

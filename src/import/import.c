@@ -236,6 +236,17 @@ int imp_bad_at(struct imp_ctx *c, const char *path, uint64_t offset,
 	return IST_EPARSE;
 }
 
+int imp_bad_file(struct imp_ctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_err(c, path, "", fmt, ap);
+	va_end(ap);
+	c->fatal = 1;
+	return IST_EPARSE;
+}
+
 int imp_fatal(struct imp_ctx *c, int err)
 {
 	c->fatal = 1;

@@ -155,6 +155,9 @@ int imp_bad_at(struct imp_ctx *c, const char *path, uint64_t offset,
 	       int64_t record, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int imp_fatal(struct imp_ctx *c, int err);
+/* A bad input (or option) that concerns the whole file: no position. */
+int imp_bad_file(struct imp_ctx *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Reports a stream error (decompression, I/O, long line) as a bad input. */
 int imp_stream_fail(struct imp_ctx *c, int err);
