@@ -9,6 +9,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${1:-${IOSTORM:-$here/../iostorm}}
 out_dir=${2:-$here}
+case $IOSTORM in /*) ;; *) IOSTORM=$PWD/$IOSTORM ;; esac
+case $out_dir in /*) ;; *) out_dir=$PWD/$out_dir ;; esac
 cd "$here" # profile paths are recorded relative to traces/
 
 gen() {
