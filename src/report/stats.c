@@ -42,7 +42,6 @@ struct rpt_stats {
 	/* devices */
 	struct dev_acc **dev;
 	unsigned ndev;
-	const ist_header *hdr_unused;
 	/* sizes */
 	uint64_t size_hist[RPT_SIZE_LOG2];
 	uint32_t size_key[SIZE_SLOTS];

@@ -102,10 +102,9 @@ static int get_sizes(const char *s, struct syn_sizes *z, char *err,
 	}
 	if (!z->n || total <= 0)
 		return fail(err, errsize, "empty size list");
-	for (unsigned i = 0, acc = 0; i < z->n; i++) {
-		(void)acc;
+	/* cumulative shares, the last exactly 1 */
+	for (unsigned i = 0; i < z->n; i++)
 		z->weight[i] = (i ? z->weight[i - 1] : 0) + z->weight[i] / total;
-	}
 	z->weight[z->n - 1] = 1.0;
 	return 0;
 }

@@ -75,8 +75,9 @@ const struct syn_param *syn_profile_param(const struct syn_profile *p,
 /* Creates a generator for p with its defaults, seed 1, duration 60 s. */
 int syn_gen_new(struct syn_gen **g, const struct syn_profile *p);
 void syn_gen_free(struct syn_gen *g);
-/* Sets a parameter from text; 0, IST_EPARSE (unknown name: -ENOENT; bad
- * value: IST_EPARSE; out of range: IST_ERANGE).  Before start only. */
+/* Sets a parameter from text before start: 0, -ENOENT (no such
+ * parameter), IST_EPARSE (bad value), IST_ERANGE (out of range), -EBUSY
+ * (already started). */
 int syn_gen_set(struct syn_gen *g, const char *name, const char *value);
 /* Parses "name=value" and calls syn_gen_set(). */
 int syn_gen_set_kv(struct syn_gen *g, const char *kv);
