@@ -41,3 +41,4 @@ EXTRA_DIST += tests/cli/synth.sh tests/cli/stats.sh
 
 dist_man_MANS += man/iostorm-synth.1 man/iostorm-stats.1 man/iostorm-workloads.7
 EXTRA_DIST += traces/gen-workloads-man.sh
+EXTRA_DIST += bench/synth.sh
