@@ -457,7 +457,8 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 
 #define SET_T(r, v) ((r)->t_ns = (v))
 #define SET_DEV(r, v) ((r)->dev = (uint32_t)(v))
-#define SET_OP(r, v) ((r)->op = (uint8_t)(v))
+/* reserved is set with op, saving a pass over the records */
+#define SET_OP(r, v) ((r)->op = (uint8_t)(v), (r)->reserved = 0)
 #define SET_FLAGS(r, v) ((r)->flags = (uint16_t)(v))
 #define SET_LEN(r, v) ((r)->len = (uint32_t)(v))
 #define SET_LAT(r, v) ((r)->lat_ns = (v))

@@ -529,8 +529,6 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 	}
 	if (recs[0].t_ns != ci->first_t_ns)
 		return IST_ECORRUPT;
-	for (uint32_t k = 0; k < count; k++)
-		recs[k].reserved = 0;
 	return 0;
 }
 
