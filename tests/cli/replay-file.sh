@@ -102,7 +102,24 @@ expect_status 0 "$IOSTORM" replay "$TMP/two.csv" --target 0="$TMP/m.img" --targe
 	--json "$TMP/two.json"
 expect_grep '"ios": 2,' "$TMP/two.json"
 
-# 8. bad input: one line naming file and line; usage errors exit 2.
+# 8. write data patterns: compressible, dedupable, random, zero.
+gz_ratio() { echo "$(stat -c %s "$1") $(gzip -c "$1" | wc -c)" | awk '{ printf "%.2f", $1 / $2 }'; }
+for spec in random zero compress:4 dedupe:50; do
+	rm -f "$TMP/d.img"
+	expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/d.img" --create --data "$spec" --timing afap
+	r=$(gz_ratio "$TMP/d.img")
+	mkdir -p "$TMP/blk" && rm -f "$TMP/blk/"* && (cd "$TMP/blk" && split -b 4096 "$TMP/d.img")
+	u=$(for b in "$TMP/blk/"*; do md5sum <"$b"; done | sort -u | wc -l)
+	case $spec in
+	random) awk -v r="$r" 'BEGIN { exit !(r < 1.05) }' || fail "random data compresses $r:1"; expect_eq "$u" 300 "unique random blocks" ;;
+	zero) expect_eq "$u" 1 "unique zero blocks" ;;
+	compress:4) awk -v r="$r" 'BEGIN { exit !(r > 3 && r < 5) }' || fail "compress:4 gives $r:1" ;;
+	dedupe:50) [ "$u" -ge 120 ] && [ "$u" -le 195 ] || fail "dedupe:50: $u unique blocks of 300" ;;
+	esac
+	ok
+done
+
+# 9. bad input: one line naming file and line; usage errors exit 2.
 printf '%s\n0,0,read,0,4096,0,0,0,\n5,0,bogus,0,1,0,0,0,\n' "$HDR" >"$TMP/bad.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/bad.csv" --null
 expect_err_line "bad.csv: line 3: "
