@@ -264,6 +264,21 @@ int ist_reader_check_chunk(ist_reader *r, uint64_t i);
 /* Frees what ist_totals owns (dev_max_end). */
 void ist_totals_release(struct ist_totals *t);
 
+/*
+ * Running totals of a record stream, as the writer keeps them for the
+ * footer (for a scan of a file without footer, importers, statistics).
+ * Distinct streams and (stream, txn) pairs are exact up to 512 Ki each,
+ * then lower bounds (the IST_TOTALS_*_EXACT bit is cleared).
+ */
+typedef struct ist_totals_acc ist_totals_acc;
+ist_totals_acc *ist_totals_acc_new(void);
+void ist_totals_acc_free(ist_totals_acc *a);
+/* Adds n records; 0, -ENOMEM, or IST_EDEVICE (dev >= IST_MAX_FOOTER_DEVICES). */
+int ist_totals_acc_add(ist_totals_acc *a, const struct ist_record *recs,
+		       size_t n);
+/* The totals so far, owned by a (valid until the next call on a). */
+const struct ist_totals *ist_totals_acc_get(const ist_totals_acc *a);
+
 /* ---------------------------------------------------------------- canonical CSV */
 
 #define IST_CSV_HEADER "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"

@@ -15,7 +15,6 @@ else
 FUZZ_DRIVER = tests/fuzz/driver.c
 FUZZ_CFLAGS =
 endif
-FUZZ_TARGETS =
 
 EXTRA_DIST += tests/unit/cutest.h tests/cli/lib.sh tests/fuzz/driver.c \
 	tests/fuzz/run-corpora.sh tests/fuzz/corpus tests/data

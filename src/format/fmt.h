@@ -29,8 +29,8 @@
 #define FMT_NCOLS 9
 #define FMT_DEFAULT_CHUNK 65536u
 #define FMT_MAX_CHUNK (1u << 20)
-/* Bound on a column's coded size: 10 bytes per record, plus slack. */
-#define FMT_MAX_COL_BYTES(n) ((size_t)(n) * 10 + 64)
+/* Bound on a column's coded size: 10 bytes per record (11 in HIST). */
+#define FMT_MAX_COL_BYTES(n) ((size_t)(n) * 11 + 64)
 /* Readable slack after every column buffer (for unchecked varint reads). */
 #define FMT_PAD 16
 
@@ -53,11 +53,21 @@ enum fmt_coding {
 	FMT_CODE_CONST = 0, /* every value equals param                     */
 	FMT_CODE_RAW = 1,   /* varint(v / param)                            */
 	FMT_CODE_DELTA = 2, /* varint(zigzag((v - prev) / param)), prev = 0 */
-	FMT_CODE_SEQ = 3,   /* offset only: delta from the previous end on
-			       the same device slot (dev % FMT_SEQ_SLOTS)   */
+	FMT_CODE_SEQ = 3,   /* offset only: varint(zigzag((v - end) / param))
+			       where end is the previous end on the same
+			       device slot (dev % FMT_SEQ_SLOTS)            */
+	FMT_CODE_HIST = 4,  /* offset only: a symbol byte per record, index
+			       into the slot's history of recent offsets and
+			       ends, or FMT_HIST for a miss, coded after the
+			       symbols as in SEQ (see codec.c)              */
+	FMT_CODE_DICT = 5,  /* param = k (2..16) dictionary entries: k
+			       varints, then per record its entry's index
+			       in w = 1, 2 or 4 bits (LSB first)            */
 	FMT_CODE_LAST
 };
-#define FMT_SEQ_SLOTS 64
+#define FMT_DICT_MAX 16
+#define FMT_SEQ_SLOTS 4096
+#define FMT_HIST 16          /* history entries per slot (power of two) */
 
 /* Column storage (second byte of a column descriptor). */
 enum fmt_store {
@@ -167,6 +177,15 @@ static inline int fmt_get_varint(const uint8_t **pp, const uint8_t *end,
 
 /* ---- column codec (codec.c) */
 
+/* Per-device state of the offset codings, reused chunk after chunk (a
+ * generation number resets slots lazily: each chunk starts from zeros). */
+struct fmt_hist {
+	uint64_t v[FMT_SEQ_SLOTS][FMT_HIST];
+	uint32_t gen[FMT_SEQ_SLOTS];
+	uint16_t head[FMT_SEQ_SLOTS];
+	uint32_t cur;
+};
+
 /* A column descriptor as stored in the chunk's column directory. */
 struct fmt_coldesc {
 	uint8_t coding; /* enum fmt_coding */
@@ -180,29 +199,23 @@ struct fmt_coldesc {
  * Encodes column col of recs[0..n) into out (room for FMT_MAX_COL_BYTES(n)
  * bytes), choosing the coding; fills d->coding, d->param, d->raw_len.
  */
-void fmt_encode_column(enum fmt_col col, const struct ist_record *recs,
-		       size_t n, uint8_t *out, struct fmt_coldesc *d);
+void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
+		       const struct ist_record *recs, size_t n, uint8_t *out,
+		       struct fmt_coldesc *d);
 /*
  * Decodes column col from [in, in + d->raw_len) into recs[0..n) (which
  * already holds the columns before it in decode order).  Returns 0 or
  * IST_ECORRUPT (bad coding, too few or too many bytes, value too large for
  * the field).
  */
-int fmt_decode_column(enum fmt_col col, const struct fmt_coldesc *d,
-		      const uint8_t *in, struct ist_record *recs, size_t n);
+int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
+		      const struct fmt_coldesc *d, const uint8_t *in,
+		      struct ist_record *recs, size_t n);
 
-/* ---- running totals (totals.c) */
+/* ---- running totals (totals.c; the rest of the API is public) */
 
-struct fmt_totals_acc;
-struct fmt_totals_acc *fmt_totals_acc_new(void);
-void fmt_totals_acc_free(struct fmt_totals_acc *a);
-/* Adds n records; 0 or -ENOMEM / IST_EDEVICE. */
-int fmt_totals_acc_add(struct fmt_totals_acc *a, const struct ist_record *recs,
-		       size_t n);
-/* The totals so far (owned by a; valid until the next add). */
-const struct ist_totals *fmt_totals_acc_get(const struct fmt_totals_acc *a);
 /* Ensures the per-device table has at least ndev entries. */
-int fmt_totals_acc_reserve_dev(struct fmt_totals_acc *a, uint32_t ndev);
+int ist_totals_acc_reserve_dev(ist_totals_acc *a, uint32_t ndev);
 
 /* Entries a distinct-value set holds before its count becomes a bound. */
 #define FMT_DISTINCT_CAP (1u << 19)

@@ -62,26 +62,6 @@ static void put_str(struct obuf *b, const char *s)
 	put_bytes(b, s, n);
 }
 
-static void put32(struct obuf *b, uint32_t v)
-{
-	uint8_t *p = obuf_room(b, 4);
-
-	if (p) {
-		fmt_put32(p, v);
-		b->len += 4;
-	}
-}
-
-static void put64(struct obuf *b, uint64_t v)
-{
-	uint8_t *p = obuf_room(b, 8);
-
-	if (p) {
-		fmt_put64(p, v);
-		b->len += 8;
-	}
-}
-
 static int obuf_finish(struct obuf *b, uint8_t **buf, size_t *len)
 {
 	if (b->err) {
@@ -193,38 +173,38 @@ fail:
 	return ret;
 }
 
-#define FOOTER_INDEX_ENTRY 28
-
 int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
 		      const struct ist_totals *t, uint8_t **buf, size_t *len)
 {
 	struct obuf b = { 0 };
+	uint64_t prev = 0;
 	uint8_t *p;
 
 	put_bytes(&b, FMT_FOOTER_MAGIC, 4);
-	put64(&b, nchunks);
+	put_varint(&b, nchunks);
 	for (uint64_t i = 0; i < nchunks; i++) {
-		put64(&b, idx[i].offset);
-		put64(&b, idx[i].first_t_ns);
-		put64(&b, idx[i].last_t_ns);
-		put32(&b, idx[i].count);
+		put_varint(&b, idx[i].offset - prev);
+		put_varint(&b, idx[i].first_t_ns);
+		put_varint(&b, idx[i].last_t_ns - idx[i].first_t_ns);
+		put_varint(&b, idx[i].count);
+		prev = idx[i].offset;
 	}
-	put64(&b, t->records);
-	put64(&b, t->first_t_ns);
-	put64(&b, t->last_t_ns);
-	put32(&b, IST_OP_COUNT);
+	put_varint(&b, t->records);
+	put_varint(&b, t->first_t_ns);
+	put_varint(&b, t->last_t_ns);
+	put_varint(&b, IST_OP_COUNT);
 	for (unsigned i = 0; i < IST_OP_COUNT; i++) {
-		put64(&b, t->count[i]);
-		put64(&b, t->bytes[i]);
+		put_varint(&b, t->count[i]);
+		put_varint(&b, t->bytes[i]);
 	}
-	put64(&b, t->streams);
-	put64(&b, t->txns);
-	put64(&b, t->with_latency);
-	put64(&b, t->out_of_order);
-	put32(&b, t->flags_exact);
-	put32(&b, t->ndev);
+	put_varint(&b, t->streams);
+	put_varint(&b, t->txns);
+	put_varint(&b, t->with_latency);
+	put_varint(&b, t->out_of_order);
+	put_varint(&b, t->flags_exact);
+	put_varint(&b, t->ndev);
 	for (uint32_t i = 0; i < t->ndev; i++)
-		put64(&b, t->dev_max_end[i]);
+		put_varint(&b, t->dev_max_end[i]);
 	p = obuf_room(&b, 4);
 	if (p) {
 		fmt_put32(p, (uint32_t)crc32(0, b.p, (uInt)b.len));
@@ -238,64 +218,68 @@ int fmt_footer_decode(const uint8_t *p, size_t len, struct ist_chunk_info **idxp
 {
 	const uint8_t *end, *q;
 	struct ist_chunk_info *idx = NULL;
-	uint64_t n;
-	uint32_t nops, ndev;
+	uint64_t n, prev = 0, v[16], nops, ndev;
 
 	memset(t, 0, sizeof(*t));
-	if (len < 4 + 8 + 4 || memcmp(p, FMT_FOOTER_MAGIC, 4))
+	if (len < 4 + 4 || memcmp(p, FMT_FOOTER_MAGIC, 4))
 		return IST_ECORRUPT;
 	if (fmt_get32(p + len - 4) != (uint32_t)crc32(0, p, (uInt)(len - 4)))
 		return IST_ECRC;
 	end = p + len - 4;
 	q = p + 4;
-	n = fmt_get64(q);
-	q += 8;
-	if (n > (uint64_t)(end - q) / FOOTER_INDEX_ENTRY)
+	if (fmt_get_varint(&q, end, &n) || n > (uint64_t)(end - q) / 4)
 		return IST_ECORRUPT;
 	idx = malloc((n ? n : 1) * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
 	for (uint64_t i = 0; i < n; i++) {
-		idx[i].offset = fmt_get64(q);
-		idx[i].first_t_ns = fmt_get64(q + 8);
-		idx[i].last_t_ns = fmt_get64(q + 16);
-		idx[i].count = fmt_get32(q + 24);
-		q += FOOTER_INDEX_ENTRY;
+		for (int k = 0; k < 4; k++)
+			if (fmt_get_varint(&q, end, &v[k]))
+				goto corrupt;
+		if (v[3] > UINT32_MAX || v[0] > UINT64_MAX - prev ||
+		    v[2] > UINT64_MAX - v[1])
+			goto corrupt;
+		prev += v[0];
+		idx[i].offset = prev;
+		idx[i].first_t_ns = v[1];
+		idx[i].last_t_ns = v[1] + v[2];
+		idx[i].count = (uint32_t)v[3];
 	}
-	if (end - q < 8 * 3 + 4)
+	if (fmt_get_varint(&q, end, &t->records) ||
+	    fmt_get_varint(&q, end, &t->first_t_ns) ||
+	    fmt_get_varint(&q, end, &t->last_t_ns) ||
+	    fmt_get_varint(&q, end, &nops) || nops > 256)
 		goto corrupt;
-	t->records = fmt_get64(q);
-	t->first_t_ns = fmt_get64(q + 8);
-	t->last_t_ns = fmt_get64(q + 16);
-	nops = fmt_get32(q + 24);
-	q += 28;
-	if (nops > 256 || (uint64_t)(end - q) < (uint64_t)nops * 16 + 8 * 4 + 8)
-		goto corrupt;
-	for (uint32_t i = 0; i < nops; i++, q += 16) {
+	for (uint64_t i = 0; i < nops; i++) {
+		if (fmt_get_varint(&q, end, &v[0]) || fmt_get_varint(&q, end, &v[1]))
+			goto corrupt;
 		if (i < IST_OP_COUNT) {
-			t->count[i] = fmt_get64(q);
-			t->bytes[i] = fmt_get64(q + 8);
+			t->count[i] = v[0];
+			t->bytes[i] = v[1];
 		}
 	}
-	t->streams = fmt_get64(q);
-	t->txns = fmt_get64(q + 8);
-	t->with_latency = fmt_get64(q + 16);
-	t->out_of_order = fmt_get64(q + 24);
-	t->flags_exact = fmt_get32(q + 32);
-	ndev = fmt_get32(q + 36);
-	q += 40;
-	if (ndev > IST_MAX_FOOTER_DEVICES || (uint64_t)(end - q) < (uint64_t)ndev * 8)
+	if (fmt_get_varint(&q, end, &t->streams) ||
+	    fmt_get_varint(&q, end, &t->txns) ||
+	    fmt_get_varint(&q, end, &t->with_latency) ||
+	    fmt_get_varint(&q, end, &t->out_of_order) ||
+	    fmt_get_varint(&q, end, &v[0]) || v[0] > UINT32_MAX ||
+	    fmt_get_varint(&q, end, &ndev) || ndev > IST_MAX_FOOTER_DEVICES ||
+	    ndev > (uint64_t)(end - q))
 		goto corrupt;
+	t->flags_exact = (uint32_t)v[0];
 	if (ndev) {
 		t->dev_max_end = malloc(ndev * sizeof(uint64_t));
 		if (!t->dev_max_end) {
 			free(idx);
 			return -ENOMEM;
 		}
-		for (uint32_t i = 0; i < ndev; i++, q += 8)
-			t->dev_max_end[i] = fmt_get64(q);
+		for (uint64_t i = 0; i < ndev; i++)
+			if (fmt_get_varint(&q, end, &t->dev_max_end[i])) {
+				ist_totals_release(t);
+				goto corrupt;
+			}
 	}
-	t->ndev = ndev;
+	t->ndev = (uint32_t)ndev;
 	/* bytes left before the CRC belong to later minor versions */
 	*idxp = idx;
 	*nchunks = n;

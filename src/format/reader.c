@@ -38,6 +38,7 @@ struct ist_reader {
 	size_t scratch_cap;
 	z_stream zs;
 	int zs_ready;
+	struct fmt_hist *hist;
 };
 
 static int pread_all(int fd, void *buf, size_t len, uint64_t off)
@@ -86,7 +87,8 @@ static int read_header(ist_reader *r)
 		/* a short file is not an IST file unless its start says so */
 		size_t n = r->file_size < FMT_MAGIC_LEN ? r->file_size : FMT_MAGIC_LEN;
 
-		if (pread_all(r->fd, fixed, n, 0) || memcmp(fixed, FMT_MAGIC, n))
+		if (n == 0 || pread_all(r->fd, fixed, n, 0) ||
+		    memcmp(fixed, FMT_MAGIC, n))
 			return IST_EFORMAT;
 		return IST_ETRUNC;
 	}
@@ -308,6 +310,11 @@ int ist_reader_open(ist_reader **rp, const char *path)
 	ret = read_header(r);
 	if (ret)
 		goto fail;
+	r->hist = calloc(1, sizeof(*r->hist));
+	if (!r->hist) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	if (inflateInit2(&r->zs, -15) != Z_OK) {
 		ret = IST_EZLIB;
 		goto fail;
@@ -347,6 +354,7 @@ void ist_reader_close(ist_reader *r)
 	free(r->check_buf);
 	free(r->payload);
 	free(r->scratch);
+	free(r->hist);
 	free(r);
 }
 
@@ -514,7 +522,7 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 	}
 	memset(r->scratch + scratch_used, 0, FMT_PAD);
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
-		ret = fmt_decode_column((enum fmt_col)c, &desc[c], colp[c], recs,
+		ret = fmt_decode_column(r->hist, (enum fmt_col)c, &desc[c], colp[c], recs,
 					count);
 		if (ret)
 			return ret;

@@ -25,7 +25,7 @@ struct pairset {
 	int full;     /* hit the cap: count is a lower bound */
 };
 
-struct fmt_totals_acc {
+struct ist_totals_acc {
 	struct ist_totals t;
 	uint32_t dev_cap;
 	uint64_t prev_t;
@@ -98,9 +98,9 @@ static int pairset_add(struct pairset *s, uint64_t a, uint64_t b)
 	return 0;
 }
 
-struct fmt_totals_acc *fmt_totals_acc_new(void)
+ist_totals_acc *ist_totals_acc_new(void)
 {
-	struct fmt_totals_acc *a = calloc(1, sizeof(*a));
+	ist_totals_acc *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
@@ -108,7 +108,7 @@ struct fmt_totals_acc *fmt_totals_acc_new(void)
 	return a;
 }
 
-void fmt_totals_acc_free(struct fmt_totals_acc *a)
+void ist_totals_acc_free(ist_totals_acc *a)
 {
 	if (!a)
 		return;
@@ -118,7 +118,7 @@ void fmt_totals_acc_free(struct fmt_totals_acc *a)
 	free(a);
 }
 
-int fmt_totals_acc_reserve_dev(struct fmt_totals_acc *a, uint32_t ndev)
+int ist_totals_acc_reserve_dev(ist_totals_acc *a, uint32_t ndev)
 {
 	if (ndev > IST_MAX_FOOTER_DEVICES)
 		return IST_EDEVICE;
@@ -148,7 +148,7 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 	return s < a ? UINT64_MAX : s;
 }
 
-int fmt_totals_acc_add(struct fmt_totals_acc *a, const struct ist_record *recs,
+int ist_totals_acc_add(ist_totals_acc *a, const struct ist_record *recs,
 		       size_t n)
 {
 	struct ist_totals *t = &a->t;
@@ -159,7 +159,7 @@ int fmt_totals_acc_add(struct fmt_totals_acc *a, const struct ist_record *recs,
 		uint64_t end;
 
 		if (r->dev >= t->ndev) {
-			ret = fmt_totals_acc_reserve_dev(a, r->dev + 1);
+			ret = ist_totals_acc_reserve_dev(a, r->dev + 1);
 			if (ret)
 				return ret;
 		}
@@ -203,7 +203,7 @@ int fmt_totals_acc_add(struct fmt_totals_acc *a, const struct ist_record *recs,
 	return 0;
 }
 
-const struct ist_totals *fmt_totals_acc_get(const struct fmt_totals_acc *a)
+const struct ist_totals *ist_totals_acc_get(const ist_totals_acc *a)
 {
 	struct ist_totals *t = (struct ist_totals *)&a->t;
 

@@ -38,7 +38,8 @@ struct ist_writer {
 	uint64_t file_off;   /* bytes written so far */
 	struct ist_chunk_info *idx;
 	uint64_t nidx, idx_cap;
-	struct fmt_totals_acc *acc;
+	ist_totals_acc *acc;
+	struct fmt_hist *hist;
 };
 
 static int write_all(ist_writer *w, const void *buf, size_t len)
@@ -138,15 +139,16 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	}
 	w->recs = malloc(w->chunk_records * sizeof(*w->recs));
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
-	w->acc = fmt_totals_acc_new();
-	if (!w->recs || !w->colbuf || !w->acc)
+	w->acc = ist_totals_acc_new();
+	w->hist = calloc(1, sizeof(*w->hist));
+	if (!w->recs || !w->colbuf || !w->acc || !w->hist)
 		return -ENOMEM;
 	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return IST_EZLIB;
 	w->zs_ready = 1;
 	if (h) {
-		ret = fmt_totals_acc_reserve_dev(w->acc,
+		ret = ist_totals_acc_reserve_dev(w->acc,
 						 ist_header_device_count(h));
 		if (ret)
 			return ret;
@@ -166,7 +168,8 @@ static void writer_free(ist_writer *w)
 	free(w->colbuf);
 	free(w->data);
 	free(w->idx);
-	fmt_totals_acc_free(w->acc);
+	ist_totals_acc_free(w->acc);
+	free(w->hist);
 	free(w);
 }
 
@@ -264,6 +267,18 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 
 	if (len < 64)
 		return 0;
+	if (len > 16384) {
+		/* random offsets or latencies barely deflate: a sample
+		 * of the column says whether the whole is worth trying */
+		if (deflateReset(&w->zs) != Z_OK)
+			return 0;
+		w->zs.next_in = (Bytef *)in;
+		w->zs.avail_in = 4096;
+		w->zs.next_out = out;
+		w->zs.avail_out = 4096 - 4096 / 16;
+		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
+			return 0;
+	}
 	if (deflateReset(&w->zs) != Z_OK)
 		return 0;
 	w->zs.next_in = (Bytef *)in;
@@ -300,7 +315,7 @@ static int write_chunk(ist_writer *w)
 		struct fmt_coldesc *d = &desc[c];
 		size_t z;
 
-		fmt_encode_column((enum fmt_col)c, w->recs, n, w->colbuf, d);
+		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
 		z = try_deflate(w, w->colbuf, d->raw_len, w->data + dlen);
 		if (z) {
 			d->store = FMT_STORE_DEFLATE;
@@ -362,7 +377,7 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		if (recs[i].dev >= IST_MAX_FOOTER_DEVICES)
 			return IST_EDEVICE;
 	}
-	ret = fmt_totals_acc_add(w->acc, recs, n);
+	ret = ist_totals_acc_add(w->acc, recs, n);
 	if (ret)
 		return w->err = ret;
 	while (n) {
@@ -397,7 +412,7 @@ int ist_writer_flush(ist_writer *w)
 
 const struct ist_totals *ist_writer_totals(const ist_writer *w)
 {
-	return fmt_totals_acc_get(w->acc);
+	return ist_totals_acc_get(w->acc);
 }
 
 static int write_footer(ist_writer *w)
@@ -410,7 +425,7 @@ static int write_footer(ist_writer *w)
 	ret = write_chunk(w);
 	if (ret)
 		return ret;
-	ret = fmt_footer_encode(w->idx, w->nidx, fmt_totals_acc_get(w->acc),
+	ret = fmt_footer_encode(w->idx, w->nidx, ist_totals_acc_get(w->acc),
 				&buf, &len);
 	if (ret)
 		return ret;

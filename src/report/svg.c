@@ -16,6 +16,11 @@ static const char *const palette[] = {
 	"#E69F00", "#56B4E9", "#F0E442", "#000000",
 };
 
+const char *rpt_palette(unsigned i)
+{
+	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
+}
+
 void rpt_xml_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -220,11 +225,13 @@ int rpt_svg_chart(FILE *f, const struct rpt_chart *c,
 	fputs("</text>\n", f);
 
 	for (size_t i = 0; i < ns; i++) {
-		const char *col = palette[i % (sizeof(palette) / sizeof(palette[0]))];
+		const char *col = rpt_palette(s[i].colour ? s[i].colour - 1 : (unsigned)i);
+		const char *dash = s[i].dashed ? " stroke-dasharray=\"6,3\"" :
+				   s[i].dotted ? " stroke-dasharray=\"1.5,2.5\"" : "";
 		size_t drawn = 0;
 
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s points=\"",
-			col, s[i].dashed ? " stroke-dasharray=\"5,3\"" : "");
+			col, dash);
 		for (size_t j = 0; j < s[i].n; j++) {
 			if (!drawable(&ax, s[i].x[j]) || !drawable(&ay, s[i].y[j]))
 				continue;
@@ -232,7 +239,7 @@ int rpt_svg_chart(FILE *f, const struct rpt_chart *c,
 			drawn++;
 		}
 		fputs("\"/>\n", f);
-		if (drawn == 1) /* a lone point is invisible as a line */
+		if (drawn == 1 || s[i].markers) /* a lone point is invisible as a line */
 			for (size_t j = 0; j < s[i].n; j++)
 				if (drawable(&ax, s[i].x[j]) && drawable(&ay, s[i].y[j]))
 					fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
@@ -244,8 +251,7 @@ int rpt_svg_chart(FILE *f, const struct rpt_chart *c,
 
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 				"stroke-width=\"3\"%s/><text x=\"%.1f\" y=\"%.1f\">",
-				lx, ly - 4, lx + 22, ly - 4, col,
-				s[i].dashed ? " stroke-dasharray=\"5,3\"" : "", lx + 28, ly);
+				lx, ly - 4, lx + 22, ly - 4, col, dash, lx + 28, ly);
 			rpt_xml_escape(f, s[i].label);
 			fputs("</text>\n", f);
 		}

@@ -12,7 +12,16 @@ struct rpt_series {
 	const double *y;
 	size_t n;
 	int dashed; /* draw with a dashed line (e.g. a recorded reference) */
+	int dotted; /* draw with a dotted line                              */
+	int markers; /* a circle at each point (sweep curves)               */
+	unsigned colour; /* 1-based palette index (same run, same colour);
+			    0 = by position in the series array             */
 };
+
+/* The number of distinct colours of the palette. */
+#define RPT_PALETTE_SIZE 8
+/* The colour of palette index i (0-based, wraps), "#rrggbb". */
+const char *rpt_palette(unsigned i);
 
 struct rpt_chart {
 	const char *title;
