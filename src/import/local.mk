@@ -140,3 +140,5 @@ tests_fuzz_fuzz_import_ist_csv_SOURCES = tests/fuzz/fuzz_import_ist_csv.c tests/
 tests_fuzz_fuzz_import_ist_csv_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_import_ist_csv_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_import_ist_csv_LDADD = $(TEST_LIBS)
+
+dist_man_MANS += man/iostorm-import.1 man/iostorm-export.1
