@@ -142,3 +142,4 @@ tests_fuzz_fuzz_import_ist_csv_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_import_ist_csv_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-import.1 man/iostorm-export.1
+EXTRA_DIST += bench/import.sh
