@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # bench/import.sh - import speed per format (records/s, one core) on the
 # largest real samples, replicated (times shifted forward, so the input
-# stays in order) to a few million records in a temporary file.  The peer
+# stays in order) to a few million records in a temporary file.  "parse"
+# is `import --check` (read, decompress, parse, count), "import" the whole
+# conversion including sorting and writing the IST file.  The peer
 # is awk reading the same file and summing one column (a floor for any text
 # parser); for the binary formats `cat` shows the I/O floor.  Medians of
 # RUNS runs.  Speeds are per CPU second (user + system time of the process
@@ -10,7 +12,9 @@
 #
 #   bench/import.sh [RECORDS] [RUNS]     (defaults 4000000 and 3)
 #
-# Needs the built ./iostorm, perl, and ../shared/realdata (SHARED_DIR).
+# Needs the built ./iostorm, perl, bc, GNU time, taskset and
+# ../shared/realdata (SHARED_DIR).  For blktrace and blkparse "records"
+# are the trace events read (the D records written are far fewer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-4000000}
@@ -84,7 +88,7 @@ timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
 	done | median
 }
 
-printf '%-10s %9s %8s %10s %9s %9s %8s\n' format records MB "records/s" "peer s" "iostorm s" "ratio"
+printf '%-10s %9s %6s %11s %11s %8s %8s %8s %9s\n' format records MB "parse rec/s" "import r/s" "peer s" "parse s" "import s" "peer/imp"
 for fmt in msr systor tencent mqsim vscsi-csv blkparse vscsi blktrace; do
 	prep "$fmt"
 	in=$W/$fmt.in
@@ -98,13 +102,17 @@ for fmt in msr systor tencent mqsim vscsi-csv blkparse vscsi blktrace; do
 	# blktrace: the work is the events read (Q, G, I, D, C, ...), not the
 	# D records written
 	[ "$fmt" != blktrace ] || recs=$(cat "$W/events")
+	# blkparse: likewise the event lines read (one D record per ~300 here)
+	[ "$fmt" != blkparse ] || recs=$(wc -l <"$in")
 	t=$(timeit taskset -c 0 "$IOSTORM" import -q "${args[@]}" "$in" -o "$W/o.ist")
+	tp=$(timeit taskset -c 0 "$IOSTORM" import -q --check "${args[@]}" "$in")
 	if [ "$fmt" = blktrace ] || [ "$fmt" = vscsi ]; then
 		peer=$(timeit taskset -c 0 cat "${in}"* ); peer_name=cat
 	else
 		peer=$(timeit taskset -c 0 awk -F, '{ n++; s += $2 } END { print n, s }' "$in"); peer_name=awk
 	fi
-	printf '%-10s %9d %8.0f %10.0f %9.3f %9.3f %8s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
-		"$(echo "$recs / $t" | bc -l)" "$peer" "$t" "$(printf '%.2fx' "$(echo "$peer / $t" | bc -l)")$([ $peer_name = cat ] && echo '(cat)')"
+	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
+		"$(echo "$recs / $tp" | bc -l)" "$(echo "$recs / $t" | bc -l)" "$peer" "$tp" "$t" \
+		"$(printf '%.2fx' "$(echo "$peer / $t" | bc -l)")$([ $peer_name = cat ] && echo '(cat)')"
 	rm -f "$in" "$in".blktrace.* "$W/o.ist"
 done

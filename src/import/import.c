@@ -17,11 +17,13 @@
 extern const struct imp_format imp_fmt_fio, imp_fmt_blkparse,
 	imp_fmt_blktrace, imp_fmt_msr, imp_fmt_systor, imp_fmt_spc,
 	imp_fmt_alibaba, imp_fmt_tencent, imp_fmt_disksim, imp_fmt_mqsim,
-	imp_fmt_vscsi, imp_fmt_vscsi_csv, imp_fmt_ist_csv, imp_fmt_csv;
+	imp_fmt_vscsi, imp_fmt_vscsi_csv, imp_fmt_ist_csv, imp_fmt_csv,
+	imp_fmt_pcap;
 
 /* Order matters only for equal detection scores: earlier wins. */
 const struct imp_format *const imp_formats[] = {
 	&imp_fmt_blktrace,
+	&imp_fmt_pcap,
 	&imp_fmt_vscsi,
 	&imp_fmt_fio,
 	&imp_fmt_blkparse,
@@ -121,6 +123,11 @@ static uint64_t name_hash(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
 	return h | 1;
+}
+
+ist_header *imp_header(struct imp_ctx *c)
+{
+	return c->h;
 }
 
 int imp_device(struct imp_ctx *c, const char *name, size_t len)
@@ -247,6 +254,18 @@ int imp_bad_file(struct imp_ctx *c, const char *path, const char *fmt, ...)
 	va_end(ap);
 	c->fatal = 1;
 	return IST_EPARSE;
+}
+
+int imp_fail(struct imp_ctx *c, const char *path, const char *where,
+	     const char *reason, int err)
+{
+	struct imp_result *r = c->res;
+
+	snprintf(r->err_file, sizeof(r->err_file), "%s", path ? path : "");
+	snprintf(r->err_where, sizeof(r->err_where), "%s", where);
+	snprintf(r->err_reason, sizeof(r->err_reason), "%s", reason);
+	c->fatal = 1;
+	return err;
 }
 
 int imp_fatal(struct imp_ctx *c, int err)
@@ -517,7 +536,8 @@ out:
 
 struct sort_emit {
 	struct imp_sorter *sorter;
-	uint64_t n;
+	uint64_t n, reordered;
+	int64_t min_t, max_t;
 };
 
 static int emit_to_sorter(void *ctx, const struct ist_record *rec)
@@ -526,6 +546,25 @@ static int emit_to_sorter(void *ctx, const struct ist_record *rec)
 
 	e->n++;
 	return imp_sorter_add(e->sorter, rec);
+}
+
+/* --check: count, nothing kept */
+static int emit_check(void *ctx, const struct ist_record *rec)
+{
+	struct sort_emit *e = ctx;
+	int64_t t = (int64_t)rec->t_ns;
+
+	if (e->n++ == 0) {
+		e->min_t = e->max_t = t;
+		return 0;
+	}
+	if (t < e->max_t)
+		e->reordered++;
+	else
+		e->max_t = t;
+	if (t < e->min_t)
+		e->min_t = t;
+	return 0;
 }
 
 static void fmt_start_time(int64_t t, const char *epoch, char *buf,
@@ -663,6 +702,18 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 			goto out;
 	}
 	res->format = f;
+	if (!out) {
+		/* parse only */
+		c.emit = emit_check;
+		c.emit_ctx = &se;
+		ret = parse_inputs(&c, f, inputs, n);
+		res->records = se.n;
+		res->reordered = se.reordered;
+		res->start_ns = se.min_t;
+		if (ret && !res->err_reason[0])
+			io_error(res, inputs[0], "reading", ret);
+		goto out;
+	}
 	o.c = &c;
 	o.f = f;
 	o.inputs = inputs;
@@ -673,7 +724,7 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 	sink.write = sink_write;
 	sink.demote = sink_demote;
 	ret = imp_sorter_new(&o.sorter, opt->sort_window ? opt->sort_window :
-					    (1u << 20), opt->tmpdir,
+					    IMP_SORT_WINDOW, opt->tmpdir,
 			     opt->absolute_time || (f->flags & IMP_KEEP_TIME),
 			     &sink);
 	if (ret)

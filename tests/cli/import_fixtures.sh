@@ -112,12 +112,20 @@ awk '$2 == 0' "$TMP/seq.trace" >"$TMP/one.trace"
 expect_status 0 "$IOSTORM" import --sort-window 100 "$TMP/one.trace" -o "$TMP/one.ist"
 expect_grep 'reordered 0 records \(sort runs spilled: 0\)' "$TMP/out"
 
+# --check: parse and count, write nothing
+expect_status 0 "$IOSTORM" import --check "$D/systor.csv"
+expect_grep '^checked 4 records in 1 file \(format systor\)$' "$TMP/out"
+expect_grep '^reordered 2 records' "$TMP/out"
+expect_status 1 "$IOSTORM" import --check "$D/systor-bad.csv"
+expect_err_line "^iostorm: $D/systor-bad.csv: line 3: bad offset"
+expect_status 2 "$IOSTORM" import --check "$D/systor.csv" -o "$TMP/x.ist"
+
 # usage errors
 expect_status 2 "$IOSTORM" import "$D/msr.csv"
 expect_status 2 "$IOSTORM" import --format nope "$D/msr.csv" -o "$TMP/x.ist"
 expect_status 2 "$IOSTORM" import --event X "$D/msr.csv" -o "$TMP/x.ist"
 expect_status 0 "$IOSTORM" import --list-formats
-for f in fio blkparse blktrace msr systor spc alibaba tencent disksim mqsim vscsi vscsi-csv csv ist-csv; do
+for f in fio blkparse blktrace pcap msr systor spc alibaba tencent disksim mqsim vscsi vscsi-csv csv ist-csv; do
 	expect_grep "^$f " "$TMP/out"
 done
 # a missing input
