@@ -25,3 +25,9 @@ check_PROGRAMS += tests/cli/dio_seq
 tests_cli_dio_seq_SOURCES = tests/cli/dio_seq.c
 TESTS += tests/cli/record_live.sh
 EXTRA_DIST += tests/cli/record_live.sh
+
+check_PROGRAMS += tests/unit/test_capture
+TESTS += tests/unit/test_capture
+tests_unit_test_capture_SOURCES = tests/unit/test_capture.c
+tests_unit_test_capture_CFLAGS = $(TEST_CFLAGS) -DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_capture_LDADD = $(TEST_LIBS)
