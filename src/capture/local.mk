@@ -31,3 +31,10 @@ TESTS += tests/unit/test_capture
 tests_unit_test_capture_SOURCES = tests/unit/test_capture.c
 tests_unit_test_capture_CFLAGS = $(TEST_CFLAGS) -DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_capture_LDADD = $(TEST_LIBS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_pcap
+check_PROGRAMS += tests/fuzz/fuzz_pcap
+tests_fuzz_fuzz_pcap_SOURCES = tests/fuzz/fuzz_pcap.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_pcap_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_pcap_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_pcap_LDADD = $(TEST_LIBS)
