@@ -48,3 +48,6 @@ tests_fuzz_fuzz_runjson_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-report.1 man/iostorm-compare.1 man/iostorm-sweep.1 \
 	man/iostorm-precondition.1
+
+TESTS += tests/cli/report-screenshot.sh
+EXTRA_DIST += tests/cli/report-screenshot.sh tests/cli/pngstat.py
