@@ -673,33 +673,30 @@ const char *rpt_run_setting(const struct rpt_run *r, const char *key)
 
 #define PO(f) offsetof(struct rpt_pcts, f)
 
-/* Pseudo-offsets for figures that are not latency summaries. */
-enum { M_IOPS = 1000, M_MBPS, M_TPS, M_CPU, M_ERRORS, M_TXN_MEAN, M_TXN_P99,
-       M_READ_P99, M_WRITE_P99, M_READ_IOPS, M_WRITE_IOPS };
-
 const struct rpt_metric rpt_metrics[] = {
-	{ "iops", "IOPS", "IOPS", 1, 0, RPT_IV_IOPS, M_IOPS },
-	{ "mbps", "Throughput", "MB/s", 1, 0, RPT_IV_MBPS, M_MBPS },
-	{ "tps", "TPS-eq", "txn/s", 1, 0, RPT_IV_TPS, M_TPS },
-	{ "lat_mean", "Mean latency", "us", 0, 1, RPT_IV_LAT, PO(mean) },
-	{ "lat_p50", "p50 latency", "us", 0, 1, RPT_IV_LAT, PO(p50) },
-	{ "lat_p90", "p90 latency", "us", 0, 1, RPT_IV_LAT, PO(p90) },
-	{ "lat_p99", "p99 latency", "us", 0, 1, RPT_IV_LAT, PO(p99) },
-	{ "lat_p999", "p99.9 latency", "us", 0, 1, RPT_IV_LAT, PO(p999) },
-	{ "lat_p9999", "p99.99 latency", "us", 0, 1, RPT_IV_NONE, PO(p9999) },
-	{ "lat_max", "Max latency", "us", 0, 1, RPT_IV_NONE, PO(max) },
-	{ "lat_stddev", "Latency std dev", "us", 0, 1, RPT_IV_NONE, PO(stddev) },
-	{ "read_iops", "Read IOPS", "IOPS", 1, 0, RPT_IV_NONE, M_READ_IOPS },
-	{ "write_iops", "Write IOPS", "IOPS", 1, 0, RPT_IV_NONE, M_WRITE_IOPS },
-	{ "read_p99", "Read p99 latency", "us", 0, 1, RPT_IV_NONE, M_READ_P99 },
-	{ "write_p99", "Write p99 latency", "us", 0, 1, RPT_IV_NONE, M_WRITE_P99 },
-	{ "txn_mean", "Mean txn latency", "us", 0, 1, RPT_IV_NONE, M_TXN_MEAN },
-	{ "txn_p99", "p99 txn latency", "us", 0, 1, RPT_IV_NONE, M_TXN_P99 },
-	{ "late_p99", "p99 lateness", "us", 0, 1, RPT_IV_LATE, PO(p99) },
-	{ "late_max", "Max lateness", "us", 0, 1, RPT_IV_NONE, PO(max) + 10000 },
-	{ "errors", "I/O errors", "", 0, 0, RPT_IV_NONE, M_ERRORS },
-	{ "cpu_per_io", "CPU per I/O", "us", 0, 1, RPT_IV_NONE, M_CPU },
-	{ NULL, NULL, NULL, 0, 0, RPT_IV_NONE, 0 },
+	{ "iops", "IOPS", "IOPS", 1, 0, RPT_V_IOPS, RPT_IV_IOPS, 0 },
+	{ "mbps", "Throughput", "MB/s", 1, 0, RPT_V_MBPS, RPT_IV_MBPS, 0 },
+	{ "tps", "TPS-eq", "txn/s", 1, 0, RPT_V_TPS, RPT_IV_TPS, 0 },
+	{ "lat_mean", "Mean latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(mean) },
+	{ "lat_p50", "p50 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p50) },
+	{ "lat_p90", "p90 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p90) },
+	{ "lat_p99", "p99 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p99) },
+	{ "lat_p999", "p99.9 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p999) },
+	/* an interval holds too few I/Os for its p99.99 or max to mean much */
+	{ "lat_p9999", "p99.99 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_NONE, PO(p9999) },
+	{ "lat_max", "Max latency", "us", 0, 1, RPT_V_LAT, RPT_IV_NONE, PO(max) },
+	{ "lat_stddev", "Latency std dev", "us", 0, 1, RPT_V_LAT, RPT_IV_NONE, PO(stddev) },
+	{ "read_iops", "Read IOPS", "IOPS", 1, 0, RPT_V_READ_IOPS, RPT_IV_NONE, 0 },
+	{ "write_iops", "Write IOPS", "IOPS", 1, 0, RPT_V_WRITE_IOPS, RPT_IV_NONE, 0 },
+	{ "read_p99", "Read p99 latency", "us", 0, 1, RPT_V_READ_LAT, RPT_IV_NONE, PO(p99) },
+	{ "write_p99", "Write p99 latency", "us", 0, 1, RPT_V_WRITE_LAT, RPT_IV_NONE, PO(p99) },
+	{ "txn_mean", "Mean txn latency", "us", 0, 1, RPT_V_TXN_LAT, RPT_IV_NONE, PO(mean) },
+	{ "txn_p99", "p99 txn latency", "us", 0, 1, RPT_V_TXN_LAT, RPT_IV_NONE, PO(p99) },
+	{ "late_p99", "p99 lateness", "us", 0, 1, RPT_V_LATE, RPT_IV_LATE, PO(p99) },
+	{ "late_max", "Max lateness", "us", 0, 1, RPT_V_LATE, RPT_IV_NONE, PO(max) },
+	{ "errors", "I/O errors", "", 0, 0, RPT_V_ERRORS, RPT_IV_NONE, 0 },
+	{ "cpu_per_io", "CPU per I/O", "us", 0, 1, RPT_V_CPU_PER_IO, RPT_IV_NONE, 0 },
+	{ NULL, NULL, NULL, 0, 0, RPT_V_IOPS, RPT_IV_NONE, 0 },
 };
 
 const struct rpt_metric *rpt_metric_find(const char *key)
@@ -719,30 +716,26 @@ double rpt_pcts_field(const struct rpt_pcts *p, size_t off)
 
 double rpt_metric_value(const struct rpt_metric *m, const struct rpt_run *r)
 {
-	switch (m->pcts_off) {
-	case M_IOPS: return r->iops;
-	case M_MBPS: return r->mbps;
-	case M_TPS: return r->txns > 0 ? r->tps : NAN;
-	case M_CPU: return r->ios > 0 && r->cpu_s > 0 ? r->cpu_s / r->ios * 1e9 : NAN;
-	case M_ERRORS: return r->errors;
-	case M_TXN_MEAN: return r->txns > 0 ? rpt_pcts_field(&r->txn_lat, PO(mean)) : NAN;
-	case M_TXN_P99: return r->txns > 0 ? rpt_pcts_field(&r->txn_lat, PO(p99)) : NAN;
-	case M_READ_P99: return rpt_pcts_field(&r->op_lat[IST_OP_READ], PO(p99));
-	case M_WRITE_P99: return rpt_pcts_field(&r->op_lat[IST_OP_WRITE], PO(p99));
-	case M_READ_IOPS:
+	switch (m->value) {
+	case RPT_V_IOPS: return r->iops;
+	case RPT_V_MBPS: return r->mbps;
+	case RPT_V_TPS: return r->txns > 0 ? r->tps : NAN;
+	case RPT_V_LAT: return rpt_pcts_field(&r->lat, m->pcts_off);
+	case RPT_V_LATE: return rpt_pcts_field(&r->late, m->pcts_off);
+	case RPT_V_TXN_LAT: return r->txns > 0 ? rpt_pcts_field(&r->txn_lat, m->pcts_off) : NAN;
+	case RPT_V_READ_LAT: return rpt_pcts_field(&r->op_lat[IST_OP_READ], m->pcts_off);
+	case RPT_V_WRITE_LAT: return rpt_pcts_field(&r->op_lat[IST_OP_WRITE], m->pcts_off);
+	case RPT_V_READ_IOPS:
 		return r->op_ios[IST_OP_READ] > 0 && r->elapsed_s > 0 ?
 		       r->op_ios[IST_OP_READ] / r->elapsed_s : NAN;
-	case M_WRITE_IOPS:
+	case RPT_V_WRITE_IOPS:
 		return r->op_ios[IST_OP_WRITE] > 0 && r->elapsed_s > 0 ?
 		       r->op_ios[IST_OP_WRITE] / r->elapsed_s : NAN;
-	default:
-		break;
+	case RPT_V_ERRORS: return r->errors;
+	case RPT_V_CPU_PER_IO:
+		return r->ios > 0 && r->cpu_s > 0 ? r->cpu_s / r->ios * 1e9 : NAN;
 	}
-	if (m->pcts_off >= 10000)
-		return rpt_pcts_field(&r->late, m->pcts_off - 10000);
-	if (m->src == RPT_IV_LATE)
-		return rpt_pcts_field(&r->late, m->pcts_off);
-	return rpt_pcts_field(&r->lat, m->pcts_off);
+	return NAN;
 }
 
 double rpt_metric_interval(const struct rpt_metric *m,
