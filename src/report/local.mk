@@ -5,6 +5,8 @@ libiostorm_core_la_SOURCES += \
 	src/report/svg.h \
 	src/report/run.c \
 	src/report/run.h \
+	src/report/jscan.c \
+	src/report/jscan.h \
 	src/report/html.c \
 	src/report/report.h \
 	src/report/noise.c \
