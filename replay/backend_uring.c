@@ -179,8 +179,16 @@ static void uring_fini(struct rpl_worker *w)
 
 	if (!u)
 		return;
-	if (u->ring_ok)
+	if (u->ring_ok) {
+		/* The ring is torn down asynchronously after close: release
+		 * the registered files now, or the O_EXCL claim on a block
+		 * device outlives the run by some milliseconds. */
+		if (u->fixed_files)
+			io_uring_unregister_files(&u->ring);
+		if (u->fixed_bufs)
+			io_uring_unregister_buffers(&u->ring);
 		io_uring_queue_exit(&u->ring);
+	}
 	free(u->rbuf);
 	if (u->sbuf)
 		for (unsigned i = 0; i < w->iodepth; i++)

@@ -151,7 +151,7 @@ struct rpl_closed {
 int rpl_closed_init(struct rpl_worker *w)
 {
 	struct rpl_closed *c = calloc(1, sizeof(*c));
-	unsigned n = 8192 + 1;
+	unsigned n = 65536 + 1;
 
 	if (!c)
 		return -ENOMEM;

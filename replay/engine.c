@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 #include "replay/internal.h"
 
-#define QUEUE_SIZE 8192u     /* records per worker queue (power of two) */
+#define QUEUE_SIZE 65536u    /* records per worker queue (power of two) */
 #define DECODE_BATCH 512u
 #define MAX_SLEEP_NS 2000000ull /* wake at least every 2 ms (stop, intervals) */
 
@@ -93,6 +94,9 @@ void rpl_feature(struct rpl_run *r, const char *name)
 	}
 	pthread_mutex_unlock(&r->lock);
 }
+
+static int fail(struct rpl_run *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int fail(struct rpl_run *r, int err, const char *fmt, ...)
 {
@@ -555,7 +559,18 @@ static void *worker_main(void *arg)
 	struct rpl_run *r = w->run;
 	int ret;
 
+	/* Timers of this thread fire on time, not up to 50 us late. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (r->o.realtime) {
+		struct sched_param sp = { .sched_priority = 10 };
+
+		ret = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (ret && w->id == 0)
+			rpl_note(r, "--realtime: SCHED_FIFO refused (%s), normal scheduling",
+				 strerror(ret));
+		else if (!ret && w->id == 0)
+			rpl_feature(r, "sched_fifo");
+	}
 	ret = w->be->init(w);
 	if (ret < 0 && !w->errmsg[0])
 		snprintf(w->errmsg, sizeof(w->errmsg), "%s back-end: %s",
@@ -603,7 +618,7 @@ static unsigned pick_worker(struct rpl_run *r, const struct ist_record *rec,
 static int decoder_push(struct rpl_run *r, unsigned wi, const struct rpl_io *io)
 {
 	struct rpl_queue *q = &r->w[wi].q;
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = { 0, 1000000 };
 
 	while (!queue_push(q, io)) {
 		if (atomic_load_explicit(&r->stop, memory_order_relaxed))

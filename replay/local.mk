@@ -5,7 +5,7 @@ libiostorm_core_la_SOURCES += \
 	replay/internal.h \
 	replay/hist.c \
 	replay/source.c \
-	replay/source_ist_stub.c \
+	replay/source_ist.c \
 	replay/engine.c \
 	replay/results.c \
 	replay/target.c \
@@ -14,7 +14,7 @@ libiostorm_core_la_SOURCES += \
 	replay/backend_uring.c \
 	replay/backend_null.c \
 	replay/report.c
-EXTRA_DIST += replay/source_ist.c
+
 
 iostorm_SOURCES += src/cli/cmd_replay.c
 
@@ -25,3 +25,7 @@ tests_unit_test_replay_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_replay_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-replay.1 man/iostorm-timing.7
+
+TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
+EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
+EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh

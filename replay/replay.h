@@ -143,6 +143,7 @@ struct rpl_opts {
 	unsigned data_param;        /* compress: ratio x 100; dedupe: percent  */
 	uint64_t seed;              /* data pattern seed (0 = fixed default)   */
 	int sqpoll, iopoll;
+	int realtime;               /* workers SCHED_FIFO (fallback: a note)   */
 	uint64_t interval_ns;       /* per-interval rows (0 = none)            */
 	uint64_t spin_ns;           /* spin before a deadline (0 = 40 us)      */
 	uint64_t late_warn_ns;      /* p99 lateness warning (0 = 1 ms)         */

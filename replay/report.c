@@ -89,6 +89,8 @@ static json_object *trace_obj(const struct rpl_report_info *in)
 			add(tot, ist_op_name(op), x);
 		}
 		add(tot, "with_latency", ju64(t->with_latency));
+		add(tot, "streams", ju64(t->streams));
+		add(tot, "txns", ju64(t->txns));
 		add(o, "totals", tot);
 	} else {
 		add(o, "totals", NULL);
@@ -122,6 +124,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "force", json_object_new_boolean(op->force));
 	add(o, "sqpoll", json_object_new_boolean(op->sqpoll));
 	add(o, "iopoll", json_object_new_boolean(op->iopoll));
+	add(o, "realtime", json_object_new_boolean(op->realtime));
 	add(o, "interval_ns", ju64(op->interval_ns));
 	add(o, "spin_ns", ju64(op->spin_ns));
 	add(o, "think_scale", json_object_new_double(op->think_scale));
@@ -291,7 +294,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		ret = -errno;
 		goto out;
 	}
-	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						 JSON_C_TO_STRING_NOSLASHESCAPE), f) < 0 ||
 	    fputc('\n', f) < 0)
 		ret = -EIO;

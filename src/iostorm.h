@@ -179,15 +179,27 @@ struct ist_writer_opts {
  */
 int ist_writer_open(ist_writer **w, const char *path, const ist_header *h,
 		    const struct ist_writer_opts *opts);
-/* Appends n records; returns 0 or a negative error (the writer is then
- * unusable and close will discard the file). */
+/*
+ * Writes to an open descriptor (a pipe, stdout) instead; opts->direct is
+ * implied.  The writer never seeks.  ist_writer_close() does not close fd.
+ */
+int ist_writer_open_fd(ist_writer **w, int fd, const ist_header *h,
+		       const struct ist_writer_opts *opts);
+/*
+ * Appends n records; returns 0 or a negative error.  A record the format
+ * cannot hold (op >= IST_OP_COUNT or unknown flag bits: IST_ERANGE; dev >=
+ * IST_MAX_FOOTER_DEVICES: IST_EDEVICE) rejects the whole batch and leaves
+ * the writer usable; any other error (I/O, memory) makes it unusable and
+ * close will discard the file.
+ */
 int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n);
 /* Flushes the current partial chunk to disk (for recorders). */
 int ist_writer_flush(ist_writer *w);
 /* Running totals so far (valid until the next call on w). */
 const struct ist_totals *ist_writer_totals(const ist_writer *w);
 /* Writes the last chunk and footer, syncs and renames into place; frees w.
- * Returns 0 or a negative error (the output is then removed). */
+ * Returns 0 or a negative error (the temporary output is then removed; with
+ * opts.direct the file stays, without a footer, for recovery). */
 int ist_writer_close(ist_writer *w);
 /* Discards the output (removes it) and frees w. */
 void ist_writer_abort(ist_writer *w);
@@ -221,6 +233,9 @@ void ist_reader_close(ist_reader *r);
 const ist_header *ist_reader_header(const ist_reader *r);
 int ist_reader_version(const ist_reader *r, unsigned *major, unsigned *minor);
 int ist_reader_has_footer(const ist_reader *r);
+/* Why the footer is not used: 0 (it is), IST_ENOFOOTER (no trailer: the
+ * writer did not finish), IST_ECRC or IST_ECORRUPT (damaged). */
+int ist_reader_footer_error(const ist_reader *r);
 /* Footer totals, or NULL without a footer. */
 const struct ist_totals *ist_reader_totals(const ist_reader *r);
 /* Number of chunks (from the index, or found by scanning). */
@@ -249,6 +264,21 @@ int ist_reader_check_chunk(ist_reader *r, uint64_t i);
 /* Frees what ist_totals owns (dev_max_end). */
 void ist_totals_release(struct ist_totals *t);
 
+/*
+ * Running totals of a record stream, as the writer keeps them for the
+ * footer (for a scan of a file without footer, importers, statistics).
+ * Distinct streams and (stream, txn) pairs are exact up to 512 Ki each,
+ * then lower bounds (the IST_TOTALS_*_EXACT bit is cleared).
+ */
+typedef struct ist_totals_acc ist_totals_acc;
+ist_totals_acc *ist_totals_acc_new(void);
+void ist_totals_acc_free(ist_totals_acc *a);
+/* Adds n records; 0, -ENOMEM, or IST_EDEVICE (dev >= IST_MAX_FOOTER_DEVICES). */
+int ist_totals_acc_add(ist_totals_acc *a, const struct ist_record *recs,
+		       size_t n);
+/* The totals so far, owned by a (valid until the next call on a). */
+const struct ist_totals *ist_totals_acc_get(const ist_totals_acc *a);
+
 /* ---------------------------------------------------------------- canonical CSV */
 
 #define IST_CSV_HEADER "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
@@ -257,8 +287,40 @@ void ist_totals_release(struct ist_totals *t);
  * IST_ERANGE if buf is too small (IST_CSV_LINE_MAX always suffices). */
 #define IST_CSV_LINE_MAX 192
 int ist_csv_format(const struct ist_record *rec, char *buf, size_t size);
-/* Parses one canonical CSV line (without or with trailing newline). */
+/* Parses one canonical CSV line (without or with trailing newline);
+ * 0, IST_EPARSE or IST_ERANGE. */
 int ist_csv_parse(const char *line, size_t len, struct ist_record *rec);
+
+/*
+ * A canonical CSV file starts with the trace header as comment lines,
+ * then the header row IST_CSV_HEADER, then one line per record:
+ *     # meta: KEY=VALUE
+ *     # device: N size=BYTES block_size=BYTES name=NAME
+ * (KEY, VALUE, NAME escape '\' as "\\" and control bytes as "\xHH",
+ * KEY also '=').  Other lines starting with '#' are ignored.
+ */
+/* Writes h (may be NULL) as comment lines and the header row; 0 or -EIO. */
+int ist_csv_write_header(FILE *f, const ist_header *h);
+
+typedef struct ist_csv_reader ist_csv_reader;
+/* A streaming reader of canonical CSV from f (not closed by it); NULL if
+ * out of memory.  Memory stays bounded (lines longer than 64 KiB are
+ * rejected). */
+ist_csv_reader *ist_csv_reader_new(FILE *f);
+void ist_csv_reader_free(ist_csv_reader *c);
+/* Reads the comment lines and the header row (read does it when needed);
+ * 0 or a negative error. */
+int ist_csv_reader_begin(ist_csv_reader *c);
+/* The header built from the comment lines (valid until free). */
+const ist_header *ist_csv_reader_header(const ist_csv_reader *c);
+/* Reads up to max records; the count, 0 at the end, or a negative error
+ * (IST_EPARSE, IST_ERANGE, -EIO; every later call returns it again). */
+ssize_t ist_csv_reader_read(ist_csv_reader *c, struct ist_record *recs,
+			    size_t max);
+/* Line number (1-based) of the last line read: after an error, its line. */
+uint64_t ist_csv_reader_line(const ist_csv_reader *c);
+/* A short reason for the last error ("field op: unknown op 'rd'"). */
+const char *ist_csv_reader_detail(const ist_csv_reader *c);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,7 @@ static const char usage_text[] =
 	"      --sqpoll             kernel submission thread\n"
 	"      --iopoll             polled completions (block devices with poll queues)\n"
 	"      --spin T             spin the last T before a deadline (default 40us)\n"
+	"      --realtime           workers at SCHED_FIFO priority (fewer preemptions)\n"
 	"Report:\n"
 	"      --interval T         per-interval rows (default 1s)\n"
 	"      --json FILE          JSON report (schema in iostorm-replay(1))\n"
@@ -75,7 +76,7 @@ enum {
 	O_ALLOW_WRITE, O_FORCE, O_READ_ONLY, O_DATA, O_SEED, O_TIMING, O_SPEED,
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
-	O_LATE_WARN, O_NO_PROGRESS, O_QUIET,
+	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME,
 };
 
 static const struct option longopts[] = {
@@ -106,6 +107,7 @@ static const struct option longopts[] = {
 	{ "sqpoll", no_argument, NULL, O_SQPOLL },
 	{ "iopoll", no_argument, NULL, O_IOPOLL },
 	{ "spin", required_argument, NULL, O_SPIN },
+	{ "realtime", no_argument, NULL, O_REALTIME },
 	{ "interval", required_argument, NULL, O_INTERVAL },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "csv-intervals", required_argument, NULL, O_CSV },
@@ -437,6 +439,9 @@ int cmd_replay(int argc, char **argv)
 		case O_IOPOLL:
 			o.iopoll = 1;
 			break;
+		case O_REALTIME:
+			o.realtime = 1;
+			break;
 		case O_SPIN:
 			if (cli_parse_duration_ns(optarg, &o.spin_ns))
 				return cli_usage_error(CMD, "bad --spin '%s'", optarg);
@@ -491,10 +496,7 @@ int cmd_replay(int argc, char **argv)
 
 		if (src && src->ops->where)
 			src->ops->where(src, where, sizeof(where));
-		if (ret == IST_EUNSUPPORTED)
-			cli_err("%s: IST files need the IST reader (not in this build yet); "
-				"use canonical CSV", trace);
-		else if (where[0])
+		if (where[0])
 			cli_err("%s: %s: %s", trace, where, ist_strerror(ret));
 		else
 			cli_err("%s: %s", trace, ist_strerror(ret));

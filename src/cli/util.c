@@ -33,8 +33,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s %s--help' for more information.\n",
 		cli_progname, cmd ? cmd : "");
-	if (cmd)
-		; /* the hint above already names the command */
 	return EXIT_USAGE;
 }
 

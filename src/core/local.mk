@@ -22,3 +22,6 @@ TESTS += tests/unit/test_annotate
 tests_unit_test_annotate_SOURCES = tests/unit/test_annotate.c
 tests_unit_test_annotate_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_annotate_LDADD = $(TEST_LIBS)
+iostorm_SOURCES += src/cli/cmd_annotate.c
+TESTS += tests/cli/annotate.sh
+EXTRA_DIST += tests/cli/annotate.sh

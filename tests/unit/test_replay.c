@@ -460,6 +460,58 @@ static void test_closed_txn_tps(void)
 	rpl_run_free(r);
 }
 
+/* TPS-eq of a closed-loop replay of 4 x 4 transactions of 4 dependent
+ * I/Os (recorded latency 100 us, then think) at a fixed device latency. */
+static double closed_tps(uint64_t think_ns, uint64_t dev_lat_ns)
+{
+	static struct ist_record recs[64];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	size_t n = 0;
+	double tps;
+	rpl_run *r;
+
+	for (uint64_t s = 1; s <= 4; s++)
+		for (uint64_t tx = 1; tx <= 4; tx++)
+			for (int k = 0; k < 4; k++) {
+				uint64_t i = (tx - 1) * 4 + (uint64_t)k;
+
+				recs[n] = mkrec(s * 1000 + i * (100000 + think_ns), IST_OP_READ,
+						n * 4096, 4096, 100000, s, tx);
+				recs[n].flags = IST_F_DEPENDENT;
+				n++;
+			}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && recs[j].t_ns < recs[j - 1].t_ns; j--) {
+			struct ist_record x = recs[j];
+
+			recs[j] = recs[j - 1];
+			recs[j - 1] = x;
+		}
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = dev_lat_ns;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 16);
+	tps = (double)res->txns * 1e9 / (double)res->elapsed_ns;
+	rpl_run_free(r);
+	return tps;
+}
+
+static void test_closed_faster_slower_think(void)
+{
+	double recorded = closed_tps(20000, 100000);
+	double faster = closed_tps(20000, 20000), slower = closed_tps(20000, 500000);
+	double think_fast = closed_tps(10000000, 20000), think_slow = closed_tps(10000000, 500000);
+
+	/* the device at the recorded latency replays the recorded TPS */
+	CU_ASSERT(faster > 1.5 * recorded);
+	CU_ASSERT(slower < recorded / 1.5);
+	/* think times dominate: the device hardly matters (within 10%) */
+	CU_ASSERT(think_fast / think_slow < 1.10);
+	CU_ASSERT(think_fast >= think_slow);
+}
+
 static void test_options_and_refusals(void)
 {
 	struct ist_record recs[2];
@@ -560,6 +612,7 @@ static const struct cutest tests[] = {
 	{ "slow device: capped in flight, lateness", test_slow_device_lateness },
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
+	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
 	{ "options and refusals", test_options_and_refusals },
 	{ "CSV source: errors and totals", test_csv_source_errors },
 	{ NULL, NULL },

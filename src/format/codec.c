@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: MIT */
+/* codec.c - the column codings of an IST chunk: const, raw, delta, seq. */
+#include "config.h"
+
+#include "format/fmt.h"
+
+/*
+ * Each column holds one field of every record of the chunk.  The writer
+ * picks, per chunk and column, the coding whose varints are shortest and
+ * divides the coded values by their greatest common divisor: timestamps in
+ * 100 ns or 1 us units, offsets and lengths in sectors or pages then cost a
+ * few bits less per record.  Division and the divisibility test use the
+ * modular inverse of the divisor's odd part, so that the hot loops
+ * multiply instead of dividing.
+ */
+struct divisor {
+	uint64_t g;   /* the divisor, >= 1 */
+	unsigned s;   /* trailing zero bits of g */
+	uint64_t inv; /* inverse of (g >> s) modulo 2^64 */
+	uint64_t lim; /* UINT64_MAX / (g >> s) */
+};
+
+static void divisor_set(struct divisor *d, uint64_t g)
+{
+	uint64_t odd, inv;
+
+	d->g = g;
+	d->s = (unsigned)__builtin_ctzll(g);
+	odd = g >> d->s;
+	inv = odd; /* Newton: correct to 3 bits, doubling each step */
+	for (int i = 0; i < 5; i++)
+		inv *= 2 - odd * inv;
+	d->inv = inv;
+	d->lim = UINT64_MAX / odd;
+}
+
+/* x divisible by d (x taken as unsigned magnitude)? */
+static inline int divisor_divides(const struct divisor *d, uint64_t x)
+{
+	if (x & ((UINT64_C(1) << d->s) - 1))
+		return 0;
+	return (x >> d->s) * d->inv <= d->lim;
+}
+
+/* Exact quotient of an unsigned x divisible by d. */
+static inline uint64_t divisor_div(const struct divisor *d, uint64_t x)
+{
+	return (x >> d->s) * d->inv;
+}
+
+/* Exact quotient of a signed x divisible by d. */
+static inline int64_t divisor_sdiv(const struct divisor *d, int64_t x)
+{
+	return (int64_t)((uint64_t)(x >> d->s) * d->inv);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static inline uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* A running gcd starts at 0 (gcd(0, x) = x). */
+static void gcd_start(struct divisor *d)
+{
+	d->g = 0;
+	d->s = 0;
+	d->inv = 1;
+	d->lim = UINT64_MAX;
+}
+
+/* Folds x into the running gcd; cheap while x is a multiple of it. */
+static inline void gcd_add(struct divisor *d, uint64_t x)
+{
+	if (d->g == 1 || x == 0)
+		return;
+	if (d->g == 0) {
+		divisor_set(d, x);
+		return;
+	}
+	if (divisor_divides(d, x))
+		return;
+	divisor_set(d, gcd64(d->g, x));
+}
+
+/* All values zero: divide by 1. */
+static void gcd_end(struct divisor *d)
+{
+	if (d->g == 0)
+		divisor_set(d, 1);
+}
+
+/*
+ * Field access by column.  Every encoder is generated from the same
+ * template with the field access inlined, so the loops run without a
+ * call per value.
+ */
+#define GET_T(r) ((r)->t_ns)
+#define GET_DEV(r) ((uint64_t)(r)->dev)
+#define GET_OP(r) ((uint64_t)(r)->op)
+#define GET_FLAGS(r) ((uint64_t)(r)->flags)
+#define GET_LEN(r) ((uint64_t)(r)->len)
+#define GET_LAT(r) ((r)->lat_ns)
+#define GET_STREAM(r) ((r)->stream)
+#define GET_TXN(r) ((r)->txn)
+#define GET_OFFSET(r) ((r)->offset)
+
+/* Which codings a column tries besides CONST. */
+enum { TRY_RAW = 1, TRY_DELTA = 2, USE_GCD = 4, TRY_DICT = 8 };
+
+static inline unsigned dict_width(unsigned k)
+{
+	return k <= 2 ? 1 : k <= 4 ? 2 : 4;
+}
+
+/* Bytes of the DICT coding of n values with k entries. */
+static inline uint64_t dict_size(const uint64_t *dict, unsigned k, size_t n)
+{
+	uint64_t sz = ((uint64_t)n * dict_width(k) + 7) / 8;
+
+	for (unsigned i = 0; i < k; i++)
+		sz += fmt_varint_len(dict[i]);
+	return sz;
+}
+
+/* Index of v in dict (adding it if there is room); FMT_DICT_MAX if full. */
+static inline unsigned dict_index(uint64_t *dict, unsigned *k, uint64_t v)
+{
+	for (unsigned i = 0; i < *k; i++)
+		if (dict[i] == v)
+			return i;
+	if (*k == FMT_DICT_MAX)
+		return FMT_DICT_MAX;
+	dict[*k] = v;
+	return (*k)++;
+}
+
+static uint64_t get_t(const struct ist_record *r) { return GET_T(r); }
+static uint64_t get_dev(const struct ist_record *r) { return GET_DEV(r); }
+static uint64_t get_op(const struct ist_record *r) { return GET_OP(r); }
+static uint64_t get_flags(const struct ist_record *r) { return GET_FLAGS(r); }
+static uint64_t get_len(const struct ist_record *r) { return GET_LEN(r); }
+static uint64_t get_offset(const struct ist_record *r) { return GET_OFFSET(r); }
+static uint64_t get_lat(const struct ist_record *r) { return GET_LAT(r); }
+static uint64_t get_stream(const struct ist_record *r) { return GET_STREAM(r); }
+static uint64_t get_txn(const struct ist_record *r) { return GET_TXN(r); }
+#define GET_FN(GET) GET_FN_##GET
+#define GET_FN_GET_T get_t
+#define GET_FN_GET_DEV get_dev
+#define GET_FN_GET_OP get_op
+#define GET_FN_GET_FLAGS get_flags
+#define GET_FN_GET_LEN get_len
+#define GET_FN_GET_OFFSET get_offset
+#define GET_FN_GET_LAT get_lat
+#define GET_FN_GET_STREAM get_stream
+#define GET_FN_GET_TXN get_txn
+
+/* DICT coding; dict holds every value of the column (k entries).  Runs of
+ * a value skip the dictionary search. */
+static inline size_t enc_dict(const uint64_t *dict, unsigned k,
+			      const struct ist_record *recs, size_t n,
+			      uint8_t *out, uint64_t (*get)(const struct ist_record *))
+{
+	unsigned w = dict_width(k), idx = 0, per = 8 / w;
+	uint64_t last = dict[0];
+	uint8_t *p = out;
+	size_t i;
+
+	for (unsigned j = 0; j < k; j++)
+		p += fmt_put_varint(p, dict[j]);
+	memset(p, 0, (n * w + 7) / 8);
+	for (i = 0; i < n; i++) {
+		uint64_t v = get(&recs[i]);
+
+		if (v != last) {
+			for (idx = 0; dict[idx] != v; idx++)
+				;
+			last = v;
+		}
+		p[i / per] |= (uint8_t)(idx << ((i % per) * w));
+	}
+	return (size_t)(p - out) + (n * w + 7) / 8;
+}
+
+#define DEFINE_ENCODER(name, GET, what)                                        \
+	static void name(const struct ist_record *recs, size_t n,              \
+			 uint8_t *out, struct fmt_coldesc *d)                  \
+	{                                                                      \
+		uint64_t first = GET(&recs[0]), raw_sz = 0, delta_sz = 0;      \
+		uint64_t prev = 0, dict[FMT_DICT_MAX], last = first;           \
+		unsigned nd = 0, li = 0;                                       \
+		int all_same = 1, dict_ok = !!((what) & TRY_DICT);             \
+		struct divisor dv;                                             \
+		uint8_t *p = out;                                              \
+		size_t i;                                                      \
+                                                                               \
+		if (dict_ok)                                                   \
+			dict[nd++] = first;                                    \
+		for (i = 0; i < n; i++) {                                      \
+			uint64_t v = GET(&recs[i]);                            \
+                                                                               \
+			all_same &= v == first;                                \
+			if (dict_ok && v != last) {                            \
+				li = dict_index(dict, &nd, v);                 \
+				dict_ok = li < FMT_DICT_MAX;                   \
+				last = v;                                      \
+			}                                                      \
+			if ((what) & TRY_RAW)                                  \
+				raw_sz += fmt_varint_len(v);                   \
+			if ((what) & TRY_DELTA) {                              \
+				delta_sz += fmt_varint_len(                    \
+					fmt_zigzag((int64_t)(v - prev)));      \
+				prev = v;                                      \
+			}                                                      \
+		}                                                              \
+		d->raw_len = 0;                                                \
+		if (all_same) {                                                \
+			d->coding = FMT_CODE_CONST;                            \
+			d->param = first;                                      \
+			return;                                                \
+		}                                                              \
+		d->coding = FMT_CODE_RAW;                                      \
+		if (((what) & TRY_DELTA) &&                                    \
+		    (!((what) & TRY_RAW) || delta_sz < raw_sz)) {              \
+			d->coding = FMT_CODE_DELTA;                            \
+			raw_sz = delta_sz;                                     \
+		}                                                              \
+		(void)li;                                                      \
+		if (dict_ok && dict_size(dict, nd, n) < raw_sz) {              \
+			d->raw_len = enc_dict(dict, nd, recs, n, out,          \
+					      GET_FN(GET));                    \
+			d->coding = FMT_CODE_DICT;                             \
+			d->param = nd;                                         \
+			return;                                                \
+		}                                                              \
+		gcd_start(&dv);                                                \
+		if ((what) & USE_GCD) {                                        \
+			prev = 0;                                              \
+			for (i = 0; i < n && dv.g != 1; i++) {                 \
+				uint64_t v = GET(&recs[i]);                    \
+                                                                               \
+				if (d->coding == FMT_CODE_RAW) {               \
+					gcd_add(&dv, v);                       \
+				} else {                                       \
+					gcd_add(&dv, magnitude(                \
+						(int64_t)(v - prev)));         \
+					prev = v;                              \
+				}                                              \
+			}                                                      \
+		}                                                              \
+		gcd_end(&dv);                                                  \
+		d->param = dv.g;                                               \
+		prev = 0;                                                      \
+		if (d->coding == FMT_CODE_RAW) {                               \
+			if (dv.g == 1)                                         \
+				for (i = 0; i < n; i++)                        \
+					p += fmt_put_varint(p, GET(&recs[i])); \
+			else                                                   \
+				for (i = 0; i < n; i++)                        \
+					p += fmt_put_varint(                   \
+						p, divisor_div(&dv,            \
+							       GET(&recs[i])));\
+		} else {                                                       \
+			for (i = 0; i < n; i++) {                              \
+				uint64_t v = GET(&recs[i]);                    \
+                                                                               \
+				p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(\
+					&dv, (int64_t)(v - prev))));           \
+				prev = v;                                      \
+			}                                                      \
+		}                                                              \
+		d->raw_len = (uint64_t)(p - out);                              \
+	}
+
+DEFINE_ENCODER(enc_t, GET_T, TRY_DELTA | USE_GCD)
+DEFINE_ENCODER(enc_dev, GET_DEV, TRY_RAW | TRY_DICT)
+DEFINE_ENCODER(enc_op, GET_OP, TRY_RAW | TRY_DICT)
+DEFINE_ENCODER(enc_flags, GET_FLAGS, TRY_RAW | TRY_DICT)
+DEFINE_ENCODER(enc_len, GET_LEN, TRY_RAW | USE_GCD | TRY_DICT)
+DEFINE_ENCODER(enc_raw_offset, GET_OFFSET, TRY_RAW | USE_GCD)
+DEFINE_ENCODER(enc_lat, GET_LAT, TRY_RAW | USE_GCD)
+DEFINE_ENCODER(enc_stream, GET_STREAM, TRY_RAW | TRY_DELTA | TRY_DICT)
+DEFINE_ENCODER(enc_txn, GET_TXN, TRY_RAW | TRY_DELTA)
+
+/*
+ * The offset history: per device slot the last FMT_HIST values pushed,
+ * two per record (its offset, then its end).  Index k counts back from the
+ * newest: 0 is the previous end (a sequential run), 1 the previous offset
+ * (a re-read), 2 the end before, ...  Real traces repeat recent offsets
+ * often (read after write, rewrites of a log block, interleaved streams).
+ * SEQ codes the delta from entry 0; HIST a symbol per record (the index,
+ * or FMT_HIST for a miss coded as in SEQ).
+ */
+static void hist_reset(struct fmt_hist *h)
+{
+	if (++h->cur == 0) { /* generation wrapped: clear for real */
+		memset(h->gen, 0, sizeof(h->gen));
+		h->cur = 1;
+	}
+}
+
+static inline unsigned hist_slot(struct fmt_hist *h, uint32_t dev)
+{
+	unsigned sl = dev % FMT_SEQ_SLOTS;
+
+	if (h->gen[sl] != h->cur) {
+		memset(h->v[sl], 0, sizeof(h->v[sl]));
+		h->head[sl] = 0;
+		h->gen[sl] = h->cur;
+	}
+	return sl;
+}
+
+static inline unsigned hist_find(const struct fmt_hist *h, unsigned sl,
+				 uint64_t off)
+{
+	unsigned hd = h->head[sl];
+
+	for (unsigned k = 0; k < FMT_HIST; k++)
+		if (h->v[sl][(hd - k) & (FMT_HIST - 1)] == off)
+			return k;
+	return FMT_HIST;
+}
+
+static inline uint64_t hist_at(const struct fmt_hist *h, unsigned sl, unsigned k)
+{
+	return h->v[sl][(h->head[sl] - k) & (FMT_HIST - 1)];
+}
+
+static inline void hist_push(struct fmt_hist *h, unsigned sl, uint64_t off,
+			     uint64_t end)
+{
+	unsigned hd = h->head[sl];
+
+	h->v[sl][(hd + 1) & (FMT_HIST - 1)] = off;
+	h->v[sl][(hd + 2) & (FMT_HIST - 1)] = end;
+	h->head[sl] = (uint16_t)((hd + 2) & (FMT_HIST - 1));
+}
+
+static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
+		       size_t n, uint8_t *out, struct fmt_coldesc *d)
+{
+	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
+	int all_same = 1;
+	struct divisor dv;
+	uint8_t *p;
+	size_t i;
+
+	/* sizes of the candidates, as varints before any deflate; HIST
+	 * symbols count 2 bits each (they deflate well) */
+	hist_reset(h);
+	for (i = 0; i < n; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev);
+		uint64_t off = recs[i].offset;
+		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)(off - hist_at(h, sl, 0))));
+
+		all_same &= off == recs[0].offset;
+		raw_sz += fmt_varint_len(off);
+		seq_sz += len;
+		if (hist_find(h, sl, off) == FMT_HIST)
+			hist_sz += len;
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	if (raw_sz <= seq_sz && raw_sz <= hist_sz) {
+		enc_raw_offset(recs, n, out, d); /* also finds a constant */
+		return;
+	}
+	if (all_same) {
+		d->coding = FMT_CODE_CONST;
+		d->param = recs[0].offset;
+		d->raw_len = 0;
+		return;
+	}
+	d->coding = hist_sz < seq_sz * 15 / 16 ? FMT_CODE_HIST : FMT_CODE_SEQ;
+	gcd_start(&dv);
+	hist_reset(h);
+	for (i = 0; i < n && dv.g != 1; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev);
+		uint64_t off = recs[i].offset;
+
+		if (d->coding == FMT_CODE_SEQ || hist_find(h, sl, off) == FMT_HIST)
+			gcd_add(&dv, magnitude((int64_t)(off - hist_at(h, sl, 0))));
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	gcd_end(&dv);
+	d->param = dv.g;
+	hist_reset(h);
+	p = d->coding == FMT_CODE_HIST ? out + n : out;
+	for (i = 0; i < n; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev), k = FMT_HIST;
+		uint64_t off = recs[i].offset;
+
+		if (d->coding == FMT_CODE_HIST) {
+			k = hist_find(h, sl, off);
+			out[i] = (uint8_t)k;
+		}
+		if (k == FMT_HIST)
+			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
+				&dv, (int64_t)(off - hist_at(h, sl, 0)))));
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	d->raw_len = (uint64_t)(p - out);
+}
+
+void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
+		       const struct ist_record *recs, size_t n, uint8_t *out,
+		       struct fmt_coldesc *d)
+{
+	d->store = FMT_STORE_PLAIN;
+	switch (col) {
+	case FMT_COL_T: enc_t(recs, n, out, d); break;
+	case FMT_COL_DEV: enc_dev(recs, n, out, d); break;
+	case FMT_COL_OP: enc_op(recs, n, out, d); break;
+	case FMT_COL_FLAGS: enc_flags(recs, n, out, d); break;
+	case FMT_COL_LEN: enc_len(recs, n, out, d); break;
+	case FMT_COL_OFFSET: enc_offset(h, recs, n, out, d); break;
+	case FMT_COL_LAT: enc_lat(recs, n, out, d); break;
+	case FMT_COL_STREAM: enc_stream(recs, n, out, d); break;
+	case FMT_COL_TXN: enc_txn(recs, n, out, d); break;
+	}
+	d->stored_len = d->raw_len;
+}
+
+/*
+ * Reads a varint without bounds checks: the caller guarantees at least 10
+ * readable bytes after p (column buffers carry FMT_PAD bytes of padding)
+ * and checks p against the column end after each value.
+ */
+static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
+{
+	uint64_t b = *p++, x;
+	unsigned s = 7;
+
+	if (b < 0x80) {
+		*v = b;
+		return p;
+	}
+	x = b & 0x7f;
+	do {
+		b = *p++;
+		x |= (b & 0x7f) << s;
+		s += 7;
+	} while ((b & 0x80) && s < 70);
+	*v = x;
+	return (b & 0x80) ? NULL : p;
+}
+
+#define SET_T(r, v) ((r)->t_ns = (v))
+#define SET_DEV(r, v) ((r)->dev = (uint32_t)(v))
+#define SET_OP(r, v) ((r)->op = (uint8_t)(v))
+#define SET_FLAGS(r, v) ((r)->flags = (uint16_t)(v))
+#define SET_LEN(r, v) ((r)->len = (uint32_t)(v))
+#define SET_LAT(r, v) ((r)->lat_ns = (v))
+#define SET_STREAM(r, v) ((r)->stream = (v))
+#define SET_TXN(r, v) ((r)->txn = (v))
+#define SET_OFFSET(r, v) ((r)->offset = (v))
+
+/*
+ * Decoder template.  MAX is the largest value the field holds; values
+ * beyond it make the chunk corrupt (checked per value only for the narrow
+ * fields, where the compiler drops the test for MAX == UINT64_MAX).
+ */
+#define DEFINE_DECODER(name, SET, MAX)                                         \
+	static int name(const struct fmt_coldesc *d, const uint8_t *in,        \
+			struct ist_record *recs, size_t n)                     \
+	{                                                                      \
+		const uint8_t *p = in, *end = in + d->raw_len;                 \
+		const uint64_t g = d->param;                                   \
+		uint64_t v, prev = 0, qmax = 0;                                \
+		size_t i;                                                      \
+                                                                               \
+		switch (d->coding) {                                           \
+		case FMT_CODE_CONST:                                           \
+			if (d->raw_len || d->param > (MAX))                    \
+				return IST_ECORRUPT;                           \
+			for (i = 0; i < n; i++)                                \
+				SET(&recs[i], d->param);                       \
+			return 0;                                              \
+		case FMT_CODE_RAW:                                             \
+			qmax = (MAX) / g;                                      \
+			for (i = 0; i < n; i++) {                              \
+				p = get_varint_fast(p, &v);                    \
+				if (!p || p > end)                             \
+					return IST_ECORRUPT;                   \
+				if ((MAX) != UINT64_MAX && v > qmax)           \
+					return IST_ECORRUPT;                   \
+				SET(&recs[i], v * g);                          \
+			}                                                      \
+			break;                                                 \
+		case FMT_CODE_DELTA:                                           \
+			for (i = 0; i < n; i++) {                              \
+				p = get_varint_fast(p, &v);                    \
+				if (!p || p > end)                             \
+					return IST_ECORRUPT;                   \
+				prev += (uint64_t)fmt_unzigzag(v) * g;         \
+				if ((MAX) != UINT64_MAX && prev > (MAX))       \
+					return IST_ECORRUPT;                   \
+				SET(&recs[i], prev);                           \
+			}                                                      \
+			break;                                                 \
+		case FMT_CODE_DICT: {                                          \
+			uint64_t dict[FMT_DICT_MAX];                           \
+			unsigned k = (unsigned)d->param, w, per, mask;         \
+                                                                               \
+			if (d->param < 2 || d->param > FMT_DICT_MAX)           \
+				return IST_ECORRUPT;                           \
+			for (unsigned j = 0; j < k; j++)                       \
+				if (fmt_get_varint(&p, end, &dict[j]) ||       \
+				    dict[j] > (MAX))                           \
+					return IST_ECORRUPT;                   \
+			w = dict_width(k);                                     \
+			per = 8 / w;                                           \
+			mask = (1u << w) - 1;                                  \
+			if ((uint64_t)(end - p) != ((uint64_t)n * w + 7) / 8)  \
+				return IST_ECORRUPT;                           \
+			for (i = 0; i < n; i++) {                              \
+				unsigned ix = (p[i / per] >> ((i % per) * w)) &\
+					      mask;                            \
+                                                                               \
+				if (ix >= k)                                   \
+					return IST_ECORRUPT;                   \
+				SET(&recs[i], dict[ix]);                       \
+			}                                                      \
+			return 0;                                              \
+		}                                                              \
+		default:                                                       \
+			return IST_ECORRUPT;                                   \
+		}                                                              \
+		return p == end ? 0 : IST_ECORRUPT;                            \
+	}
+
+DEFINE_DECODER(dec_t, SET_T, UINT64_MAX)
+DEFINE_DECODER(dec_dev, SET_DEV, UINT32_MAX)
+DEFINE_DECODER(dec_op, SET_OP, (uint64_t)(IST_OP_COUNT - 1))
+DEFINE_DECODER(dec_flags, SET_FLAGS, UINT16_MAX)
+DEFINE_DECODER(dec_len, SET_LEN, UINT32_MAX)
+DEFINE_DECODER(dec_raw_offset, SET_OFFSET, UINT64_MAX)
+DEFINE_DECODER(dec_lat, SET_LAT, UINT64_MAX)
+DEFINE_DECODER(dec_stream, SET_STREAM, UINT64_MAX)
+DEFINE_DECODER(dec_txn, SET_TXN, UINT64_MAX)
+
+static int dec_offset(struct fmt_hist *h, const struct fmt_coldesc *d,
+		      const uint8_t *in, struct ist_record *recs, size_t n)
+{
+	const uint8_t *p = in, *end = in + d->raw_len;
+	const uint64_t g = d->param;
+	uint64_t v;
+
+	hist_reset(h);
+	if (d->coding == FMT_CODE_SEQ) {
+		for (size_t i = 0; i < n; i++) {
+			unsigned sl = hist_slot(h, recs[i].dev);
+			uint64_t off;
+
+			p = get_varint_fast(p, &v);
+			if (!p || p > end)
+				return IST_ECORRUPT;
+			off = hist_at(h, sl, 0) + (uint64_t)fmt_unzigzag(v) * g;
+			recs[i].offset = off;
+			hist_push(h, sl, off, off + recs[i].len);
+		}
+		return p == end ? 0 : IST_ECORRUPT;
+	}
+	/* HIST */
+	if (d->raw_len < n)
+		return IST_ECORRUPT;
+	p = in + n;
+	for (size_t i = 0; i < n; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev), k = in[i];
+		uint64_t off;
+
+		if (k < FMT_HIST) {
+			off = hist_at(h, sl, k);
+		} else if (k == FMT_HIST) {
+			p = get_varint_fast(p, &v);
+			if (!p || p > end)
+				return IST_ECORRUPT;
+			off = hist_at(h, sl, 0) + (uint64_t)fmt_unzigzag(v) * g;
+		} else {
+			return IST_ECORRUPT;
+		}
+		recs[i].offset = off;
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	return p == end ? 0 : IST_ECORRUPT;
+}
+
+int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
+		      const struct fmt_coldesc *d, const uint8_t *in,
+		      struct ist_record *recs, size_t n)
+{
+	if (d->coding != FMT_CODE_CONST && d->param == 0)
+		return IST_ECORRUPT;
+	if (d->coding == FMT_CODE_SEQ || d->coding == FMT_CODE_HIST) {
+		if (col != FMT_COL_OFFSET)
+			return IST_ECORRUPT;
+		return dec_offset(h, d, in, recs, n);
+	}
+	switch (col) {
+	case FMT_COL_T: return dec_t(d, in, recs, n);
+	case FMT_COL_DEV: return dec_dev(d, in, recs, n);
+	case FMT_COL_OP: return dec_op(d, in, recs, n);
+	case FMT_COL_FLAGS: return dec_flags(d, in, recs, n);
+	case FMT_COL_LEN: return dec_len(d, in, recs, n);
+	case FMT_COL_OFFSET: return dec_raw_offset(d, in, recs, n);
+	case FMT_COL_LAT: return dec_lat(d, in, recs, n);
+	case FMT_COL_STREAM: return dec_stream(d, in, recs, n);
+	case FMT_COL_TXN: return dec_txn(d, in, recs, n);
+	}
+	return IST_ECORRUPT;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/* fmt.h - internal pieces of the IST file format shared by writer and reader. */
+#ifndef IST_FORMAT_FMT_H
+#define IST_FORMAT_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "iostorm.h"
+
+/*
+ * On-disk layout constants (man/iostorm-trace.5 is the specification;
+ * keep the two in step).  Every multi-byte integer is little-endian.
+ */
+#define FMT_MAGIC "\x89IST\r\n\x1a\n"    /* file magic, 8 bytes            */
+#define FMT_MAGIC_LEN 8
+#define FMT_MAJOR 1
+#define FMT_MINOR 0
+#define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
+#define FMT_MAX_HDR (16u << 20)          /* sanity bound on header length  */
+
+#define FMT_CHUNK_MAGIC "ISTC"
+#define FMT_CHUNK_HDR 40                 /* fixed chunk header size        */
+#define FMT_FOOTER_MAGIC "ISTF"
+#define FMT_TRAILER_MAGIC "ISTEND\r\n"
+#define FMT_TRAILER 24                   /* footer offset, len, crc, magic */
+
+#define FMT_NCOLS 9
+#define FMT_DEFAULT_CHUNK 65536u
+#define FMT_MAX_CHUNK (1u << 20)
+/* Bound on a column's coded size: 10 bytes per record (11 in HIST). */
+#define FMT_MAX_COL_BYTES(n) ((size_t)(n) * 11 + 64)
+/* Readable slack after every column buffer (for unchecked varint reads). */
+#define FMT_PAD 16
+
+/* Column order inside a chunk (also the decode order: len before offset,
+ * because offsets are coded against the previous end on the device). */
+enum fmt_col {
+	FMT_COL_T = 0,
+	FMT_COL_DEV,
+	FMT_COL_OP,
+	FMT_COL_FLAGS,
+	FMT_COL_LEN,
+	FMT_COL_OFFSET,
+	FMT_COL_LAT,
+	FMT_COL_STREAM,
+	FMT_COL_TXN,
+};
+
+/* Column codings (first byte of a column descriptor). */
+enum fmt_coding {
+	FMT_CODE_CONST = 0, /* every value equals param                     */
+	FMT_CODE_RAW = 1,   /* varint(v / param)                            */
+	FMT_CODE_DELTA = 2, /* varint(zigzag((v - prev) / param)), prev = 0 */
+	FMT_CODE_SEQ = 3,   /* offset only: varint(zigzag((v - end) / param))
+			       where end is the previous end on the same
+			       device slot (dev % FMT_SEQ_SLOTS)            */
+	FMT_CODE_HIST = 4,  /* offset only: a symbol byte per record, index
+			       into the slot's history of recent offsets and
+			       ends, or FMT_HIST for a miss, coded after the
+			       symbols as in SEQ (see codec.c)              */
+	FMT_CODE_DICT = 5,  /* param = k (2..16) dictionary entries: k
+			       varints, then per record its entry's index
+			       in w = 1, 2 or 4 bits (LSB first)            */
+	FMT_CODE_LAST
+};
+#define FMT_DICT_MAX 16
+#define FMT_SEQ_SLOTS 4096
+#define FMT_HIST 16          /* history entries per slot (power of two) */
+
+/* Column storage (second byte of a column descriptor). */
+enum fmt_store {
+	FMT_STORE_PLAIN = 0,   /* bytes as coded                            */
+	FMT_STORE_DEFLATE = 1, /* raw deflate (zlib, windowBits -15)        */
+};
+
+/* ---- little-endian helpers */
+
+static inline void fmt_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void fmt_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void fmt_put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t fmt_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t fmt_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t fmt_get64(const uint8_t *p)
+{
+	return (uint64_t)fmt_get32(p) | ((uint64_t)fmt_get32(p + 4) << 32);
+}
+
+/* ---- varint (LEB128, at most 10 bytes) and zigzag */
+
+static inline uint64_t fmt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t fmt_unzigzag(uint64_t v)
+{
+	return (int64_t)((v >> 1) ^ (0 - (v & 1)));
+}
+
+/* Writes v at p (room for 10 bytes needed); returns bytes written. */
+static inline size_t fmt_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Bytes fmt_put_varint() would write for v. */
+static inline unsigned fmt_varint_len(uint64_t v)
+{
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+
+	return (bits + 6) / 7;
+}
+
+/*
+ * Reads a varint from [*pp, end); returns 0 or IST_ECORRUPT (truncated or
+ * longer than 10 bytes or overflowing 64 bits).  Advances *pp.
+ */
+static inline int fmt_get_varint(const uint8_t **pp, const uint8_t *end,
+				 uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (p >= end)
+			return IST_ECORRUPT;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return IST_ECORRUPT;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+		if (shift > 63)
+			return IST_ECORRUPT;
+	}
+	*pp = p;
+	*v = x;
+	return 0;
+}
+
+/* ---- column codec (codec.c) */
+
+/* Per-device state of the offset codings, reused chunk after chunk (a
+ * generation number resets slots lazily: each chunk starts from zeros). */
+struct fmt_hist {
+	uint64_t v[FMT_SEQ_SLOTS][FMT_HIST];
+	uint32_t gen[FMT_SEQ_SLOTS];
+	uint16_t head[FMT_SEQ_SLOTS];
+	uint32_t cur;
+};
+
+/* A column descriptor as stored in the chunk's column directory. */
+struct fmt_coldesc {
+	uint8_t coding; /* enum fmt_coding */
+	uint8_t store;  /* enum fmt_store  */
+	uint64_t param; /* CONST: the value; others: the divisor (>= 1) */
+	uint64_t raw_len;    /* coded bytes before storage */
+	uint64_t stored_len; /* bytes in the file          */
+};
+
+/*
+ * Encodes column col of recs[0..n) into out (room for FMT_MAX_COL_BYTES(n)
+ * bytes), choosing the coding; fills d->coding, d->param, d->raw_len.
+ */
+void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
+		       const struct ist_record *recs, size_t n, uint8_t *out,
+		       struct fmt_coldesc *d);
+/*
+ * Decodes column col from [in, in + d->raw_len) into recs[0..n) (which
+ * already holds the columns before it in decode order).  Returns 0 or
+ * IST_ECORRUPT (bad coding, too few or too many bytes, value too large for
+ * the field).
+ */
+int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
+		      const struct fmt_coldesc *d, const uint8_t *in,
+		      struct ist_record *recs, size_t n);
+
+/* ---- running totals (totals.c; the rest of the API is public) */
+
+/* Ensures the per-device table has at least ndev entries. */
+int ist_totals_acc_reserve_dev(ist_totals_acc *a, uint32_t ndev);
+
+/* Entries a distinct-value set holds before its count becomes a bound. */
+#define FMT_DISTINCT_CAP (1u << 19)
+
+/* ---- header and footer (de)serialisation (meta.c) */
+
+/* Serialises h as the header body (after the fixed 16 bytes); returns a
+ * malloc'ed buffer in *buf and its length, or a negative error. */
+int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len);
+/* Parses a header body into a new header; IST_ECORRUPT on bad data. */
+int fmt_header_decode(const uint8_t *p, size_t len, ist_header **h);
+
+/* Serialises the footer (magic, index, totals, crc) into a malloc'ed
+ * buffer. */
+int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
+		      const struct ist_totals *t, uint8_t **buf, size_t *len);
+/* Parses a footer (CRC already checked by the caller is not assumed: this
+ * checks it).  On success *idx (malloc'ed) and *t (owning dev_max_end). */
+int fmt_footer_decode(const uint8_t *p, size_t len, struct ist_chunk_info **idx,
+		      uint64_t *nchunks, struct ist_totals *t);
+
+#endif

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/* meta.c - the IST header body (metadata, devices) and footer (index, totals) on disk. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "format/fmt.h"
+
+/* A growable output buffer; on allocation failure it remembers -ENOMEM. */
+struct obuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static uint8_t *obuf_room(struct obuf *b, size_t n)
+{
+	if (b->err)
+		return NULL;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	return b->p + b->len;
+}
+
+static void put_varint(struct obuf *b, uint64_t v)
+{
+	uint8_t *p = obuf_room(b, 10);
+
+	if (p)
+		b->len += fmt_put_varint(p, v);
+}
+
+static void put_bytes(struct obuf *b, const void *s, size_t n)
+{
+	uint8_t *p = obuf_room(b, n);
+
+	if (p) {
+		memcpy(p, s, n);
+		b->len += n;
+	}
+}
+
+static void put_str(struct obuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	put_varint(b, n);
+	put_bytes(b, s, n);
+}
+
+static int obuf_finish(struct obuf *b, uint8_t **buf, size_t *len)
+{
+	if (b->err) {
+		free(b->p);
+		return b->err;
+	}
+	*buf = b->p;
+	*len = b->len;
+	return 0;
+}
+
+int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len)
+{
+	struct obuf b = { 0 };
+	unsigned nmeta = ist_header_meta_count(h);
+	unsigned ndev = ist_header_device_count(h);
+
+	put_varint(&b, nmeta);
+	for (unsigned i = 0; i < nmeta; i++) {
+		const char *k, *v;
+
+		ist_header_meta_at(h, i, &k, &v);
+		put_str(&b, k);
+		put_str(&b, v);
+	}
+	put_varint(&b, ndev);
+	for (unsigned i = 0; i < ndev; i++) {
+		const struct ist_device *d = ist_header_device(h, i);
+
+		put_str(&b, d->name);
+		put_varint(&b, d->size);
+		put_varint(&b, d->block_size);
+	}
+	return obuf_finish(&b, buf, len);
+}
+
+/* Reads a length-prefixed string into a new NUL-terminated buffer. */
+static int get_str(const uint8_t **p, const uint8_t *end, char **out)
+{
+	uint64_t n;
+	char *s;
+
+	if (fmt_get_varint(p, end, &n) || n > (uint64_t)(end - *p))
+		return IST_ECORRUPT;
+	if (memchr(*p, 0, n))
+		return IST_ECORRUPT;
+	s = malloc(n + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, *p, n);
+	s[n] = 0;
+	*p += n;
+	*out = s;
+	return 0;
+}
+
+int fmt_header_decode(const uint8_t *p, size_t len, ist_header **hp)
+{
+	const uint8_t *end = p + len;
+	ist_header *h = ist_header_new();
+	uint64_t n;
+	int ret = IST_ECORRUPT;
+
+	if (!h)
+		return -ENOMEM;
+	if (fmt_get_varint(&p, end, &n) || n > len)
+		goto fail;
+	for (uint64_t i = 0; i < n; i++) {
+		char *k = NULL, *v = NULL;
+
+		ret = get_str(&p, end, &k);
+		if (!ret)
+			ret = get_str(&p, end, &v);
+		if (!ret && !*k)
+			ret = IST_ECORRUPT;
+		if (!ret)
+			ret = ist_header_set(h, k, v);
+		free(k);
+		free(v);
+		if (ret)
+			goto fail;
+	}
+	ret = IST_ECORRUPT;
+	if (fmt_get_varint(&p, end, &n) || n > IST_MAX_FOOTER_DEVICES)
+		goto fail;
+	for (uint64_t i = 0; i < n; i++) {
+		char *name = NULL;
+		uint64_t size, bs;
+
+		ret = get_str(&p, end, &name);
+		if (ret)
+			goto fail;
+		if (fmt_get_varint(&p, end, &size) ||
+		    fmt_get_varint(&p, end, &bs) || bs > UINT32_MAX) {
+			free(name);
+			ret = IST_ECORRUPT;
+			goto fail;
+		}
+		ret = ist_header_add_device(h, name, size, (uint32_t)bs);
+		free(name);
+		if (ret < 0)
+			goto fail;
+	}
+	/* bytes after the device table belong to later minor versions */
+	*hp = h;
+	return 0;
+fail:
+	ist_header_free(h);
+	return ret;
+}
+
+int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
+		      const struct ist_totals *t, uint8_t **buf, size_t *len)
+{
+	struct obuf b = { 0 };
+	uint64_t prev = 0;
+	uint8_t *p;
+
+	put_bytes(&b, FMT_FOOTER_MAGIC, 4);
+	put_varint(&b, nchunks);
+	for (uint64_t i = 0; i < nchunks; i++) {
+		put_varint(&b, idx[i].offset - prev);
+		put_varint(&b, idx[i].first_t_ns);
+		put_varint(&b, idx[i].last_t_ns - idx[i].first_t_ns);
+		put_varint(&b, idx[i].count);
+		prev = idx[i].offset;
+	}
+	put_varint(&b, t->records);
+	put_varint(&b, t->first_t_ns);
+	put_varint(&b, t->last_t_ns);
+	put_varint(&b, IST_OP_COUNT);
+	for (unsigned i = 0; i < IST_OP_COUNT; i++) {
+		put_varint(&b, t->count[i]);
+		put_varint(&b, t->bytes[i]);
+	}
+	put_varint(&b, t->streams);
+	put_varint(&b, t->txns);
+	put_varint(&b, t->with_latency);
+	put_varint(&b, t->out_of_order);
+	put_varint(&b, t->flags_exact);
+	put_varint(&b, t->ndev);
+	for (uint32_t i = 0; i < t->ndev; i++)
+		put_varint(&b, t->dev_max_end[i]);
+	p = obuf_room(&b, 4);
+	if (p) {
+		fmt_put32(p, (uint32_t)crc32(0, b.p, (uInt)b.len));
+		b.len += 4;
+	}
+	return obuf_finish(&b, buf, len);
+}
+
+int fmt_footer_decode(const uint8_t *p, size_t len, struct ist_chunk_info **idxp,
+		      uint64_t *nchunks, struct ist_totals *t)
+{
+	const uint8_t *end, *q;
+	struct ist_chunk_info *idx = NULL;
+	uint64_t n, prev = 0, v[16], nops, ndev;
+
+	memset(t, 0, sizeof(*t));
+	if (len < 4 + 4 || memcmp(p, FMT_FOOTER_MAGIC, 4))
+		return IST_ECORRUPT;
+	if (fmt_get32(p + len - 4) != (uint32_t)crc32(0, p, (uInt)(len - 4)))
+		return IST_ECRC;
+	end = p + len - 4;
+	q = p + 4;
+	if (fmt_get_varint(&q, end, &n) || n > (uint64_t)(end - q) / 4)
+		return IST_ECORRUPT;
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		for (int k = 0; k < 4; k++)
+			if (fmt_get_varint(&q, end, &v[k]))
+				goto corrupt;
+		if (v[3] > UINT32_MAX || v[0] > UINT64_MAX - prev ||
+		    v[2] > UINT64_MAX - v[1])
+			goto corrupt;
+		prev += v[0];
+		idx[i].offset = prev;
+		idx[i].first_t_ns = v[1];
+		idx[i].last_t_ns = v[1] + v[2];
+		idx[i].count = (uint32_t)v[3];
+	}
+	if (fmt_get_varint(&q, end, &t->records) ||
+	    fmt_get_varint(&q, end, &t->first_t_ns) ||
+	    fmt_get_varint(&q, end, &t->last_t_ns) ||
+	    fmt_get_varint(&q, end, &nops) || nops > 256)
+		goto corrupt;
+	for (uint64_t i = 0; i < nops; i++) {
+		if (fmt_get_varint(&q, end, &v[0]) || fmt_get_varint(&q, end, &v[1]))
+			goto corrupt;
+		if (i < IST_OP_COUNT) {
+			t->count[i] = v[0];
+			t->bytes[i] = v[1];
+		}
+	}
+	if (fmt_get_varint(&q, end, &t->streams) ||
+	    fmt_get_varint(&q, end, &t->txns) ||
+	    fmt_get_varint(&q, end, &t->with_latency) ||
+	    fmt_get_varint(&q, end, &t->out_of_order) ||
+	    fmt_get_varint(&q, end, &v[0]) || v[0] > UINT32_MAX ||
+	    fmt_get_varint(&q, end, &ndev) || ndev > IST_MAX_FOOTER_DEVICES ||
+	    ndev > (uint64_t)(end - q))
+		goto corrupt;
+	t->flags_exact = (uint32_t)v[0];
+	if (ndev) {
+		t->dev_max_end = malloc(ndev * sizeof(uint64_t));
+		if (!t->dev_max_end) {
+			free(idx);
+			return -ENOMEM;
+		}
+		for (uint64_t i = 0; i < ndev; i++)
+			if (fmt_get_varint(&q, end, &t->dev_max_end[i])) {
+				ist_totals_release(t);
+				goto corrupt;
+			}
+	}
+	t->ndev = (uint32_t)ndev;
+	/* bytes left before the CRC belong to later minor versions */
+	*idxp = idx;
+	*nchunks = n;
+	return 0;
+corrupt:
+	free(idx);
+	return IST_ECORRUPT;
+}

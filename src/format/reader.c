@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: MIT */
+/* reader.c - streaming IST reader: header, footer or chunk scan, chunk decoding, seeking. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "format/fmt.h"
+
+struct ist_reader {
+	int fd;
+	uint64_t file_size;
+	unsigned major, minor;
+	ist_header *h;
+	uint64_t data_start;  /* first byte after the header */
+	uint64_t data_end;    /* footer offset, or file size without one */
+	int has_footer;
+	int footer_err;       /* why there is no usable footer */
+	struct ist_totals totals;
+	struct ist_chunk_info *idx;
+	uint64_t nchunks, idx_cap;
+
+	uint64_t next;        /* next chunk to load */
+	struct ist_record *buf; /* records of a chunk read partially */
+	size_t buf_cap, buf_n, buf_pos;
+	struct ist_record *check_buf; /* for ist_reader_check_chunk() */
+	size_t check_cap;
+	uint64_t returned;    /* records returned so far */
+	struct ist_position pos;
+
+	uint8_t *payload;     /* chunk payload as stored (+ FMT_PAD) */
+	size_t payload_cap;
+	uint8_t *scratch;     /* inflated columns (+ FMT_PAD) */
+	size_t scratch_cap;
+	z_stream zs;
+	int zs_ready;
+	struct fmt_hist *hist;
+};
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return IST_ETRUNC;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need)
+{
+	void *n;
+
+	if (*cap >= need)
+		return 0;
+	n = realloc(*p, need);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = need;
+	return 0;
+}
+
+static int read_header(ist_reader *r)
+{
+	uint8_t fixed[FMT_FIXED_HDR], *buf;
+	uint32_t hlen;
+	int ret;
+
+	ret = pread_all(r->fd, fixed, sizeof(fixed), 0);
+	if (ret == IST_ETRUNC) {
+		/* a short file is not an IST file unless its start says so */
+		size_t n = r->file_size < FMT_MAGIC_LEN ? r->file_size : FMT_MAGIC_LEN;
+
+		if (n == 0 || pread_all(r->fd, fixed, n, 0) ||
+		    memcmp(fixed, FMT_MAGIC, n))
+			return IST_EFORMAT;
+		return IST_ETRUNC;
+	}
+	if (ret)
+		return ret;
+	if (memcmp(fixed, FMT_MAGIC, FMT_MAGIC_LEN))
+		return IST_EFORMAT;
+	r->major = fmt_get16(fixed + 8);
+	r->minor = fmt_get16(fixed + 10);
+	if (r->major != FMT_MAJOR)
+		return IST_EVERSION;
+	hlen = fmt_get32(fixed + 12);
+	if (hlen < FMT_FIXED_HDR + 4 || hlen > FMT_MAX_HDR)
+		return IST_ECORRUPT;
+	if (hlen > r->file_size)
+		return IST_ETRUNC;
+	buf = malloc(hlen);
+	if (!buf)
+		return -ENOMEM;
+	ret = pread_all(r->fd, buf, hlen, 0);
+	if (!ret && fmt_get32(buf + hlen - 4) != (uint32_t)crc32(0, buf, hlen - 4))
+		ret = IST_ECRC;
+	if (!ret)
+		ret = fmt_header_decode(buf + FMT_FIXED_HDR,
+					hlen - FMT_FIXED_HDR - 4, &r->h);
+	free(buf);
+	r->data_start = hlen;
+	return ret;
+}
+
+/* Most payload bytes a chunk of count records can have. */
+static uint64_t payload_bound(uint64_t count)
+{
+	return FMT_NCOLS * (uint64_t)FMT_MAX_COL_BYTES(count) + 1 + 32 * 64;
+}
+
+/* Checks a chunk header; 0, IST_ECORRUPT or IST_ECRC. */
+static int check_chunk_header(const uint8_t *hdr)
+{
+	uint32_t count;
+
+	if (memcmp(hdr, FMT_CHUNK_MAGIC, 4))
+		return IST_ECORRUPT;
+	if (fmt_get32(hdr + 36) != (uint32_t)crc32(0, hdr, 36))
+		return IST_ECRC;
+	count = fmt_get32(hdr + 4);
+	if (count == 0 || count > FMT_MAX_CHUNK)
+		return IST_ECORRUPT;
+	if (fmt_get32(hdr + 28) > payload_bound(count) ||
+	    fmt_get32(hdr + 24) > FMT_NCOLS * (uint64_t)FMT_MAX_COL_BYTES(count))
+		return IST_ECORRUPT;
+	if (fmt_get64(hdr + 8) > fmt_get64(hdr + 16))
+		return IST_ECORRUPT; /* the first t cannot exceed the largest */
+	return 0;
+}
+
+static int index_add(ist_reader *r, const struct ist_chunk_info *ci)
+{
+	if (r->nchunks == r->idx_cap) {
+		uint64_t cap = r->idx_cap ? r->idx_cap * 2 : 64;
+		struct ist_chunk_info *n = realloc(r->idx, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->idx = n;
+		r->idx_cap = cap;
+	}
+	r->idx[r->nchunks++] = *ci;
+	return 0;
+}
+
+/*
+ * Looks for the next valid chunk header at or after off (a damaged header
+ * is skipped by searching for the chunk magic); returns 1 and its offset,
+ * 0 when there is none, or a negative error.
+ */
+static int find_chunk(ist_reader *r, uint64_t off, uint64_t *found)
+{
+	uint8_t buf[65536 + FMT_CHUNK_HDR];
+
+	while (off + FMT_CHUNK_HDR <= r->file_size) {
+		size_t n = sizeof(buf);
+		int ret;
+
+		if (r->file_size - off < n)
+			n = (size_t)(r->file_size - off);
+		ret = pread_all(r->fd, buf, n, off);
+		if (ret)
+			return ret;
+		for (size_t i = 0; i + FMT_CHUNK_HDR <= n; i++) {
+			if (buf[i] != 'I' || memcmp(buf + i, FMT_CHUNK_MAGIC, 4))
+				continue;
+			if (check_chunk_header(buf + i) == 0) {
+				*found = off + i;
+				return 1;
+			}
+		}
+		if (n < sizeof(buf))
+			break;
+		off += n - FMT_CHUNK_HDR + 1;
+	}
+	return 0;
+}
+
+/* Builds the chunk index by scanning (no usable footer). */
+static int scan_chunks(ist_reader *r)
+{
+	uint64_t off = r->data_start;
+
+	r->nchunks = 0;
+	for (;;) {
+		uint8_t hdr[FMT_CHUNK_HDR];
+		struct ist_chunk_info ci;
+		uint64_t end;
+		int ret;
+
+		ret = find_chunk(r, off, &off);
+		if (ret <= 0)
+			return ret;
+		ret = pread_all(r->fd, hdr, sizeof(hdr), off);
+		if (ret)
+			return ret;
+		end = off + FMT_CHUNK_HDR + fmt_get32(hdr + 28);
+		if (end > r->file_size) /* torn last chunk */
+			return 0;
+		ci.offset = off;
+		ci.count = fmt_get32(hdr + 4);
+		ci.first_t_ns = fmt_get64(hdr + 8);
+		ci.last_t_ns = fmt_get64(hdr + 16);
+		ret = index_add(r, &ci);
+		if (ret)
+			return ret;
+		off = end;
+	}
+}
+
+/* Reads and checks the trailer and footer; 0 or why they are unusable. */
+static int read_footer(ist_reader *r)
+{
+	uint8_t tr[FMT_TRAILER], *buf;
+	uint64_t off, sum = 0;
+	uint32_t len;
+	int ret;
+
+	if (r->file_size < r->data_start + FMT_TRAILER)
+		return IST_ENOFOOTER;
+	ret = pread_all(r->fd, tr, sizeof(tr), r->file_size - FMT_TRAILER);
+	if (ret)
+		return ret;
+	if (memcmp(tr + 16, FMT_TRAILER_MAGIC, 8))
+		return IST_ENOFOOTER;
+	if (fmt_get32(tr + 12) != (uint32_t)crc32(0, tr, 12))
+		return IST_ECRC;
+	off = fmt_get64(tr);
+	len = fmt_get32(tr + 8);
+	if (off < r->data_start || off > r->file_size ||
+	    (uint64_t)len != r->file_size - FMT_TRAILER - off)
+		return IST_ECORRUPT;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	ret = pread_all(r->fd, buf, len, off);
+	if (!ret)
+		ret = fmt_footer_decode(buf, len, &r->idx, &r->nchunks, &r->totals);
+	free(buf);
+	if (ret)
+		return ret;
+	r->idx_cap = r->nchunks;
+	/* the index must describe chunks in file order before the footer */
+	for (uint64_t i = 0; i < r->nchunks; i++) {
+		const struct ist_chunk_info *ci = &r->idx[i];
+		uint64_t min = i ? r->idx[i - 1].offset + FMT_CHUNK_HDR : r->data_start;
+
+		if (ci->offset < min || ci->offset > off - FMT_CHUNK_HDR ||
+		    ci->count == 0 || ci->count > FMT_MAX_CHUNK ||
+		    ci->first_t_ns > ci->last_t_ns)
+			ret = IST_ECORRUPT;
+		sum += ci->count;
+	}
+	if (!ret && sum != r->totals.records)
+		ret = IST_ECORRUPT;
+	if (ret) {
+		free(r->idx);
+		r->idx = NULL;
+		r->nchunks = r->idx_cap = 0;
+		ist_totals_release(&r->totals);
+		memset(&r->totals, 0, sizeof(r->totals));
+		return ret;
+	}
+	r->data_end = off;
+	return 0;
+}
+
+int ist_reader_open(ist_reader **rp, const char *path)
+{
+	ist_reader *r;
+	struct stat st;
+	int ret;
+
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		ret = -errno;
+		free(r);
+		return ret;
+	}
+	if (fstat(r->fd, &st)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto fail;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	ret = read_header(r);
+	if (ret)
+		goto fail;
+	r->hist = calloc(1, sizeof(*r->hist));
+	if (!r->hist) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (inflateInit2(&r->zs, -15) != Z_OK) {
+		ret = IST_EZLIB;
+		goto fail;
+	}
+	r->zs_ready = 1;
+	r->footer_err = read_footer(r);
+	if (r->footer_err < 0 && r->footer_err > -IST_E_BASE) {
+		ret = r->footer_err; /* an I/O error, not damage */
+		goto fail;
+	}
+	r->has_footer = r->footer_err == 0;
+	if (!r->has_footer) {
+		r->data_end = r->file_size;
+		ret = scan_chunks(r);
+		if (ret)
+			goto fail;
+	}
+	*rp = r;
+	return 0;
+fail:
+	ist_reader_close(r);
+	return ret;
+}
+
+void ist_reader_close(ist_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->zs_ready)
+		inflateEnd(&r->zs);
+	ist_header_free(r->h);
+	ist_totals_release(&r->totals);
+	free(r->idx);
+	free(r->buf);
+	free(r->check_buf);
+	free(r->payload);
+	free(r->scratch);
+	free(r->hist);
+	free(r);
+}
+
+const ist_header *ist_reader_header(const ist_reader *r)
+{
+	return r->h;
+}
+
+int ist_reader_version(const ist_reader *r, unsigned *major, unsigned *minor)
+{
+	if (major)
+		*major = r->major;
+	if (minor)
+		*minor = r->minor;
+	return 0;
+}
+
+int ist_reader_has_footer(const ist_reader *r)
+{
+	return r->has_footer;
+}
+
+int ist_reader_footer_error(const ist_reader *r)
+{
+	return r->footer_err;
+}
+
+const struct ist_totals *ist_reader_totals(const ist_reader *r)
+{
+	return r->has_footer ? &r->totals : NULL;
+}
+
+uint64_t ist_reader_chunk_count(const ist_reader *r)
+{
+	return r->nchunks;
+}
+
+int ist_reader_chunk_info(const ist_reader *r, uint64_t i,
+			  struct ist_chunk_info *ci)
+{
+	if (i >= r->nchunks)
+		return IST_ERANGE;
+	*ci = r->idx[i];
+	return 0;
+}
+
+uint64_t ist_reader_file_size(const ist_reader *r)
+{
+	return r->file_size;
+}
+
+/* Inflates a column; the result must be exactly want bytes. */
+static int inflate_column(ist_reader *r, const uint8_t *in, size_t inlen,
+			  uint8_t *out, size_t want)
+{
+	int zr;
+
+	if (inflateReset(&r->zs) != Z_OK)
+		return IST_EZLIB;
+	r->zs.next_in = (Bytef *)in;
+	r->zs.avail_in = (uInt)inlen;
+	r->zs.next_out = out;
+	r->zs.avail_out = (uInt)want;
+	zr = inflate(&r->zs, Z_FINISH);
+	if (zr != Z_STREAM_END || r->zs.avail_out || r->zs.avail_in)
+		return IST_EZLIB;
+	return 0;
+}
+
+/* Reads, checks and decodes chunk i into recs (room for its count). */
+static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
+{
+	const struct ist_chunk_info *ci = &r->idx[i];
+	struct fmt_coldesc desc[FMT_NCOLS];
+	const uint8_t *colp[FMT_NCOLS];
+	uint8_t hdr[FMT_CHUNK_HDR];
+	const uint8_t *p, *end;
+	uint32_t count, plen, rawsize;
+	uint64_t ncols, data_len = 0, scratch_used = 0;
+	int ret;
+
+	ret = pread_all(r->fd, hdr, sizeof(hdr), ci->offset);
+	if (ret)
+		return ret;
+	ret = check_chunk_header(hdr);
+	if (ret)
+		return ret;
+	count = fmt_get32(hdr + 4);
+	if (count != ci->count || fmt_get64(hdr + 8) != ci->first_t_ns ||
+	    fmt_get64(hdr + 16) != ci->last_t_ns)
+		return IST_ECORRUPT; /* the index and the chunk disagree */
+	rawsize = fmt_get32(hdr + 24);
+	plen = fmt_get32(hdr + 28);
+	if (ci->offset + FMT_CHUNK_HDR + plen > r->data_end)
+		return IST_ETRUNC;
+	if (grow((void **)&r->payload, &r->payload_cap, (size_t)plen + FMT_PAD) ||
+	    grow((void **)&r->scratch, &r->scratch_cap, (size_t)rawsize + FMT_PAD))
+		return -ENOMEM;
+	ret = pread_all(r->fd, r->payload, plen, ci->offset + FMT_CHUNK_HDR);
+	if (ret)
+		return ret;
+	memset(r->payload + plen, 0, FMT_PAD);
+	if ((uint32_t)crc32(0, r->payload, plen) != fmt_get32(hdr + 32))
+		return IST_ECRC;
+
+	/* column directory */
+	p = r->payload;
+	end = p + plen;
+	if (p >= end)
+		return IST_ECORRUPT;
+	ncols = *p++;
+	if (ncols < FMT_NCOLS)
+		return IST_ECORRUPT;
+	{
+		const uint8_t *dp = p;
+		uint64_t sum_stored = 0, sum_raw = 0;
+
+		/* first pass: lengths, to find where the data starts */
+		for (uint64_t c = 0; c < ncols; c++) {
+			struct fmt_coldesc d;
+
+			if (end - dp < 2)
+				return IST_ECORRUPT;
+			d.coding = dp[0];
+			d.store = dp[1];
+			dp += 2;
+			if (fmt_get_varint(&dp, end, &d.param) ||
+			    fmt_get_varint(&dp, end, &d.raw_len) ||
+			    fmt_get_varint(&dp, end, &d.stored_len))
+				return IST_ECORRUPT;
+			if (d.raw_len > FMT_MAX_COL_BYTES(count) ||
+			    d.stored_len > plen)
+				return IST_ECORRUPT;
+			if (d.store == FMT_STORE_PLAIN && d.stored_len != d.raw_len)
+				return IST_ECORRUPT;
+			if (d.store > FMT_STORE_DEFLATE || d.coding >= FMT_CODE_LAST)
+				return IST_ECORRUPT;
+			if (c < FMT_NCOLS)
+				desc[c] = d;
+			sum_stored += d.stored_len;
+			sum_raw += d.raw_len;
+		}
+		if (sum_stored != (uint64_t)(end - dp) || sum_raw > rawsize)
+			return IST_ECORRUPT;
+		p = dp;
+	}
+	/* column data: plain columns are decoded in place, deflated ones
+	 * inflated into scratch */
+	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		const uint8_t *src = p + data_len;
+
+		if (desc[c].store == FMT_STORE_DEFLATE) {
+			uint8_t *dst = r->scratch + scratch_used;
+
+			ret = inflate_column(r, src, desc[c].stored_len, dst,
+					     desc[c].raw_len);
+			if (ret)
+				return ret;
+			colp[c] = dst;
+			scratch_used += desc[c].raw_len;
+		} else {
+			colp[c] = src;
+		}
+		data_len += desc[c].stored_len;
+	}
+	memset(r->scratch + scratch_used, 0, FMT_PAD);
+	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		ret = fmt_decode_column(r->hist, (enum fmt_col)c, &desc[c], colp[c], recs,
+					count);
+		if (ret)
+			return ret;
+	}
+	if (recs[0].t_ns != ci->first_t_ns)
+		return IST_ECORRUPT;
+	for (uint32_t k = 0; k < count; k++)
+		recs[k].reserved = 0;
+	return 0;
+}
+
+static void set_pos(ist_reader *r, uint64_t chunk)
+{
+	r->pos.chunk = chunk;
+	r->pos.byte_offset = chunk < r->nchunks ? r->idx[chunk].offset : r->data_end;
+	r->pos.record = r->returned;
+}
+
+ssize_t ist_reader_read(ist_reader *r, struct ist_record *recs, size_t max)
+{
+	uint64_t i;
+	uint32_t count;
+	int ret;
+
+	if (max == 0)
+		return 0;
+	if (r->buf_pos < r->buf_n) {
+		size_t k = r->buf_n - r->buf_pos;
+
+		if (k > max)
+			k = max;
+		memcpy(recs, r->buf + r->buf_pos, k * sizeof(*recs));
+		r->buf_pos += k;
+		r->returned += k;
+		r->pos.record = r->returned;
+		return (ssize_t)k;
+	}
+	if (r->next >= r->nchunks) {
+		set_pos(r, r->nchunks);
+		return 0;
+	}
+	i = r->next++;
+	set_pos(r, i);
+	count = r->idx[i].count;
+	if (max >= count) {
+		/* the common case: decode straight into the caller's array */
+		ret = load_chunk(r, i, recs);
+		if (ret)
+			return ret;
+		r->returned += count;
+		return count;
+	}
+	if (grow((void **)&r->buf, &r->buf_cap, count * sizeof(*r->buf)))
+		return -ENOMEM;
+	ret = load_chunk(r, i, r->buf);
+	if (ret)
+		return ret;
+	r->buf_n = count;
+	r->buf_pos = 0;
+	return ist_reader_read(r, recs, max);
+}
+
+int ist_reader_seek_chunk(ist_reader *r, uint64_t i)
+{
+	if (i > r->nchunks)
+		return IST_ERANGE;
+	r->next = i;
+	r->buf_n = r->buf_pos = 0;
+	set_pos(r, i);
+	return 0;
+}
+
+int ist_reader_seek_time(ist_reader *r, uint64_t t_ns)
+{
+	uint64_t i;
+
+	/* chunk maxima need not increase (out-of-order traces): scan */
+	for (i = 0; i < r->nchunks; i++)
+		if (r->idx[i].last_t_ns >= t_ns)
+			break;
+	return ist_reader_seek_chunk(r, i);
+}
+
+void ist_reader_position(const ist_reader *r, struct ist_position *pos)
+{
+	*pos = r->pos;
+}
+
+int ist_reader_check_chunk(ist_reader *r, uint64_t i)
+{
+	size_t need;
+
+	if (i >= r->nchunks)
+		return IST_ERANGE;
+	need = r->idx[i].count * sizeof(struct ist_record);
+	if (grow((void **)&r->check_buf, &r->check_cap, need))
+		return -ENOMEM;
+	return load_chunk(r, i, r->check_buf);
+}

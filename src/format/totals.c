@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* totals.c - running totals of a trace (the footer's summary) in bounded memory. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "format/fmt.h"
+
+/*
+ * Distinct streams and (stream, txn) pairs are counted exactly in open
+ * addressing hash sets until a set holds FMT_DISTINCT_CAP entries; past
+ * that the set stops growing, the count becomes a lower bound and the
+ * matching IST_TOTALS_*_EXACT bit is cleared.  Memory stays bounded
+ * (at most 2 * FMT_DISTINCT_CAP slots per set).
+ */
+struct pair {
+	uint64_t a, b; /* b == 0 marks an empty slot (txn 0 is never stored) */
+};
+
+struct pairset {
+	struct pair *slot;
+	size_t mask;  /* slots - 1, slots a power of two */
+	size_t count;
+	int full;     /* hit the cap: count is a lower bound */
+};
+
+struct ist_totals_acc {
+	struct ist_totals t;
+	uint32_t dev_cap;
+	uint64_t prev_t;
+	struct pairset streams; /* (0, stream) */
+	struct pairset txns;    /* (stream, txn) */
+	uint64_t last_stream, last_txn; /* fast path for runs */
+};
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+static int pairset_grow(struct pairset *s)
+{
+	size_t nslots = s->slot ? (s->mask + 1) * 2 : 1024;
+	struct pair *n = calloc(nslots, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	if (s->slot) {
+		for (size_t i = 0; i <= s->mask; i++) {
+			struct pair p = s->slot[i];
+			size_t h;
+
+			if (!p.b)
+				continue;
+			h = mix64(p.a * 31 + p.b) & (nslots - 1);
+			while (n[h].b)
+				h = (h + 1) & (nslots - 1);
+			n[h] = p;
+		}
+		free(s->slot);
+	}
+	s->slot = n;
+	s->mask = nslots - 1;
+	return 0;
+}
+
+/* Adds (a, b), b != 0; 0 or -ENOMEM. */
+static int pairset_add(struct pairset *s, uint64_t a, uint64_t b)
+{
+	size_t h;
+
+	if (!s->slot && pairset_grow(s))
+		return -ENOMEM;
+	h = mix64(a * 31 + b) & s->mask;
+	while (s->slot[h].b) {
+		if (s->slot[h].a == a && s->slot[h].b == b)
+			return 0;
+		h = (h + 1) & s->mask;
+	}
+	if (s->count >= FMT_DISTINCT_CAP) {
+		/* Not stored, so a later repeat cannot be recognised: the
+		 * count stays at the cap, a lower bound. */
+		s->full = 1;
+		return 0;
+	}
+	s->slot[h].a = a;
+	s->slot[h].b = b;
+	s->count++;
+	/* load <= 3/4; at the cap the table has 2 * cap slots, load 1/2 */
+	if (s->count * 4 > (s->mask + 1) * 3)
+		return pairset_grow(s);
+	return 0;
+}
+
+ist_totals_acc *ist_totals_acc_new(void)
+{
+	ist_totals_acc *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->t.flags_exact = IST_TOTALS_STREAMS_EXACT | IST_TOTALS_TXNS_EXACT;
+	return a;
+}
+
+void ist_totals_acc_free(ist_totals_acc *a)
+{
+	if (!a)
+		return;
+	free(a->t.dev_max_end);
+	free(a->streams.slot);
+	free(a->txns.slot);
+	free(a);
+}
+
+int ist_totals_acc_reserve_dev(ist_totals_acc *a, uint32_t ndev)
+{
+	if (ndev > IST_MAX_FOOTER_DEVICES)
+		return IST_EDEVICE;
+	if (ndev > a->dev_cap) {
+		uint32_t cap = a->dev_cap ? a->dev_cap : 4;
+		uint64_t *d;
+
+		while (cap < ndev)
+			cap *= 2;
+		d = realloc(a->t.dev_max_end, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		for (uint32_t i = a->dev_cap; i < cap; i++)
+			d[i] = 0;
+		a->t.dev_max_end = d;
+		a->dev_cap = cap;
+	}
+	if (ndev > a->t.ndev)
+		a->t.ndev = ndev;
+	return 0;
+}
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t s = a + b;
+
+	return s < a ? UINT64_MAX : s;
+}
+
+int ist_totals_acc_add(ist_totals_acc *a, const struct ist_record *recs,
+		       size_t n)
+{
+	struct ist_totals *t = &a->t;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ist_record *r = &recs[i];
+		uint64_t end;
+
+		if (r->dev >= t->ndev) {
+			ret = ist_totals_acc_reserve_dev(a, r->dev + 1);
+			if (ret)
+				return ret;
+		}
+		if (t->records == 0) {
+			t->first_t_ns = t->last_t_ns = r->t_ns;
+		} else {
+			if (r->t_ns < a->prev_t)
+				t->out_of_order++;
+			if (r->t_ns < t->first_t_ns)
+				t->first_t_ns = r->t_ns;
+			if (r->t_ns > t->last_t_ns)
+				t->last_t_ns = r->t_ns;
+		}
+		a->prev_t = r->t_ns;
+		t->records++;
+		if (r->op < IST_OP_COUNT) {
+			t->count[r->op]++;
+			t->bytes[r->op] = sat_add(t->bytes[r->op], r->len);
+		}
+		end = sat_add(r->offset, r->len);
+		if (end > t->dev_max_end[r->dev])
+			t->dev_max_end[r->dev] = end;
+		if (r->lat_ns)
+			t->with_latency++;
+		if (r->stream && (r->stream != a->last_stream || !t->streams)) {
+			ret = pairset_add(&a->streams, 0, r->stream);
+			if (ret)
+				return ret;
+			t->streams = a->streams.count;
+		}
+		if (r->txn && (r->txn != a->last_txn || r->stream != a->last_stream ||
+			       !t->txns)) {
+			ret = pairset_add(&a->txns, r->stream, r->txn);
+			if (ret)
+				return ret;
+			t->txns = a->txns.count;
+		}
+		a->last_stream = r->stream;
+		a->last_txn = r->txn;
+	}
+	return 0;
+}
+
+const struct ist_totals *ist_totals_acc_get(const ist_totals_acc *a)
+{
+	struct ist_totals *t = (struct ist_totals *)&a->t;
+
+	t->flags_exact = (a->streams.full ? 0 : IST_TOTALS_STREAMS_EXACT) |
+			 (a->txns.full ? 0 : IST_TOTALS_TXNS_EXACT);
+	return t;
+}

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/* writer.c - streaming IST writer: header, columnar deflated chunks, footer, trailer. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "format/fmt.h"
+
+/* Deflate level when the caller does not choose: fast enough for the
+ * 10 M records/s encode target; higher levels gain little on columns. */
+#define DEFAULT_LEVEL 1
+
+struct ist_writer {
+	int fd;
+	int own_fd;          /* close fd on close/abort */
+	char *path;          /* final path (NULL for an fd writer) */
+	char *tmppath;       /* what we write, renamed to path at close */
+	int level;
+	unsigned chunk_records;
+	int err;             /* sticky I/O error: the writer is unusable */
+
+	struct ist_record *recs; /* the current chunk */
+	size_t nrecs;
+
+	uint8_t *colbuf;     /* one coded column */
+	uint8_t *data;       /* stored column bytes of the chunk */
+	size_t data_cap;
+	z_stream zs;
+	int zs_ready;
+
+	uint64_t file_off;   /* bytes written so far */
+	struct ist_chunk_info *idx;
+	uint64_t nidx, idx_cap;
+	ist_totals_acc *acc;
+	struct fmt_hist *hist;
+};
+
+static int write_all(ist_writer *w, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return w->err = -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+		w->file_off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_header(ist_writer *w, const ist_header *h)
+{
+	uint8_t *body = NULL, *buf;
+	size_t blen, total;
+	int ret;
+
+	ret = fmt_header_encode(h, &body, &blen);
+	if (ret)
+		return ret;
+	total = FMT_FIXED_HDR + blen + 4;
+	if (total > FMT_MAX_HDR) {
+		free(body);
+		return IST_ERANGE;
+	}
+	buf = malloc(total);
+	if (!buf) {
+		free(body);
+		return -ENOMEM;
+	}
+	memcpy(buf, FMT_MAGIC, FMT_MAGIC_LEN);
+	fmt_put16(buf + 8, FMT_MAJOR);
+	fmt_put16(buf + 10, FMT_MINOR);
+	fmt_put32(buf + 12, (uint32_t)total);
+	memcpy(buf + FMT_FIXED_HDR, body, blen);
+	fmt_put32(buf + total - 4, (uint32_t)crc32(0, buf, (uInt)(total - 4)));
+	ret = write_all(w, buf, total);
+	free(buf);
+	free(body);
+	return ret;
+}
+
+/* Creates path.tmp-XXXXXX with mode 0666 (less the umask), as a plain
+ * open(O_CREAT) would; mkstemp() would force 0600. */
+static int create_tmp(ist_writer *w, const char *path)
+{
+	size_t n = strlen(path) + 16;
+	struct timespec ts;
+
+	w->tmppath = malloc(n);
+	if (!w->tmppath)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^
+			     (uint64_t)(uintptr_t)w ^ ((uint64_t)getpid() << 20) ^
+			     ((uint64_t)attempt * 0x9e3779b97f4a7c15ull);
+
+		snprintf(w->tmppath, n, "%s.tmp-%06x", path,
+			 (unsigned)((x ^ (x >> 29)) & 0xffffff));
+		w->fd = open(w->tmppath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0666);
+		if (w->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static int writer_setup(ist_writer *w, const ist_header *h,
+			const struct ist_writer_opts *opts)
+{
+	int ret;
+
+	w->chunk_records = FMT_DEFAULT_CHUNK;
+	w->level = DEFAULT_LEVEL;
+	if (opts) {
+		if (opts->chunk_records > FMT_MAX_CHUNK)
+			return -EINVAL;
+		if (opts->chunk_records)
+			w->chunk_records = opts->chunk_records;
+		if (opts->level < 0 || opts->level > 9)
+			return -EINVAL;
+		if (opts->level)
+			w->level = opts->level;
+	}
+	w->recs = malloc(w->chunk_records * sizeof(*w->recs));
+	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+	w->acc = ist_totals_acc_new();
+	w->hist = calloc(1, sizeof(*w->hist));
+	if (!w->recs || !w->colbuf || !w->acc || !w->hist)
+		return -ENOMEM;
+	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return IST_EZLIB;
+	w->zs_ready = 1;
+	if (h) {
+		ret = ist_totals_acc_reserve_dev(w->acc,
+						 ist_header_device_count(h));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void writer_free(ist_writer *w)
+{
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
+	if (w->own_fd && w->fd >= 0)
+		close(w->fd);
+	free(w->path);
+	free(w->tmppath);
+	free(w->recs);
+	free(w->colbuf);
+	free(w->data);
+	free(w->idx);
+	ist_totals_acc_free(w->acc);
+	free(w->hist);
+	free(w);
+}
+
+static int writer_start(ist_writer **wp, ist_writer *w, const ist_header *h,
+			const struct ist_writer_opts *opts)
+{
+	ist_header *empty = NULL;
+	int ret;
+
+	ret = writer_setup(w, h, opts);
+	if (!ret && !h) {
+		empty = ist_header_new();
+		if (!empty)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = write_header(w, h ? h : empty);
+	ist_header_free(empty);
+	if (ret) {
+		ist_writer_abort(w);
+		return ret;
+	}
+	*wp = w;
+	return 0;
+}
+
+int ist_writer_open(ist_writer **wp, const char *path, const ist_header *h,
+		    const struct ist_writer_opts *opts)
+{
+	ist_writer *w;
+	int ret;
+
+	*wp = NULL;
+	if (!path || !*path)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->own_fd = 1;
+	w->path = strdup(path);
+	if (!w->path) {
+		writer_free(w);
+		return -ENOMEM;
+	}
+	if (opts && opts->direct) {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		ret = w->fd < 0 ? -errno : 0;
+	} else {
+		ret = create_tmp(w, path);
+	}
+	if (ret) {
+		writer_free(w);
+		return ret;
+	}
+	return writer_start(wp, w, h, opts);
+}
+
+int ist_writer_open_fd(ist_writer **wp, int fd, const ist_header *h,
+		       const struct ist_writer_opts *opts)
+{
+	ist_writer *w;
+
+	*wp = NULL;
+	if (fd < 0)
+		return -EBADF;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	return writer_start(wp, w, h, opts);
+}
+
+static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
+{
+	if (w->nidx == w->idx_cap) {
+		uint64_t cap = w->idx_cap ? w->idx_cap * 2 : 64;
+		struct ist_chunk_info *n = realloc(w->idx, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->idx = n;
+		w->idx_cap = cap;
+	}
+	w->idx[w->nidx++] = *ci;
+	return 0;
+}
+
+/* Deflates [in, in + len) into out if that saves at least 1/32; returns
+ * the deflated size or 0 to store the column as it is. */
+static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
+			  uint8_t *out)
+{
+	size_t limit = len - len / 32;
+
+	if (len < 64)
+		return 0;
+	if (len > 16384) {
+		/* random offsets or latencies barely deflate: a sample
+		 * of the column says whether the whole is worth trying */
+		if (deflateReset(&w->zs) != Z_OK)
+			return 0;
+		w->zs.next_in = (Bytef *)in;
+		w->zs.avail_in = 4096;
+		w->zs.next_out = out;
+		w->zs.avail_out = 4096 - 4096 / 16;
+		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
+			return 0;
+	}
+	if (deflateReset(&w->zs) != Z_OK)
+		return 0;
+	w->zs.next_in = (Bytef *)in;
+	w->zs.avail_in = (uInt)len;
+	w->zs.next_out = out;
+	w->zs.avail_out = (uInt)limit;
+	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
+		return 0;
+	return limit - w->zs.avail_out;
+}
+
+static int write_chunk(ist_writer *w)
+{
+	struct fmt_coldesc desc[FMT_NCOLS];
+	uint8_t dir[1 + FMT_NCOLS * 32], hdr[FMT_CHUNK_HDR];
+	size_t n = w->nrecs, dlen = 0, dirlen = 0, raw_total = 0;
+	size_t need = FMT_NCOLS * FMT_MAX_COL_BYTES(n);
+	struct ist_chunk_info ci;
+	uint64_t tmax = 0;
+	uint32_t crc;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (w->data_cap < need) {
+		uint8_t *d = realloc(w->data, need);
+
+		if (!d)
+			return -ENOMEM;
+		w->data = d;
+		w->data_cap = need;
+	}
+	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		struct fmt_coldesc *d = &desc[c];
+		size_t z;
+
+		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
+		z = try_deflate(w, w->colbuf, d->raw_len, w->data + dlen);
+		if (z) {
+			d->store = FMT_STORE_DEFLATE;
+			d->stored_len = z;
+		} else {
+			memcpy(w->data + dlen, w->colbuf, d->raw_len);
+			d->stored_len = d->raw_len;
+		}
+		dlen += d->stored_len;
+		raw_total += d->raw_len;
+	}
+	dir[dirlen++] = FMT_NCOLS;
+	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		dir[dirlen++] = desc[c].coding;
+		dir[dirlen++] = desc[c].store;
+		dirlen += fmt_put_varint(dir + dirlen, desc[c].param);
+		dirlen += fmt_put_varint(dir + dirlen, desc[c].raw_len);
+		dirlen += fmt_put_varint(dir + dirlen, desc[c].stored_len);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (w->recs[i].t_ns > tmax)
+			tmax = w->recs[i].t_ns;
+	crc = (uint32_t)crc32(0, dir, (uInt)dirlen);
+	crc = (uint32_t)crc32(crc, w->data, (uInt)dlen);
+	memcpy(hdr, FMT_CHUNK_MAGIC, 4);
+	fmt_put32(hdr + 4, (uint32_t)n);
+	fmt_put64(hdr + 8, w->recs[0].t_ns);
+	fmt_put64(hdr + 16, tmax);
+	fmt_put32(hdr + 24, (uint32_t)raw_total);
+	fmt_put32(hdr + 28, (uint32_t)(dirlen + dlen));
+	fmt_put32(hdr + 32, crc);
+	fmt_put32(hdr + 36, (uint32_t)crc32(0, hdr, 36));
+
+	ci.offset = w->file_off;
+	ci.first_t_ns = w->recs[0].t_ns;
+	ci.last_t_ns = tmax;
+	ci.count = (uint32_t)n;
+	ret = index_add(w, &ci);
+	if (ret)
+		return w->err = ret;
+	if ((ret = write_all(w, hdr, sizeof(hdr))) ||
+	    (ret = write_all(w, dir, dirlen)) ||
+	    (ret = write_all(w, w->data, dlen)))
+		return ret;
+	w->nrecs = 0;
+	return 0;
+}
+
+int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	/* Check the batch first: a bad record leaves the writer usable. */
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].op >= IST_OP_COUNT || (recs[i].flags & ~IST_F_ALL))
+			return IST_ERANGE;
+		if (recs[i].dev >= IST_MAX_FOOTER_DEVICES)
+			return IST_EDEVICE;
+	}
+	ret = ist_totals_acc_add(w->acc, recs, n);
+	if (ret)
+		return w->err = ret;
+	while (n) {
+		size_t k = w->chunk_records - w->nrecs;
+
+		if (k > n)
+			k = n;
+		memcpy(w->recs + w->nrecs, recs, k * sizeof(*recs));
+		for (size_t i = 0; i < k; i++)
+			w->recs[w->nrecs + i].reserved = 0;
+		w->nrecs += k;
+		recs += k;
+		n -= k;
+		if (w->nrecs == w->chunk_records) {
+			ret = write_chunk(w);
+			if (ret)
+				return w->err = ret;
+		}
+	}
+	return 0;
+}
+
+int ist_writer_flush(ist_writer *w)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	ret = write_chunk(w);
+	return ret ? (w->err = ret) : 0;
+}
+
+const struct ist_totals *ist_writer_totals(const ist_writer *w)
+{
+	return ist_totals_acc_get(w->acc);
+}
+
+static int write_footer(ist_writer *w)
+{
+	uint8_t *buf = NULL, tr[FMT_TRAILER];
+	size_t len;
+	uint64_t off;
+	int ret;
+
+	ret = write_chunk(w);
+	if (ret)
+		return ret;
+	ret = fmt_footer_encode(w->idx, w->nidx, ist_totals_acc_get(w->acc),
+				&buf, &len);
+	if (ret)
+		return ret;
+	if (len > UINT32_MAX) {
+		free(buf);
+		return IST_ERANGE;
+	}
+	off = w->file_off;
+	ret = write_all(w, buf, len);
+	free(buf);
+	if (ret)
+		return ret;
+	fmt_put64(tr, off);
+	fmt_put32(tr + 8, (uint32_t)len);
+	fmt_put32(tr + 12, (uint32_t)crc32(0, tr, 12));
+	memcpy(tr + 16, FMT_TRAILER_MAGIC, 8);
+	return write_all(w, tr, sizeof(tr));
+}
+
+int ist_writer_close(ist_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	ret = w->err;
+	if (!ret)
+		ret = write_footer(w);
+	if (!ret && w->tmppath && fdatasync(w->fd))
+		ret = -errno;
+	if (w->own_fd) {
+		if (close(w->fd) && !ret)
+			ret = -errno;
+		w->fd = -1;
+	}
+	if (!ret && w->tmppath && rename(w->tmppath, w->path))
+		ret = -errno;
+	if (ret && w->tmppath)
+		unlink(w->tmppath);
+	writer_free(w);
+	return ret;
+}
+
+void ist_writer_abort(ist_writer *w)
+{
+	if (!w)
+		return;
+	if (w->own_fd && w->fd >= 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	if (w->tmppath)
+		unlink(w->tmppath);
+	else if (w->path)
+		unlink(w->path);
+	writer_free(w);
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# cat.sh - iostorm cat: canonical CSV, filters, seeking, bad input.
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/format"
+
+expect_status 0 "$IOSTORM" cat "$D/small.ist"
+cmp -s "$TMP/out" "$D/small.csv" || fail "cat differs from the source CSV"
+ok
+body() { grep -v '^#' "$D/small.csv" | grep -v '^t_ns'; }
+expect_status 0 "$IOSTORM" cat --no-header --op write "$D/small.ist"
+expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$3 == "write"')" "--op write"
+expect_status 0 "$IOSTORM" cat -n --dev 1 "$D/small.ist"
+expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$2 == 1')" "--dev 1"
+expect_status 0 "$IOSTORM" cat -n --from 1000ns --to 3000ns "$D/small.ist"
+expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$1 >= 1000 && $1 < 3000')" "--from/--to"
+
+# seeking with many chunks: --from skips whole chunks through the index
+awk 'BEGIN { print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags";
+	for (i = 0; i < 20000; i++) printf "%d,0,read,%d,4096,0,0,0,\n", i * 1000, i * 4096 }' >"$TMP/seq.csv"
+expect_status 0 "$IOSTORM" convert -c 1000 "$TMP/seq.csv" "$TMP/seq.ist"
+expect_status 0 "$IOSTORM" cat -n --from 15.5ms --to 15.503ms "$TMP/seq.ist"
+expect_eq "$(cat "$TMP/out")" "15500000,0,read,63488000,4096,0,0,0,
+15501000,0,read,63492096,4096,0,0,0,
+15502000,0,read,63496192,4096,0,0,0," "--from seek"
+
+# a damaged chunk: one line with chunk and offset, exit 1
+cp "$TMP/seq.ist" "$TMP/dmg.ist"
+c1=$(grep -abo ISTC "$TMP/seq.ist" | sed -n 2p | cut -d: -f1)
+printf '\377\377' | dd of="$TMP/dmg.ist" bs=1 seek=$((c1 + 50)) conv=notrunc 2>/dev/null
+expect_status 1 "$IOSTORM" cat "$TMP/dmg.ist"
+expect_err_line "^iostorm: .*/dmg.ist: chunk 1 \(byte offset $c1\): checksum mismatch$"
+
+expect_status 2 "$IOSTORM" cat --op frobnicate "$D/small.ist"
+expect_status 2 "$IOSTORM" cat --from yesterday "$D/small.ist"
+expect_status 2 "$IOSTORM" cat --dev -1 "$D/small.ist"
+expect_status 2 "$IOSTORM" cat
+expect_status 0 "$IOSTORM" cat --help
+expect_grep '^Usage: iostorm cat' "$TMP/out"
+done_ok

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# convert.sh - iostorm convert: round trips, stdin/stdout, bad input, usage.
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/format"
+
+# CSV -> IST -> CSV is byte-identical (metadata, devices, extreme values)
+expect_status 0 "$IOSTORM" convert "$D/small.csv" "$TMP/a.ist"
+expect_status 0 "$IOSTORM" convert "$TMP/a.ist" "$TMP/a.csv"
+cmp -s "$D/small.csv" "$TMP/a.csv" || fail "CSV -> IST -> CSV differs"
+ok
+# the writer is deterministic and the format stable: the golden file
+cmp -s "$D/small.ist" "$TMP/a.ist" || fail "small.csv no longer encodes to small.ist"
+ok
+# IST -> CSV -> IST is record-identical
+expect_status 0 "$IOSTORM" convert "$TMP/a.csv" "$TMP/b.ist"
+"$IOSTORM" cat "$TMP/b.ist" >"$TMP/b.csv"
+cmp -s "$TMP/b.csv" "$D/small.csv" || fail "IST -> CSV -> IST changed records"
+ok
+
+# stdin and stdout; the kind comes from the magic, not the name
+expect_status 0 sh -c "'$IOSTORM' convert - - <'$D/small.csv' >'$TMP/c.csv'"
+cmp -s "$TMP/c.csv" "$D/small.csv" || fail "stdin CSV to stdout CSV"
+ok
+expect_status 0 sh -c "cat '$D/small.csv' | '$IOSTORM' convert --to ist - - | '$IOSTORM' convert - '$TMP/d.csv'"
+cmp -s "$TMP/d.csv" "$D/small.csv" || fail "IST through pipes"
+ok
+cp "$D/small.ist" "$TMP/noext"
+expect_status 0 "$IOSTORM" convert "$TMP/noext" "$TMP/out-noext"
+head -c 1 "$TMP/out-noext" | grep -q '#' || fail "IST input without extension should give CSV"
+ok
+
+# re-chunking IST -> IST keeps the records
+expect_status 0 "$IOSTORM" convert -c 2 -l 9 "$D/small.ist" "$TMP/e.ist"
+"$IOSTORM" info "$TMP/e.ist" >"$TMP/info"
+expect_grep '^records: +9 in 5 chunks' "$TMP/info"
+"$IOSTORM" cat "$TMP/e.ist" >"$TMP/e.csv"
+cmp -s "$TMP/e.csv" "$D/small.csv" || fail "re-chunked file differs"
+ok
+
+# bad input: one line naming file, line and reason; exit 1; nothing left
+for case in "bad_op.csv:13:field op: unknown op 'rd'" \
+	    "bad_len.csv:14:field len: out of range '4294967296'" \
+	    "bad_fields.csv:16:expected 9 fields" \
+	    "bad_flags.csv:18:field flags: unknown flags 'sync\|bogus'" \
+	    "no_header.csv:9:expected the header row"; do
+	f=${case%%:*}; rest=${case#*:}; line=${rest%%:*}; why=${rest#*:}
+	rm -f "$TMP"/out.*
+	expect_status 1 "$IOSTORM" convert "$D/$f" "$TMP/out.ist"
+	expect_err_line "^iostorm: .*/$f: line $line: $why"
+	[ -z "$(ls "$TMP" | grep '^out\.')" ] || fail "$f left $(ls "$TMP" | grep '^out\.')"
+	ok
+	expect_status 1 "$IOSTORM" convert "$D/$f" "$TMP/out.csv"
+	[ -z "$(ls "$TMP" | grep '^out\.')" ] || fail "$f left a CSV output"
+	ok
+done
+# a damaged IST input: chunk and byte offset; --salvage goes on
+cp "$D/small.ist" "$TMP/dmg.ist"
+off=$(( $(head -c 16 "$TMP/dmg.ist" | od -An -tu4 -j12 | tr -d ' ') + 45 ))
+printf '\377' | dd of="$TMP/dmg.ist" bs=1 seek=$off conv=notrunc 2>/dev/null
+expect_status 1 "$IOSTORM" convert "$TMP/dmg.ist" "$TMP/out.csv"
+expect_err_line "^iostorm: .*/dmg.ist: chunk 0 \(byte offset [0-9]+\): checksum mismatch$"
+[ ! -e "$TMP/out.csv" ] || fail "damaged input left an output"
+ok
+expect_status 0 "$IOSTORM" convert --salvage "$TMP/dmg.ist" "$TMP/out.csv"
+expect_err_line "warning: .*chunk 0 .*skipped"
+# not a trace, missing files, unwritable output
+expect_status 1 "$IOSTORM" convert "$TMP/missing.csv" "$TMP/out.ist"
+expect_err_line "^iostorm: .*/missing.csv: No such file or directory$"
+expect_status 1 "$IOSTORM" convert "$D/small.csv" "$TMP/no/such/dir/x.ist"
+expect_err_line "^iostorm: .*/x.ist: No such file or directory$"
+printf '\211IST\r\n\032\n\002\000' >"$TMP/v2.ist"
+expect_status 1 "$IOSTORM" convert "$TMP/v2.ist" "$TMP/out.csv"
+expect_err_line "truncated|unsupported"
+
+# usage errors exit 2, --help exits 0
+expect_status 2 "$IOSTORM" convert "$D/small.csv"
+expect_status 2 "$IOSTORM" convert --to xml "$D/small.csv" "$TMP/x"
+expect_status 2 "$IOSTORM" convert --chunk-records 0 "$D/small.csv" "$TMP/x"
+expect_status 2 "$IOSTORM" convert --level 10 "$D/small.csv" "$TMP/x"
+expect_status 2 "$IOSTORM" convert --bogus "$D/small.csv" "$TMP/x"
+expect_status 0 "$IOSTORM" convert --help
+expect_grep '^Usage: iostorm convert' "$TMP/out"
+done_ok

@@ -1,0 +1,952 @@
+/* SPDX-License-Identifier: MIT */
+/* test_format.c - CUnit suite of the IST format: codecs, writer, reader, footer, recovery. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cutest.h"
+#include "format/fmt.h"
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/test_format.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int rec_eq(const struct ist_record *a, const struct ist_record *b)
+{
+	return a->t_ns == b->t_ns && a->offset == b->offset &&
+	       a->lat_ns == b->lat_ns && a->stream == b->stream &&
+	       a->txn == b->txn && a->len == b->len && a->dev == b->dev &&
+	       a->flags == b->flags && a->op == b->op;
+}
+
+/* A record with random, often extreme, field values. */
+static void random_record(struct ist_record *r, uint64_t *t)
+{
+	uint64_t x = rnd();
+
+	memset(r, 0, sizeof(*r));
+	switch (x % 8) {
+	case 0: *t = rnd(); break;                 /* jump anywhere, 2^64-1 too */
+	case 1: break;                             /* equal timestamp */
+	case 2: *t -= rnd() % 1000; break;         /* backwards */
+	default: *t += rnd() % 100000; break;
+	}
+	if (x % 97 == 0)
+		*t = UINT64_MAX;
+	r->t_ns = *t;
+	switch ((x >> 8) % 6) {
+	case 0: r->offset = UINT64_MAX - rnd() % 4096; break;
+	case 1: r->offset = 0; break;
+	case 2: r->offset = rnd(); break;
+	default: r->offset = (rnd() % (1u << 30)) * 512; break;
+	}
+	switch ((x >> 16) % 5) {
+	case 0: r->len = UINT32_MAX; break;
+	case 1: r->len = 0; break;
+	default: r->len = 512u << (rnd() % 8); break;
+	}
+	r->lat_ns = (x >> 24) % 3 ? rnd() % 10000000 : ((x >> 24) % 2 ? UINT64_MAX : 0);
+	r->stream = (x >> 28) % 3 == 0 ? (1ull << 32) + rnd() % 5 : rnd() % 4;
+	r->txn = (x >> 32) % 4 == 0 ? UINT64_MAX - rnd() % 3 : rnd() % 1000;
+	r->dev = (uint32_t)((x >> 36) % 3);
+	r->op = (uint8_t)((x >> 40) % IST_OP_COUNT);
+	r->flags = (uint16_t)((x >> 44) & IST_F_ALL);
+}
+
+static ist_header *sample_header(void)
+{
+	ist_header *h = ist_header_new();
+
+	ist_header_set(h, "source", "test_format");
+	ist_header_set(h, "note", "tab\there, newline\nthere, = and \\");
+	ist_header_add_device(h, "sda", 1ull << 40, 512);
+	ist_header_add_device(h, "nvme0n1", 0, 4096);
+	ist_header_add_device(h, "dm-0 (a name with spaces)", 123, 0);
+	return h;
+}
+
+/* Writes n records from recs to path; returns 0 or the error. */
+static int write_file(const char *path, const struct ist_record *recs, size_t n,
+		      unsigned chunk)
+{
+	struct ist_writer_opts o = { .chunk_records = chunk };
+	ist_header *h = sample_header();
+	ist_writer *w;
+	int ret;
+
+	ret = ist_writer_open(&w, path, h, &o);
+	ist_header_free(h);
+	if (ret)
+		return ret;
+	ret = ist_writer_write(w, recs, n);
+	if (ret) {
+		ist_writer_abort(w);
+		return ret;
+	}
+	return ist_writer_close(w);
+}
+
+/* Reads every record of path into a new array; count in *n. */
+static struct ist_record *read_all(const char *path, size_t *n, size_t step)
+{
+	ist_reader *r;
+	struct ist_record *a = NULL;
+	size_t cap = 0;
+	ssize_t k;
+
+	*n = 0;
+	if (ist_reader_open(&r, path))
+		return NULL;
+	for (;;) {
+		if (cap - *n < step) {
+			cap = cap * 2 + step;
+			a = realloc(a, cap * sizeof(*a));
+		}
+		k = ist_reader_read(r, a + *n, step);
+		if (k <= 0)
+			break;
+		*n += (size_t)k;
+	}
+	ist_reader_close(r);
+	return a;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)n + 1);
+	if (fread(b, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static void spit(const char *path, const uint8_t *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fwrite(b, 1, len, f) == len);
+	fclose(f);
+}
+
+/* ------------------------------------------------------------ varint */
+
+static void test_varint_zigzag(void)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 255, 16383, 16384,
+		UINT32_MAX, (1ull << 56) - 1, 1ull << 56, (1ull << 63) - 1,
+		1ull << 63, UINT64_MAX };
+	uint8_t buf[16];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		const uint8_t *p = buf;
+		uint64_t v;
+		size_t n = fmt_put_varint(buf, vals[i]);
+
+		CU_ASSERT_EQUAL(n, fmt_varint_len(vals[i]));
+		CU_ASSERT(n >= 1 && n <= 10);
+		CU_ASSERT_EQUAL(fmt_get_varint(&p, buf + n, &v), 0);
+		CU_ASSERT_EQUAL(v, vals[i]);
+		CU_ASSERT_PTR_EQUAL(p, buf + n);
+		/* every truncation fails */
+		for (size_t k = 0; k < n; k++) {
+			p = buf;
+			CU_ASSERT_EQUAL(fmt_get_varint(&p, buf + k, &v), IST_ECORRUPT);
+		}
+		CU_ASSERT_EQUAL(fmt_unzigzag(fmt_zigzag((int64_t)vals[i])),
+				(int64_t)vals[i]);
+	}
+	CU_ASSERT_EQUAL(fmt_zigzag(0), 0);
+	CU_ASSERT_EQUAL(fmt_zigzag(-1), 1);
+	CU_ASSERT_EQUAL(fmt_zigzag(1), 2);
+	CU_ASSERT_EQUAL(fmt_zigzag(INT64_MIN), UINT64_MAX);
+	CU_ASSERT_EQUAL(fmt_zigzag(INT64_MAX), UINT64_MAX - 1);
+	/* 11 continuation bytes, and a 10th byte overflowing 64 bits */
+	memset(buf, 0x80, sizeof(buf));
+	{
+		const uint8_t *p = buf;
+		uint64_t v;
+
+		CU_ASSERT_EQUAL(fmt_get_varint(&p, buf + 16, &v), IST_ECORRUPT);
+		memset(buf, 0xff, 9);
+		buf[9] = 0x02;
+		p = buf;
+		CU_ASSERT_EQUAL(fmt_get_varint(&p, buf + 10, &v), IST_ECORRUPT);
+		buf[9] = 0x01;
+		p = buf;
+		CU_ASSERT_EQUAL(fmt_get_varint(&p, buf + 10, &v), 0);
+		CU_ASSERT_EQUAL(v, UINT64_MAX);
+	}
+	/* little-endian helpers */
+	fmt_put64(buf, 0x0102030405060708ull);
+	CU_ASSERT_EQUAL(buf[0], 8);
+	CU_ASSERT_EQUAL(buf[7], 1);
+	CU_ASSERT_EQUAL(fmt_get64(buf), 0x0102030405060708ull);
+	fmt_put32(buf, 0xa1b2c3d4u);
+	CU_ASSERT_EQUAL(buf[0], 0xd4);
+	CU_ASSERT_EQUAL(fmt_get32(buf), 0xa1b2c3d4u);
+	fmt_put16(buf, 0xbeef);
+	CU_ASSERT_EQUAL(fmt_get16(buf), 0xbeef);
+}
+
+/* ------------------------------------------------------------ columns */
+
+/* Encodes column col of recs, checks the coding picked and decodes it back
+ * into a copy where that column was scrambled. */
+static void column_roundtrip(enum fmt_col col, const struct ist_record *recs,
+			     size_t n, int want_coding)
+{
+	static struct fmt_hist h1, h2;
+	struct ist_record *copy = malloc(n * sizeof(*copy));
+	uint8_t *buf = malloc(FMT_MAX_COL_BYTES(n) + FMT_PAD);
+	struct fmt_coldesc d;
+
+	memset(buf, 0, FMT_MAX_COL_BYTES(n) + FMT_PAD);
+	fmt_encode_column(&h1, col, recs, n, buf, &d);
+	if (want_coding >= 0 && d.coding != want_coding) {
+		fprintf(stderr, "column %d: coding %d, expected %d\n", col,
+			d.coding, want_coding);
+		CU_FAIL("unexpected coding");
+	}
+	CU_ASSERT(d.raw_len <= FMT_MAX_COL_BYTES(n));
+	memcpy(copy, recs, n * sizeof(*copy));
+	for (size_t i = 0; i < n; i++) {
+		switch (col) {
+		case FMT_COL_T: copy[i].t_ns = 7; break;
+		case FMT_COL_DEV: copy[i].dev = 7; break;
+		case FMT_COL_OP: copy[i].op = 3; break;
+		case FMT_COL_FLAGS: copy[i].flags = 7; break;
+		case FMT_COL_LEN: copy[i].len = 7; break;
+		case FMT_COL_OFFSET: copy[i].offset = 7; break;
+		case FMT_COL_LAT: copy[i].lat_ns = 7; break;
+		case FMT_COL_STREAM: copy[i].stream = 7; break;
+		case FMT_COL_TXN: copy[i].txn = 7; break;
+		}
+	}
+	CU_ASSERT_EQUAL(fmt_decode_column(&h2, col, &d, buf, copy, n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (!rec_eq(&copy[i], &recs[i])) {
+			CU_FAIL("column did not round-trip");
+			break;
+		}
+	/* one byte short, or one byte too many: corrupt, never a crash */
+	if (d.raw_len) {
+		struct fmt_coldesc e = d;
+
+		e.raw_len--;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h2, col, &e, buf, copy, n),
+				IST_ECORRUPT);
+		e.raw_len = d.raw_len + 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h2, col, &e, buf, copy, n),
+				IST_ECORRUPT);
+	}
+	free(copy);
+	free(buf);
+}
+
+static void test_column_codecs(void)
+{
+	enum { N = 5000 };
+	struct ist_record *r = calloc(N, sizeof(*r));
+	uint64_t t = 0;
+
+	/* constant columns */
+	for (size_t i = 0; i < N; i++) {
+		r[i].t_ns = 5;
+		r[i].offset = UINT64_MAX;
+		r[i].len = UINT32_MAX;
+		r[i].stream = 1ull << 40;
+	}
+	column_roundtrip(FMT_COL_T, r, N, FMT_CODE_CONST);
+	column_roundtrip(FMT_COL_OFFSET, r, N, FMT_CODE_CONST);
+	column_roundtrip(FMT_COL_LEN, r, N, FMT_CODE_CONST);
+	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_CONST);
+	column_roundtrip(FMT_COL_DEV, r, N, FMT_CODE_CONST);
+
+	/* time: delta with a gcd (100 ns units), going backwards at times */
+	for (size_t i = 0; i < N; i++) {
+		t += 100 * (rnd() % 50);
+		if (i % 100 == 7)
+			t -= 300;
+		r[i].t_ns = t;
+	}
+	column_roundtrip(FMT_COL_T, r, N, FMT_CODE_DELTA);
+	/* time: extremes */
+	for (size_t i = 0; i < N; i++)
+		r[i].t_ns = i % 3 ? UINT64_MAX - i : i;
+	column_roundtrip(FMT_COL_T, r, N, FMT_CODE_DELTA);
+
+	/* small-alphabet columns: DICT with 1, 2 and 4 bits */
+	for (size_t i = 0; i < N; i++) {
+		r[i].op = (uint8_t)(rnd() % 2);
+		r[i].flags = (uint16_t)(rnd() % 3);
+		r[i].len = 4096u << (rnd() % 16);
+		r[i].dev = (uint32_t)(rnd() % 2);
+		r[i].stream = 1000 + rnd() % 9;
+	}
+	column_roundtrip(FMT_COL_OP, r, N, FMT_CODE_DICT);
+	column_roundtrip(FMT_COL_FLAGS, r, N, FMT_CODE_DICT);
+	column_roundtrip(FMT_COL_LEN, r, N, FMT_CODE_DICT);
+	column_roundtrip(FMT_COL_DEV, r, N, FMT_CODE_DICT);
+	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_DICT);
+
+	/* many values: RAW (with gcd for len and lat) */
+	for (size_t i = 0; i < N; i++) {
+		r[i].len = (uint32_t)(rnd() % 1000 + 1) * 512;
+		r[i].lat_ns = rnd() % 100000 * 1000;
+		r[i].dev = (uint32_t)(rnd() % 1000);
+		r[i].flags = (uint16_t)(rnd() & IST_F_ALL);
+		r[i].txn = rnd() % 128;
+		r[i].stream = rnd() % 100;
+	}
+	column_roundtrip(FMT_COL_LEN, r, N, FMT_CODE_RAW);
+	column_roundtrip(FMT_COL_LAT, r, N, FMT_CODE_RAW);
+	column_roundtrip(FMT_COL_DEV, r, N, FMT_CODE_RAW);
+	column_roundtrip(FMT_COL_FLAGS, r, N, FMT_CODE_RAW);
+	column_roundtrip(FMT_COL_TXN, r, N, FMT_CODE_RAW);
+	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_RAW);
+	/* increasing ids: DELTA */
+	for (size_t i = 0; i < N; i++) {
+		r[i].txn = (1ull << 50) + i * 3 + rnd() % 2;
+		r[i].stream = (1ull << 33) + i;
+	}
+	column_roundtrip(FMT_COL_TXN, r, N, FMT_CODE_DELTA);
+	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_DELTA);
+
+	/* offsets: sequential runs (SEQ), repeats (HIST), random (RAW) */
+	for (size_t i = 0; i < N; i++) {
+		r[i].dev = (uint32_t)(i % 3);
+		r[i].len = 4096;
+		r[i].offset = i < 3 ? (1ull << 40) * i
+				    : r[i - 3].offset + r[i - 3].len +
+					      (1 + rnd() % 8) * 4096;
+	}
+	column_roundtrip(FMT_COL_OFFSET, r, N, FMT_CODE_SEQ);
+	for (size_t i = 0; i < N; i++) {
+		r[i].dev = 0;
+		r[i].offset = i % 2 ? r[i - 1].offset : (rnd() % 100000) * 4096;
+	}
+	column_roundtrip(FMT_COL_OFFSET, r, N, FMT_CODE_HIST);
+	for (size_t i = 0; i < N; i++)
+		r[i].offset = (rnd() % 4) * 512 + (UINT64_MAX - 4096);
+	column_roundtrip(FMT_COL_OFFSET, r, N, -1);
+	for (size_t i = 0; i < N; i++)
+		r[i].offset = rnd() % 1000;
+	column_roundtrip(FMT_COL_OFFSET, r, N, FMT_CODE_RAW);
+
+	/* a value too wide for its field is corrupt */
+	{
+		static struct fmt_hist h;
+		uint8_t buf[64 + FMT_PAD] = { 0 };
+		struct fmt_coldesc d = { .coding = FMT_CODE_RAW, .param = 1 };
+
+		d.raw_len = fmt_put_varint(buf, 1ull << 32);
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LEN, &d, buf, r, 1),
+				IST_ECORRUPT);
+		d.raw_len = fmt_put_varint(buf, IST_OP_COUNT);
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OP, &d, buf, r, 1),
+				IST_ECORRUPT);
+		d.coding = FMT_CODE_SEQ;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_T, &d, buf, r, 1),
+				IST_ECORRUPT);
+		d.coding = FMT_CODE_LAST;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_T, &d, buf, r, 1),
+				IST_ECORRUPT);
+		d.coding = FMT_CODE_CONST;
+		d.param = 1ull << 16;
+		d.raw_len = 0;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_FLAGS, &d, buf, r, 1),
+				IST_ECORRUPT);
+	}
+	free(r);
+}
+
+/* ------------------------------------------------------------ files */
+
+static void test_chunks_and_footer(void)
+{
+	enum { N = 10007 };
+	struct ist_record *r = calloc(N, sizeof(*r)), *back;
+	const char *path = tmp_path("chunks.ist");
+	const struct ist_totals *t;
+	struct ist_chunk_info ci;
+	ist_reader *rd;
+	uint64_t tt = 1000, sum = 0;
+	size_t n;
+
+	for (size_t i = 0; i < N; i++) {
+		random_record(&r[i], &tt);
+		r[i].t_ns = 1000 + i * 10; /* in order, for the totals below */
+	}
+	r[5].t_ns = 3; /* one record out of order, and the earliest */
+	CU_ASSERT_EQUAL_FATAL(write_file(path, r, N, 1000), 0);
+	back = read_all(path, &n, 333);
+	CU_ASSERT_EQUAL_FATAL(n, N);
+	for (size_t i = 0; i < N; i++)
+		if (!rec_eq(&r[i], &back[i])) {
+			CU_FAIL("record differs");
+			break;
+		}
+	free(back);
+
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_has_footer(rd), 1);
+	CU_ASSERT_EQUAL(ist_reader_footer_error(rd), 0);
+	CU_ASSERT_EQUAL(ist_reader_chunk_count(rd), 11);
+	for (uint64_t i = 0; i < 11; i++) {
+		CU_ASSERT_EQUAL(ist_reader_chunk_info(rd, i, &ci), 0);
+		CU_ASSERT_EQUAL(ci.count, i < 10 ? 1000 : 7);
+		CU_ASSERT_EQUAL(ci.first_t_ns, r[i * 1000].t_ns);
+		sum += ci.count;
+		CU_ASSERT_EQUAL(ist_reader_check_chunk(rd, i), 0);
+	}
+	CU_ASSERT_EQUAL(ist_reader_chunk_info(rd, 11, &ci), IST_ERANGE);
+	CU_ASSERT_EQUAL(sum, N);
+	t = ist_reader_totals(rd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->records, N);
+	CU_ASSERT_EQUAL(t->first_t_ns, 3);
+	CU_ASSERT_EQUAL(t->last_t_ns, 1000 + (N - 1) * 10);
+	CU_ASSERT_EQUAL(t->out_of_order, 1);
+	{
+		uint64_t cnt[IST_OP_COUNT] = { 0 }, bytes[IST_OP_COUNT] = { 0 };
+		uint64_t lat = 0, maxend[3] = { 0 };
+
+		for (size_t i = 0; i < N; i++) {
+			uint64_t end = r[i].offset + r[i].len;
+
+			if (end < r[i].offset)
+				end = UINT64_MAX;
+			cnt[r[i].op]++;
+			bytes[r[i].op] += r[i].len;
+			lat += r[i].lat_ns != 0;
+			if (end > maxend[r[i].dev])
+				maxend[r[i].dev] = end;
+		}
+		for (int op = 0; op < IST_OP_COUNT; op++) {
+			CU_ASSERT_EQUAL(t->count[op], cnt[op]);
+			CU_ASSERT_EQUAL(t->bytes[op], bytes[op]);
+		}
+		CU_ASSERT_EQUAL(t->with_latency, lat);
+		CU_ASSERT_EQUAL(t->ndev, 3);
+		for (int d = 0; d < 3; d++)
+			CU_ASSERT_EQUAL(t->dev_max_end[d], maxend[d]);
+	}
+	CU_ASSERT_EQUAL(t->flags_exact, IST_TOTALS_STREAMS_EXACT | IST_TOTALS_TXNS_EXACT);
+	CU_ASSERT(t->streams >= 4 && t->streams <= 9);
+	/* the header came back */
+	{
+		const ist_header *h = ist_reader_header(rd);
+		unsigned major, minor;
+
+		CU_ASSERT_STRING_EQUAL(ist_header_get(h, "note"),
+				       "tab\there, newline\nthere, = and \\");
+		CU_ASSERT_EQUAL(ist_header_device_count(h), 3);
+		CU_ASSERT_STRING_EQUAL(ist_header_device(h, 2)->name,
+				       "dm-0 (a name with spaces)");
+		CU_ASSERT_EQUAL(ist_header_device(h, 0)->size, 1ull << 40);
+		CU_ASSERT_EQUAL(ist_header_device(h, 1)->block_size, 4096);
+		ist_reader_version(rd, &major, &minor);
+		CU_ASSERT_EQUAL(major, FMT_MAJOR);
+		CU_ASSERT_EQUAL(minor, FMT_MINOR);
+	}
+	/* seeking by time through the index */
+	{
+		struct ist_record one;
+		struct ist_position pos;
+
+		CU_ASSERT_EQUAL(ist_reader_seek_time(rd, 1000 + 5500 * 10), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, &one, 1), 1);
+		CU_ASSERT(rec_eq(&one, &r[5000]));
+		ist_reader_position(rd, &pos);
+		CU_ASSERT_EQUAL(pos.chunk, 5);
+		CU_ASSERT_EQUAL(ist_reader_seek_time(rd, UINT64_MAX), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, &one, 1), 0);
+		CU_ASSERT_EQUAL(ist_reader_seek_chunk(rd, 10), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, &one, 1), 1);
+		CU_ASSERT(rec_eq(&one, &r[10000]));
+		CU_ASSERT_EQUAL(ist_reader_seek_chunk(rd, 12), IST_ERANGE);
+	}
+	ist_reader_close(rd);
+
+	/* footer encoding alone */
+	{
+		struct ist_chunk_info idx[2] = { { 16, 5, 9, 3 }, { 400, 9, UINT64_MAX, 1 } };
+		struct ist_totals in = { 0 }, out;
+		struct ist_chunk_info *oi;
+		uint64_t nc, ends[2] = { 7, UINT64_MAX };
+		uint8_t *buf;
+		size_t len;
+
+		in.records = 4;
+		in.last_t_ns = UINT64_MAX;
+		in.count[IST_OP_WRITE_ZEROES] = 4;
+		in.bytes[IST_OP_WRITE_ZEROES] = UINT64_MAX;
+		in.txns = 3;
+		in.ndev = 2;
+		in.dev_max_end = ends;
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_encode(idx, 2, &in, &buf, &len), 0);
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_decode(buf, len, &oi, &nc, &out), 0);
+		CU_ASSERT_EQUAL(nc, 2);
+		CU_ASSERT_EQUAL(oi[1].offset, 400);
+		CU_ASSERT_EQUAL(oi[1].last_t_ns, UINT64_MAX);
+		CU_ASSERT_EQUAL(out.bytes[IST_OP_WRITE_ZEROES], UINT64_MAX);
+		CU_ASSERT_EQUAL(out.dev_max_end[1], UINT64_MAX);
+		CU_ASSERT_EQUAL(out.txns, 3);
+		free(oi);
+		ist_totals_release(&out);
+		buf[6] ^= 1;
+		CU_ASSERT_EQUAL(fmt_footer_decode(buf, len, &oi, &nc, &out), IST_ECRC);
+		free(buf);
+	}
+	free(r);
+}
+
+static void test_empty_file(void)
+{
+	const char *path = tmp_path("empty.ist");
+	struct ist_record one;
+	ist_reader *rd;
+
+	CU_ASSERT_EQUAL_FATAL(write_file(path, NULL, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_has_footer(rd), 1);
+	CU_ASSERT_EQUAL(ist_reader_chunk_count(rd), 0);
+	CU_ASSERT_EQUAL(ist_reader_totals(rd)->records, 0);
+	CU_ASSERT_EQUAL(ist_reader_read(rd, &one, 1), 0);
+	ist_reader_close(rd);
+}
+
+/* A file cut after its chunks (the writer died): every chunk comes back. */
+static void test_recovery_without_footer(void)
+{
+	enum { N = 5000 };
+	const char *path = tmp_path("direct.ist");
+	struct ist_writer_opts o = { .chunk_records = 1000, .direct = 1 };
+	struct ist_record *r = calloc(N, sizeof(*r)), *back;
+	uint64_t t = 0;
+	ist_writer *w;
+	ist_reader *rd;
+	uint8_t *b;
+	size_t n, len;
+	int fd;
+
+	for (size_t i = 0; i < N; i++)
+		random_record(&r[i], &t);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, NULL, &o), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, r, 3500), 0);
+	CU_ASSERT_EQUAL(ist_writer_flush(w), 0); /* 3 full chunks + 500 */
+	CU_ASSERT_EQUAL(ist_writer_totals(w)->records, 3500);
+	/* what a killed recorder leaves: copy the file as it is now */
+	b = slurp(path, &len);
+	CU_ASSERT_EQUAL(ist_writer_write(w, r + 3500, N - 3500), 0);
+	CU_ASSERT_EQUAL(ist_writer_close(w), 0);
+	spit(tmp_path("killed.ist"), b, len);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, tmp_path("killed.ist")), 0);
+	CU_ASSERT_EQUAL(ist_reader_has_footer(rd), 0);
+	CU_ASSERT_EQUAL(ist_reader_footer_error(rd), IST_ENOFOOTER);
+	CU_ASSERT_PTR_NULL(ist_reader_totals(rd));
+	CU_ASSERT_EQUAL(ist_reader_chunk_count(rd), 4);
+	ist_reader_close(rd);
+	back = read_all(tmp_path("killed.ist"), &n, 4096);
+	CU_ASSERT_EQUAL(n, 3500);
+	for (size_t i = 0; i < n; i++)
+		if (!rec_eq(&r[i], &back[i])) {
+			CU_FAIL("recovered record differs");
+			break;
+		}
+	free(back);
+	/* a torn chunk at the end and garbage are skipped */
+	fd = open(tmp_path("killed.ist"), O_WRONLY | O_APPEND);
+	CU_ASSERT(write(fd, b + 100, 700) == 700);
+	close(fd);
+	back = read_all(tmp_path("killed.ist"), &n, 4096);
+	CU_ASSERT_EQUAL(n, 3500);
+	free(back);
+	/* a damaged chunk header in the middle: the scan finds the next one */
+	b[len - 1] ^= 0; /* keep b as is */
+	{
+		size_t off = 0;
+		ist_reader *r2;
+		struct ist_chunk_info ci;
+
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&r2, path), 0);
+		CU_ASSERT_EQUAL(ist_reader_chunk_info(r2, 1, &ci), 0);
+		off = ci.offset;
+		ist_reader_close(r2);
+		b[off + 5] ^= 0x40; /* inside chunk 1's header */
+		spit(tmp_path("hole.ist"), b, len);
+		back = read_all(tmp_path("hole.ist"), &n, 4096);
+		CU_ASSERT_EQUAL(n, 2500); /* chunks 0, 2, 3 */
+		if (n == 2500) {
+			CU_ASSERT(rec_eq(&back[0], &r[0]));
+			CU_ASSERT(rec_eq(&back[1000], &r[2000]));
+			CU_ASSERT(rec_eq(&back[2499], &r[3499]));
+		}
+		free(back);
+	}
+	free(b);
+	free(r);
+}
+
+static void test_crc_mismatch(void)
+{
+	enum { N = 4000 };
+	const char *path = tmp_path("crc.ist");
+	struct ist_record *r = calloc(N, sizeof(*r)), *got = calloc(N, sizeof(*got));
+	struct ist_chunk_info ci;
+	struct ist_position pos;
+	ist_reader *rd;
+	uint64_t t = 0;
+	uint8_t *b;
+	size_t len, total = 0;
+	ssize_t k;
+
+	for (size_t i = 0; i < N; i++)
+		random_record(&r[i], &t);
+	CU_ASSERT_EQUAL_FATAL(write_file(path, r, N, 1000), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_chunk_info(rd, 2, &ci), 0);
+	ist_reader_close(rd);
+	b = slurp(path, &len);
+	b[ci.offset + FMT_CHUNK_HDR + 10] ^= 0x10; /* payload of chunk 2 */
+	spit(path, b, len);
+	free(b);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_has_footer(rd), 1);
+	CU_ASSERT_EQUAL(ist_reader_check_chunk(rd, 1), 0);
+	CU_ASSERT_EQUAL(ist_reader_check_chunk(rd, 2), IST_ECRC);
+	for (int call = 0; call < 10; call++) {
+		k = ist_reader_read(rd, got + total, 1000);
+		if (k == 0)
+			break;
+		if (k < 0) {
+			CU_ASSERT_EQUAL(k, IST_ECRC);
+			ist_reader_position(rd, &pos);
+			CU_ASSERT_EQUAL(pos.chunk, 2);
+			CU_ASSERT_EQUAL(pos.byte_offset, ci.offset);
+			CU_ASSERT_EQUAL(pos.record, 2000);
+			continue;
+		}
+		total += (size_t)k;
+	}
+	CU_ASSERT_EQUAL(total, 3000); /* chunks 0, 1, 3 */
+	CU_ASSERT(rec_eq(&got[2000], &r[3000]));
+	ist_reader_close(rd);
+	free(r);
+	free(got);
+}
+
+/* Every prefix of a small file gives an error or a correct prefix of its
+ * records: never a crash, never a wrong record. */
+static void test_truncation_every_byte(void)
+{
+	enum { N = 300 };
+	const char *path = tmp_path("small.ist"), *cut = tmp_path("cut.ist");
+	struct ist_record *r = calloc(N, sizeof(*r));
+	struct ist_record got[64];
+	uint64_t t = 0;
+	uint8_t *b;
+	size_t len;
+	unsigned opened = 0, full = 0;
+
+	for (size_t i = 0; i < N; i++)
+		random_record(&r[i], &t);
+	CU_ASSERT_EQUAL_FATAL(write_file(path, r, N, 64), 0);
+	b = slurp(path, &len);
+	for (size_t l = 0; l <= len; l++) {
+		ist_reader *rd;
+		size_t idx = 0;
+		int ok = 1;
+		ssize_t k;
+
+		spit(cut, b, l);
+		if (ist_reader_open(&rd, cut) != 0)
+			continue;
+		opened++;
+		while ((k = ist_reader_read(rd, got, 64)) != 0) {
+			if (k < 0)
+				continue;
+			for (ssize_t i = 0; i < k; i++, idx++)
+				if (idx >= N || !rec_eq(&got[i], &r[idx]))
+					ok = 0;
+		}
+		if (!ok) {
+			CU_FAIL("a truncated file gave a wrong record");
+			ist_reader_close(rd);
+			break;
+		}
+		if (idx == N)
+			full++;
+		CU_ASSERT_EQUAL(ist_reader_has_footer(rd), l == len);
+		ist_reader_close(rd);
+	}
+	CU_ASSERT(opened > len / 2);
+	CU_ASSERT(full >= 1);
+	free(b);
+	free(r);
+}
+
+static void rewrite_header_crc(uint8_t *b)
+{
+	uint32_t hl = fmt_get32(b + 12);
+
+	fmt_put32(b + hl - 4, (uint32_t)crc32(0, b, hl - 4));
+}
+
+static void test_versions(void)
+{
+	const char *path = tmp_path("ver.ist"), *p2 = tmp_path("ver2.ist");
+	struct ist_record rec = { .t_ns = 1, .len = 512 }, got;
+	ist_reader *rd;
+	uint8_t *b;
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(write_file(path, &rec, 1, 0), 0);
+	b = slurp(path, &len);
+	/* unknown major */
+	fmt_put16(b + 8, FMT_MAJOR + 1);
+	rewrite_header_crc(b);
+	spit(p2, b, len);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, p2), IST_EVERSION);
+	CU_ASSERT_PTR_NULL(rd);
+	fmt_put16(b + 8, 0);
+	rewrite_header_crc(b);
+	spit(p2, b, len);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, p2), IST_EVERSION);
+	/* a higher minor is read */
+	fmt_put16(b + 8, FMT_MAJOR);
+	fmt_put16(b + 10, FMT_MINOR + 7);
+	rewrite_header_crc(b);
+	spit(p2, b, len);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, p2), 0);
+	CU_ASSERT_EQUAL(ist_reader_read(rd, &got, 1), 1);
+	CU_ASSERT(rec_eq(&got, &rec));
+	ist_reader_close(rd);
+	/* a damaged header */
+	b[20] ^= 1;
+	spit(p2, b, len);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, p2), IST_ECRC);
+	/* not an IST file at all, or empty */
+	spit(p2, (const uint8_t *)"t_ns,dev,op\n", 12);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, p2), IST_EFORMAT);
+	spit(p2, b, 0);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, p2), IST_EFORMAT);
+	spit(p2, b, 12);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, p2), IST_ETRUNC);
+	CU_ASSERT_EQUAL(ist_reader_open(&rd, tmp_path("missing.ist")), -ENOENT);
+	free(b);
+}
+
+static void test_writer_rules(void)
+{
+	const char *path = tmp_path("rules.ist");
+	struct ist_record bad = { .op = IST_OP_COUNT };
+	struct ist_record ok = { .t_ns = 5, .op = IST_OP_FLUSH };
+	struct ist_writer_opts o = { .chunk_records = FMT_MAX_CHUNK + 1 };
+	ist_writer *w;
+	struct dirent *e;
+	DIR *d;
+	int files = 0;
+
+	CU_ASSERT_EQUAL(ist_writer_open(&w, path, NULL, &o), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, NULL, NULL), 0);
+	/* the target does not exist until close */
+	CU_ASSERT(access(path, F_OK) != 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &bad, 1), IST_ERANGE);
+	bad.op = 0;
+	bad.flags = 1u << IST_F_COUNT;
+	CU_ASSERT_EQUAL(ist_writer_write(w, &bad, 1), IST_ERANGE);
+	bad.flags = 0;
+	bad.dev = IST_MAX_FOOTER_DEVICES;
+	CU_ASSERT_EQUAL(ist_writer_write(w, &bad, 1), IST_EDEVICE);
+	/* still usable */
+	CU_ASSERT_EQUAL(ist_writer_write(w, &ok, 1), 0);
+	CU_ASSERT_EQUAL(ist_writer_totals(w)->records, 1);
+	ist_writer_abort(w);
+	CU_ASSERT(access(path, F_OK) != 0);
+	/* nothing left behind in the directory but earlier tests' files */
+	d = opendir(tmpdir);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, "rules"))
+			files++;
+	closedir(d);
+	CU_ASSERT_EQUAL(files, 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &ok, 1), 0);
+	CU_ASSERT_EQUAL(ist_writer_close(w), 0);
+	CU_ASSERT(access(path, F_OK) == 0);
+	/* a directory that does not exist */
+	CU_ASSERT_EQUAL(ist_writer_open(&w, "/nonexistent-dir/x.ist", NULL, NULL),
+			-ENOENT);
+}
+
+static void test_distinct_cap(void)
+{
+	ist_totals_acc *a = ist_totals_acc_new();
+	struct ist_record r[1024];
+	const struct ist_totals *t;
+
+	memset(r, 0, sizeof(r));
+	for (uint64_t base = 0; base < FMT_DISTINCT_CAP + 4096; base += 1024) {
+		for (int i = 0; i < 1024; i++) {
+			r[i].stream = base + (uint64_t)i + 1;
+			r[i].txn = 1;
+		}
+		CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add(a, r, 1024), 0);
+	}
+	t = ist_totals_acc_get(a);
+	CU_ASSERT_EQUAL(t->streams, FMT_DISTINCT_CAP);
+	CU_ASSERT_EQUAL(t->flags_exact & IST_TOTALS_STREAMS_EXACT, 0);
+	CU_ASSERT_EQUAL(t->flags_exact & IST_TOTALS_TXNS_EXACT, 0);
+	ist_totals_acc_free(a);
+	/* exact below the cap, repeats counted once */
+	a = ist_totals_acc_new();
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 1024; i++) {
+			r[i].stream = (uint64_t)(i % 100);
+			r[i].txn = (uint64_t)(i % 7);
+		}
+		CU_ASSERT_EQUAL(ist_totals_acc_add(a, r, 1024), 0);
+	}
+	t = ist_totals_acc_get(a);
+	CU_ASSERT_EQUAL(t->streams, 99);      /* stream 0 is "unknown" */
+	CU_ASSERT_EQUAL(t->txns, 100 * 7 - 100); /* pairs with txn != 0 */
+	CU_ASSERT_EQUAL(t->flags_exact,
+			IST_TOTALS_STREAMS_EXACT | IST_TOTALS_TXNS_EXACT);
+	ist_totals_acc_free(a);
+}
+
+/* Millions of random records with extreme values, several chunk sizes. */
+static void test_random_roundtrip(void)
+{
+	enum { N = 2000000, B = 65536 };
+	const char *path = tmp_path("big.ist");
+	struct ist_writer_opts o = { .chunk_records = 50000 };
+	struct ist_record *b = malloc(B * sizeof(*b));
+	uint64_t t = 0, seed_state;
+	ist_writer *w;
+	ist_reader *rd;
+	size_t done = 0, bad = 0;
+	ssize_t k;
+
+	rng = 12345;
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, NULL, &o), 0);
+	for (size_t i = 0; i < N; i += B) {
+		for (size_t j = 0; j < B; j++)
+			random_record(&b[j], &t);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, b, B), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+	/* regenerate the same sequence and compare */
+	rng = 12345;
+	t = 0;
+	seed_state = 0;
+	(void)seed_state;
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	{
+		struct ist_record *got = malloc(B * sizeof(*got));
+		size_t have = 0, pos = 0;
+
+		for (size_t i = 0; i < N; i += B) {
+			for (size_t j = 0; j < B; j++)
+				random_record(&b[j], &t);
+			for (size_t j = 0; j < B; j++) {
+				if (pos == have) {
+					k = ist_reader_read(rd, got, 7777);
+					if (k <= 0) {
+						CU_FAIL("read ended early");
+						goto out;
+					}
+					have = (size_t)k;
+					pos = 0;
+				}
+				if (!rec_eq(&got[pos++], &b[j]))
+					bad++;
+				done++;
+			}
+		}
+out:
+		free(got);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(done, (N + B - 1) / B * B);
+	CU_ASSERT_EQUAL(ist_reader_totals(rd)->records, (N + B - 1) / B * B);
+	ist_reader_close(rd);
+	free(b);
+	unlink(path);
+}
+
+static void cleanup(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlink(tmp_path(e->d_name));
+	closedir(d);
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	static const struct cutest tests[] = {
+		{ "varint and zigzag", test_varint_zigzag },
+		{ "column codecs", test_column_codecs },
+		{ "chunks, footer, seek", test_chunks_and_footer },
+		{ "empty file", test_empty_file },
+		{ "recovery without footer", test_recovery_without_footer },
+		{ "CRC mismatch", test_crc_mismatch },
+		{ "truncation at every byte", test_truncation_every_byte },
+		{ "major and minor versions", test_versions },
+		{ "writer rules and temp file", test_writer_rules },
+		{ "distinct streams cap", test_distinct_cap },
+		{ "random round trip, extreme values", test_random_roundtrip },
+		{ NULL, NULL },
+	};
+	int ret = cutest_main("format", tests);
+
+	cleanup();
+	return ret;
+}
