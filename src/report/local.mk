@@ -21,7 +21,9 @@ libiostorm_core_la_SOURCES += \
 	src/report/measure.c \
 	src/report/measure.h \
 	src/report/sweep.c \
-	src/report/sweep.h
+	src/report/sweep.h \
+	src/report/synthsrc.c \
+	src/report/synthsrc.h
 
 iostorm_SOURCES += \
 	src/cli/rpt_out.c \
