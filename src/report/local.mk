@@ -58,3 +58,6 @@ dist_man_MANS += man/iostorm-report.1 man/iostorm-compare.1 man/iostorm-sweep.1 
 
 TESTS += tests/cli/report-screenshot.sh
 EXTRA_DIST += tests/cli/report-screenshot.sh tests/cli/pngstat.py
+
+dist_noinst_SCRIPTS += bench/report-screenshot.sh
+EXTRA_DIST += bench/README.md
