@@ -46,3 +46,9 @@ tests_fuzz_fuzz_csv_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-trace.5 man/iostorm-convert.1 man/iostorm-info.1 \
 	man/iostorm-cat.1 man/iostorm-verify.1
+
+check_PROGRAMS += tests/unit/test_format_csv
+TESTS += tests/unit/test_format_csv
+tests_unit_test_format_csv_SOURCES = tests/unit/test_format_csv.c
+tests_unit_test_format_csv_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_format_csv_LDADD = $(TEST_LIBS)
