@@ -1,2 +1,31 @@
 # SPDX-License-Identifier: MIT
-# replay/local.mk - included by the top Makefile.am
+# replay/local.mk - the replay engine (library), its command, tests, man pages
+libiostorm_core_la_SOURCES += \
+	replay/replay.h \
+	replay/internal.h \
+	replay/hist.c \
+	replay/source.c \
+	replay/source_ist.c \
+	replay/engine.c \
+	replay/results.c \
+	replay/target.c \
+	replay/data.c \
+	replay/closed.c \
+	replay/backend_uring.c \
+	replay/backend_null.c \
+	replay/report.c
+
+
+iostorm_SOURCES += src/cli/cmd_replay.c
+
+check_PROGRAMS += tests/unit/test_replay
+TESTS += tests/unit/test_replay
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
+tests_unit_test_replay_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_replay_LDADD = $(TEST_LIBS)
+
+dist_man_MANS += man/iostorm-replay.1 man/iostorm-timing.7
+
+TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
+EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
+EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh

@@ -1,2 +1,40 @@
 # SPDX-License-Identifier: MIT
-# src/capture/local.mk - included by the top Makefile.am
+# src/capture/local.mk - live recording (tracefs) and packet capture decoding
+libiostorm_core_la_SOURCES += \
+	src/capture/rec_match.c \
+	src/capture/rec_match.h \
+	src/capture/trace_rec.c \
+	src/capture/trace_rec.h \
+	src/capture/framer.c \
+	src/capture/framer.h \
+	src/capture/tcp_reasm.c \
+	src/capture/tcp_reasm.h \
+	src/capture/proto.h \
+	src/capture/iscsi.c \
+	src/capture/nbd.c \
+	src/capture/pcap_import.c \
+	src/capture/pcap_import.h
+
+iostorm_SOURCES += src/cli/cmd_record.c
+
+TESTS += tests/cli/pcap_import.sh
+EXTRA_DIST += tests/cli/pcap_import.sh
+
+# Live recording: a helper issuing a known O_DIRECT sequence.
+check_PROGRAMS += tests/cli/dio_seq
+tests_cli_dio_seq_SOURCES = tests/cli/dio_seq.c
+TESTS += tests/cli/record_live.sh
+EXTRA_DIST += tests/cli/record_live.sh
+
+check_PROGRAMS += tests/unit/test_capture
+TESTS += tests/unit/test_capture
+tests_unit_test_capture_SOURCES = tests/unit/test_capture.c
+tests_unit_test_capture_CFLAGS = $(TEST_CFLAGS) -DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_capture_LDADD = $(TEST_LIBS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_pcap
+check_PROGRAMS += tests/fuzz/fuzz_pcap
+tests_fuzz_fuzz_pcap_SOURCES = tests/fuzz/fuzz_pcap.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_pcap_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_pcap_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_pcap_LDADD = $(TEST_LIBS)

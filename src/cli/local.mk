@@ -7,3 +7,4 @@ iostorm_SOURCES += \
 	src/cli/main.c \
 	src/cli/commands.c \
 	src/cli/util.c
+iostorm_SOURCES += src/cli/cmd_demo.c

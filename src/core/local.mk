@@ -5,3 +5,23 @@ libiostorm_core_la_SOURCES += \
 	src/core/record.c \
 	src/core/header.c \
 	src/core/numfmt.h
+
+check_PROGRAMS += tests/unit/test_core
+TESTS += tests/unit/test_core
+tests_unit_test_core_SOURCES = tests/unit/test_core.c
+tests_unit_test_core_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_core_LDADD = $(TEST_LIBS)
+libiostorm_core_la_SOURCES += \
+	src/core/u64map.c \
+	src/core/u64map.h \
+	src/core/annotate.c \
+	src/core/annotate.h
+
+check_PROGRAMS += tests/unit/test_annotate
+TESTS += tests/unit/test_annotate
+tests_unit_test_annotate_SOURCES = tests/unit/test_annotate.c
+tests_unit_test_annotate_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_annotate_LDADD = $(TEST_LIBS)
+iostorm_SOURCES += src/cli/cmd_annotate.c
+TESTS += tests/cli/annotate.sh
+EXTRA_DIST += tests/cli/annotate.sh

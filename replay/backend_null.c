@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* backend_null.c - the null back-end: I/Os complete at once, or after a fixed latency. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "replay/internal.h"
+
+/* In-flight I/Os complete in submission order (fixed latency): a FIFO of
+ * slot indices through rpl_slot.next. */
+struct null_priv {
+	unsigned head, tail; /* slot indices, UINT32_MAX = empty */
+};
+
+static int null_init(struct rpl_worker *w)
+{
+	struct null_priv *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n->head = n->tail = UINT32_MAX;
+	w->be_priv = n;
+	if (w->id == 0)
+		rpl_feature(w->run, w->run->o.virtual_clock ? "virtual_clock" : "null");
+	return 0;
+}
+
+static void null_fini(struct rpl_worker *w)
+{
+	free(w->be_priv);
+	w->be_priv = NULL;
+}
+
+static int null_prep(struct rpl_worker *w, struct rpl_slot *s)
+{
+	struct null_priv *n = w->be_priv;
+
+	s->done_at = s->issue + w->run->o.null_latency_ns;
+	s->next = UINT32_MAX;
+	if (n->tail == UINT32_MAX)
+		n->head = s->idx;
+	else
+		w->slots[n->tail].next = s->idx;
+	n->tail = s->idx;
+	return 0;
+}
+
+static int null_submit(struct rpl_worker *w)
+{
+	return 0;
+}
+
+static unsigned complete_due(struct rpl_worker *w, uint64_t now)
+{
+	struct null_priv *n = w->be_priv;
+	unsigned done = 0;
+
+	while (n->head != UINT32_MAX && w->slots[n->head].done_at <= now) {
+		struct rpl_slot *s = &w->slots[n->head];
+		int res = s->io.rec.op == IST_OP_FLUSH ? 0 : (int)s->io.rec.len;
+
+		n->head = s->next;
+		if (n->head == UINT32_MAX)
+			n->tail = UINT32_MAX;
+		/* Completion is stamped at its due time (exact with a virtual
+		 * clock; the real clock may have passed it). */
+		rpl_complete(w, s, res, w->run->o.virtual_clock ? s->done_at : now);
+		done++;
+	}
+	return done;
+}
+
+static int null_reap(struct rpl_worker *w, uint64_t until)
+{
+	struct null_priv *n = w->be_priv;
+	uint64_t now = rpl_now(w), due;
+
+	if (complete_due(w, now) || !until || n->head == UINT32_MAX)
+		return 0;
+	due = w->slots[n->head].done_at;
+	if (w->run->o.virtual_clock) {
+		w->vclock = due < until ? due : until;
+		complete_due(w, w->vclock);
+		return 0;
+	}
+	if (due > until)
+		due = until;
+	if (due > now) {
+		struct timespec ts = { (time_t)((due - now) / 1000000000ull),
+				       (long)((due - now) % 1000000000ull) };
+
+		nanosleep(&ts, NULL);
+	}
+	complete_due(w, rpl_mono_ns());
+	return 0;
+}
+
+const struct rpl_backend_ops rpl_backend_null = {
+	.name = "null",
+	.init = null_init,
+	.fini = null_fini,
+	.prep = null_prep,
+	.submit = null_submit,
+	.reap = null_reap,
+};

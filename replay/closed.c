@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: MIT */
+/* closed.c - closed-loop scheduling per stream, and transactions (TPS-eq). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/internal.h"
+
+/* ------------------------------------------------------------ u64 map */
+
+/* Open addressing map from a non-zero-hashed u64 key to an index. */
+struct u64map {
+	uint64_t *keys;
+	unsigned *vals;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+static size_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static int map_grow(struct u64map *m)
+{
+	struct u64map n = { 0 };
+	size_t cap = m->cap ? m->cap * 2 : 64;
+
+	n.keys = calloc(cap, sizeof(*n.keys));
+	n.vals = calloc(cap, sizeof(*n.vals));
+	n.used = calloc(cap, 1);
+	if (!n.keys || !n.vals || !n.used) {
+		free(n.keys);
+		free(n.vals);
+		free(n.used);
+		return -ENOMEM;
+	}
+	n.cap = cap;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->used[i] != 1)
+			continue;
+		size_t j = hash64(m->keys[i]) & (cap - 1);
+
+		while (n.used[j])
+			j = (j + 1) & (cap - 1);
+		n.used[j] = 1;
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+		n.n++;
+	}
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	*m = n;
+	return 0;
+}
+
+/* Slot of key: used[] == 1 when present. */
+static size_t map_find(const struct u64map *m, uint64_t key, int *found)
+{
+	size_t j = hash64(key) & (m->cap - 1), tomb = SIZE_MAX;
+
+	while (m->used[j]) {
+		if (m->used[j] == 1 && m->keys[j] == key) {
+			*found = 1;
+			return j;
+		}
+		if (m->used[j] == 2 && tomb == SIZE_MAX)
+			tomb = j;
+		j = (j + 1) & (m->cap - 1);
+	}
+	*found = 0;
+	return tomb != SIZE_MAX ? tomb : j;
+}
+
+static int map_get(const struct u64map *m, uint64_t key, unsigned *val)
+{
+	int found;
+	size_t j;
+
+	if (!m->cap)
+		return 0;
+	j = map_find(m, key, &found);
+	if (found)
+		*val = m->vals[j];
+	return found;
+}
+
+static int map_put(struct u64map *m, uint64_t key, unsigned val)
+{
+	int found;
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
+		return -ENOMEM;
+	j = map_find(m, key, &found);
+	if (!found)
+		m->n++;
+	m->used[j] = 1;
+	m->keys[j] = key;
+	m->vals[j] = val;
+	return 0;
+}
+
+static void map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------ closed loop */
+
+#define NIL UINT32_MAX
+
+struct cl_node {
+	struct rpl_io io;
+	unsigned next;
+};
+
+struct cl_stream {
+	uint64_t id;
+	unsigned head, tail;   /* FIFO of pending nodes */
+	unsigned ver;          /* bumps when the head's readiness changes */
+	int have_prev;
+	uint64_t prev_t, prev_lat, prev_seq;
+	uint64_t prev_issue, prev_done; /* absolute; prev_done 0 = in flight */
+};
+
+struct cl_heap_ent {
+	uint64_t key;
+	unsigned stream, ver;
+};
+
+struct rpl_closed {
+	struct u64map map;
+	struct cl_stream *s;
+	unsigned ns, scap;
+	struct cl_node *nodes;
+	unsigned nnodes, free_head, pending;
+	struct cl_heap_ent *heap;
+	unsigned nheap, hcap;
+};
+
+int rpl_closed_init(struct rpl_worker *w)
+{
+	struct rpl_closed *c = calloc(1, sizeof(*c));
+	unsigned n = 65536 + 1;
+
+	if (!c)
+		return -ENOMEM;
+	c->nodes = calloc(n, sizeof(*c->nodes));
+	if (!c->nodes) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->nnodes = n;
+	for (unsigned i = 0; i < n; i++)
+		c->nodes[i].next = i + 1 < n ? i + 1 : NIL;
+	c->free_head = 0;
+	w->closed = c;
+	return 0;
+}
+
+void rpl_closed_free(struct rpl_worker *w)
+{
+	struct rpl_closed *c = w->closed;
+
+	if (!c)
+		return;
+	map_free(&c->map);
+	free(c->s);
+	free(c->nodes);
+	free(c->heap);
+	free(c);
+	w->closed = NULL;
+}
+
+unsigned rpl_closed_pending(const struct rpl_worker *w)
+{
+	return w->closed->pending;
+}
+
+static int heap_push(struct rpl_closed *c, uint64_t key, unsigned s, unsigned ver)
+{
+	unsigned i;
+
+	if (c->nheap == c->hcap) {
+		unsigned cap = c->hcap ? c->hcap * 2 : 256;
+		struct cl_heap_ent *h = realloc(c->heap, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		c->heap = h;
+		c->hcap = cap;
+	}
+	i = c->nheap++;
+	while (i) {
+		unsigned p = (i - 1) / 2;
+
+		if (c->heap[p].key <= key)
+			break;
+		c->heap[i] = c->heap[p];
+		i = p;
+	}
+	c->heap[i] = (struct cl_heap_ent){ key, s, ver };
+	return 0;
+}
+
+static void heap_pop(struct rpl_closed *c)
+{
+	struct cl_heap_ent last = c->heap[--c->nheap];
+	unsigned i = 0, n = c->nheap;
+
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+
+		if (l >= n)
+			break;
+		m = l;
+		if (l + 1 < n && c->heap[l + 1].key < c->heap[l].key)
+			m = l + 1;
+		if (c->heap[m].key >= last.key)
+			break;
+		c->heap[i] = c->heap[m];
+		i = m;
+	}
+	if (n)
+		c->heap[i] = last;
+}
+
+/*
+ * When the head of stream s may issue (absolute ns), or UINT64_MAX while
+ * it waits for a completion.  An I/O the stream issued after its previous
+ * one completed (flag "dependent", or recorded issue time at or after the
+ * previous recorded completion) waits for the replayed completion plus
+ * the recorded think time; one issued while the previous was in flight
+ * keeps its recorded distance to the previous issue.
+ */
+static uint64_t head_deadline(struct rpl_worker *w, const struct cl_stream *s)
+{
+	struct rpl_run *r = w->run;
+	const struct ist_record *h = &w->closed->nodes[s->head].io.rec;
+	int dependent;
+
+	if (!s->have_prev || !s->id)
+		return r->epoch + (uint64_t)((double)h->t_ns / r->o.speed);
+	dependent = (h->flags & IST_F_DEPENDENT) ||
+		    (!s->prev_lat ? 1 : h->t_ns >= s->prev_t + s->prev_lat);
+	if (dependent) {
+		uint64_t end = s->prev_t + s->prev_lat, think;
+
+		if (!s->prev_done)
+			return UINT64_MAX;
+		think = h->t_ns > end ? h->t_ns - end : 0;
+		return s->prev_done + (uint64_t)((double)think * r->o.think_scale);
+	}
+	return s->prev_issue + (uint64_t)((double)(h->t_ns - s->prev_t) / r->o.speed);
+}
+
+static int requeue(struct rpl_worker *w, unsigned si)
+{
+	struct rpl_closed *c = w->closed;
+	struct cl_stream *s = &c->s[si];
+	uint64_t d;
+
+	s->ver++;
+	if (s->head == NIL)
+		return 0;
+	d = head_deadline(w, s);
+	if (d == UINT64_MAX)
+		return 0;
+	return heap_push(c, d, si, s->ver);
+}
+
+static int stream_index(struct rpl_closed *c, uint64_t id, unsigned *si)
+{
+	if (map_get(&c->map, id, si))
+		return 0;
+	if (c->ns == c->scap) {
+		unsigned cap = c->scap ? c->scap * 2 : 64;
+		struct cl_stream *s = realloc(c->s, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		c->s = s;
+		c->scap = cap;
+	}
+	*si = c->ns++;
+	memset(&c->s[*si], 0, sizeof(c->s[*si]));
+	c->s[*si].id = id;
+	c->s[*si].head = c->s[*si].tail = NIL;
+	return map_put(&c->map, id, *si);
+}
+
+int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
+{
+	struct rpl_closed *c = w->closed;
+	unsigned si, n;
+	struct cl_stream *s;
+	int ret;
+
+	if (c->free_head == NIL)
+		return -ENOMEM;
+	ret = stream_index(c, io->rec.stream, &si);
+	if (ret < 0)
+		return ret;
+	s = &c->s[si];
+	n = c->free_head;
+	c->free_head = c->nodes[n].next;
+	c->nodes[n].io = *io;
+	c->nodes[n].next = NIL;
+	c->pending++;
+	if (s->tail == NIL) {
+		s->head = s->tail = n;
+		return requeue(w, si);
+	}
+	c->nodes[s->tail].next = n;
+	s->tail = n;
+	return 0;
+}
+
+int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io, uint64_t *deadline)
+{
+	struct rpl_closed *c = w->closed;
+
+	while (c->nheap) {
+		struct cl_heap_ent *e = &c->heap[0];
+		struct cl_stream *s = &c->s[e->stream];
+
+		if (e->ver != s->ver || s->head == NIL) {
+			heap_pop(c);
+			continue;
+		}
+		*io = c->nodes[s->head].io;
+		*deadline = e->key;
+		return 1;
+	}
+	return 0;
+}
+
+void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t issue)
+{
+	struct rpl_closed *c = w->closed;
+	unsigned si, n;
+	struct cl_stream *s;
+
+	if (!map_get(&c->map, io->rec.stream, &si))
+		return;
+	s = &c->s[si];
+	n = s->head;
+	if (n == NIL || c->nodes[n].io.seq != io->seq)
+		return;
+	s->head = c->nodes[n].next;
+	if (s->head == NIL)
+		s->tail = NIL;
+	c->nodes[n].next = c->free_head;
+	c->free_head = n;
+	c->pending--;
+	s->have_prev = 1;
+	s->prev_t = io->rec.t_ns;
+	s->prev_lat = io->rec.lat_ns;
+	s->prev_seq = io->seq;
+	s->prev_issue = issue;
+	s->prev_done = 0;
+	requeue(w, si);
+}
+
+void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t done)
+{
+	struct rpl_closed *c = w->closed;
+	unsigned si;
+	struct cl_stream *s;
+
+	if (!map_get(&c->map, io->rec.stream, &si))
+		return;
+	s = &c->s[si];
+	if (s->prev_seq != io->seq)
+		return; /* an older I/O of the stream: nobody waits on it */
+	s->prev_done = done ? done : 1;
+	requeue(w, si);
+}
+
+/* ------------------------------------------------------------ transactions */
+
+struct txn_ent {
+	uint64_t stream, txn;
+	uint64_t first_issue, last_done;
+	uint64_t rec_first_t, rec_last_end;
+	unsigned outstanding;
+	int closed, rec_known;
+	unsigned next_free;
+};
+
+struct tx_stream {
+	uint64_t cur_txn;   /* current transaction of the stream (0 none) */
+	uint64_t count;     /* I/Os seen (for --txn-per)                    */
+	unsigned cur_ent;   /* its table entry, NIL if none                */
+};
+
+struct rpl_txns {
+	struct u64map streams; /* stream id -> index in st */
+	struct tx_stream *st;
+	unsigned nst, stcap;
+	struct txn_ent *e;
+	unsigned ne, ecap, free_head;
+};
+
+int rpl_txn_init(struct rpl_worker *w)
+{
+	struct rpl_txns *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->free_head = NIL;
+	w->txtab = t;
+	return 0;
+}
+
+void rpl_txn_free(struct rpl_worker *w)
+{
+	struct rpl_txns *t = w->txtab;
+
+	if (!t)
+		return;
+	map_free(&t->streams);
+	free(t->st);
+	free(t->e);
+	free(t);
+	w->txtab = NULL;
+}
+
+static struct tx_stream *tx_stream_get(struct rpl_txns *t, uint64_t id)
+{
+	unsigned i;
+
+	if (map_get(&t->streams, id, &i))
+		return &t->st[i];
+	if (t->nst == t->stcap) {
+		unsigned cap = t->stcap ? t->stcap * 2 : 64;
+		struct tx_stream *s = realloc(t->st, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		t->st = s;
+		t->stcap = cap;
+	}
+	i = t->nst++;
+	t->st[i] = (struct tx_stream){ 0, 0, NIL };
+	if (map_put(&t->streams, id, i) < 0)
+		return NULL;
+	return &t->st[i];
+}
+
+static void txn_finish(struct rpl_worker *w, unsigned ei)
+{
+	struct rpl_txns *t = w->txtab;
+	struct txn_ent *e = &t->e[ei];
+	uint64_t lat = e->last_done > e->first_issue ? e->last_done - e->first_issue : 0;
+
+	w->txns++;
+	rpl_hist_add(&w->txn_lat, lat);
+	if (e->rec_known && e->rec_last_end > e->rec_first_t)
+		rpl_hist_add(&w->rec_txn_lat, e->rec_last_end - e->rec_first_t);
+	if (w->run->o.interval_ns)
+		w->iacc.txns++;
+	e->next_free = t->free_head;
+	t->free_head = ei;
+}
+
+static unsigned txn_new(struct rpl_txns *t)
+{
+	unsigned i;
+
+	if (t->free_head != NIL) {
+		i = t->free_head;
+		t->free_head = t->e[i].next_free;
+		return i;
+	}
+	if (t->ne == t->ecap) {
+		unsigned cap = t->ecap ? t->ecap * 2 : 64;
+		struct txn_ent *e = realloc(t->e, cap * sizeof(*e));
+
+		if (!e)
+			return NIL;
+		t->e = e;
+		t->ecap = cap;
+	}
+	return t->ne++;
+}
+
+/* Closes the stream's current transaction: it completes with its last
+ * outstanding I/O, or now if none is left. */
+static void txn_close(struct rpl_worker *w, struct tx_stream *s)
+{
+	struct rpl_txns *t = w->txtab;
+
+	if (s->cur_ent == NIL)
+		return;
+	t->e[s->cur_ent].closed = 1;
+	if (!t->e[s->cur_ent].outstanding) {
+		if (!t->e[s->cur_ent].last_done)
+			t->e[s->cur_ent].last_done = t->e[s->cur_ent].first_issue;
+		txn_finish(w, s->cur_ent);
+	}
+	s->cur_ent = NIL;
+}
+
+unsigned rpl_txn_issue(struct rpl_worker *w, const struct rpl_io *io, uint64_t issue)
+{
+	struct rpl_txns *t = w->txtab;
+	struct tx_stream *s = tx_stream_get(t, io->rec.stream);
+	unsigned per = w->run->o.txn_per, ei;
+	uint64_t id = io->rec.txn;
+	struct txn_ent *e;
+
+	if (!s)
+		return NIL;
+	if (!id && per)
+		id = s->count / per + 1;
+	s->count++;
+	if (!id) {
+		txn_close(w, s);
+		return NIL;
+	}
+	if (s->cur_ent == NIL || s->cur_txn != id) {
+		txn_close(w, s);
+		ei = txn_new(t);
+		if (ei == NIL)
+			return NIL;
+		e = &t->e[ei];
+		memset(e, 0, sizeof(*e));
+		e->stream = io->rec.stream;
+		e->txn = id;
+		e->first_issue = issue;
+		e->rec_first_t = io->rec.t_ns;
+		e->rec_known = 1;
+		s->cur_ent = ei;
+		s->cur_txn = id;
+	}
+	ei = s->cur_ent;
+	e = &t->e[ei];
+	e->outstanding++;
+	if (!io->rec.lat_ns)
+		e->rec_known = 0;
+	if (io->rec.t_ns + io->rec.lat_ns > e->rec_last_end)
+		e->rec_last_end = io->rec.t_ns + io->rec.lat_ns;
+	/* A commit marker ends the transaction (when ids are not given). */
+	if ((io->rec.flags & IST_F_COMMIT) && !io->rec.txn && !per)
+		txn_close(w, s);
+	return ei;
+}
+
+void rpl_txn_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t done)
+{
+	struct rpl_txns *t = w->txtab;
+	struct txn_ent *e;
+
+	if (io->txn_ent == NIL || io->txn_ent >= t->ne)
+		return;
+	e = &t->e[io->txn_ent];
+	if (!e->outstanding)
+		return;
+	e->outstanding--;
+	if (done > e->last_done)
+		e->last_done = done;
+	if (!e->outstanding && e->closed)
+		txn_finish(w, io->txn_ent);
+}
+
+/* At the end of a complete run: the open transactions end too. */
+void rpl_txn_finish_all(struct rpl_worker *w)
+{
+	struct rpl_txns *t = w->txtab;
+
+	if (!t)
+		return;
+	for (unsigned i = 0; i < t->nst; i++)
+		txn_close(w, &t->st[i]);
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* results.c - per-interval accumulation and the final result of a run. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/internal.h"
+
+int rpl_iacc_init(struct rpl_interval_acc *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (rpl_hist_init(&a->lat) || rpl_hist_init(&a->late)) {
+		rpl_iacc_release(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rpl_iacc_release(struct rpl_interval_acc *a)
+{
+	rpl_hist_release(&a->lat);
+	rpl_hist_release(&a->late);
+}
+
+void rpl_iacc_reset(struct rpl_interval_acc *a)
+{
+	struct rpl_hist lat = a->lat, late = a->late;
+
+	rpl_hist_reset(&lat);
+	rpl_hist_reset(&late);
+	memset(a, 0, sizeof(*a));
+	a->lat = lat;
+	a->late = late;
+}
+
+static int iacc_add(struct rpl_interval_acc *dst, const struct rpl_interval_acc *src)
+{
+	for (unsigned k = 0; k < IST_OP_COUNT; k++) {
+		dst->ios[k] += src->ios[k];
+		dst->bytes[k] += src->bytes[k];
+	}
+	dst->errors += src->errors;
+	dst->txns += src->txns;
+	rpl_hist_merge(&dst->lat, &src->lat);
+	rpl_hist_merge(&dst->late, &src->late);
+	return 0;
+}
+
+/* Turns the oldest pending accumulator into a row (lock held). */
+static int finalize_oldest(struct rpl_run *r)
+{
+	struct rpl_result *res = &r->res;
+	struct rpl_interval *row, *rows;
+	struct rpl_interval_acc *a = &r->iv[0];
+
+	rows = realloc(res->intervals, (res->nintervals + 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	res->intervals = rows;
+	row = &rows[res->nintervals++];
+	memset(row, 0, sizeof(*row));
+	row->start_ns = (uint64_t)(res->nintervals - 1) * r->o.interval_ns;
+	row->length_ns = r->o.interval_ns;
+	memcpy(row->ios, a->ios, sizeof(row->ios));
+	memcpy(row->bytes, a->bytes, sizeof(row->bytes));
+	row->errors = a->errors;
+	row->txns = a->txns;
+	rpl_hist_summary(&a->lat, &row->lat);
+	rpl_hist_summary(&a->late, &row->late);
+	rpl_iacc_release(a);
+	memmove(r->iv, r->iv + 1, (r->niv - 1) * sizeof(*r->iv));
+	r->niv--;
+	return 0;
+}
+
+static uint64_t min_worker_interval(struct rpl_run *r)
+{
+	uint64_t m = UINT64_MAX, c;
+
+	for (unsigned i = 0; i < r->nw; i++) {
+		if (r->w[i].err)
+			continue;
+		c = __atomic_load_n(&r->w[i].cur_interval, __ATOMIC_RELAXED);
+		if (c < m)
+			m = c;
+	}
+	return m;
+}
+
+/* Adds a worker's accumulator for interval idx to the shared table, and
+ * finalizes the intervals every worker has left, so that memory holds
+ * only the few intervals in progress. */
+int rpl_interval_merge(struct rpl_run *r, uint64_t idx,
+		       struct rpl_interval_acc *acc)
+{
+	uint64_t base, minw;
+	int ret = 0;
+
+	pthread_mutex_lock(&r->lock);
+	base = r->res.nintervals;
+	if (idx < base) {
+		/* Already finalized (a worker far behind): fold into the row. */
+		struct rpl_interval *row = &r->res.intervals[idx];
+
+		for (unsigned k = 0; k < IST_OP_COUNT; k++) {
+			row->ios[k] += acc->ios[k];
+			row->bytes[k] += acc->bytes[k];
+		}
+		row->errors += acc->errors;
+		goto out;
+	}
+	while (r->niv <= idx - base) {
+		struct rpl_interval_acc *iv = realloc(r->iv, (r->niv + 1) * sizeof(*iv));
+
+		if (!iv) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r->iv = iv;
+		ret = rpl_iacc_init(&r->iv[r->niv]);
+		if (ret < 0)
+			goto out;
+		r->niv++;
+	}
+	iacc_add(&r->iv[idx - base], acc);
+	minw = min_worker_interval(r);
+	while (r->niv > 1 && r->res.nintervals < minw) {
+		ret = finalize_oldest(r);
+		if (ret < 0)
+			break;
+	}
+out:
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+static void op_summary(struct rpl_run *r, unsigned op, struct rpl_hist *tmp,
+		       struct rpl_hist *tmp2)
+{
+	struct rpl_op_result *o = &r->res.op[op];
+
+	rpl_hist_reset(tmp);
+	rpl_hist_reset(tmp2);
+	for (unsigned i = 0; i < r->nw; i++) {
+		o->ios += r->w[i].ios[op];
+		o->bytes += r->w[i].bytes[op];
+		o->errors += r->w[i].errs[op];
+		rpl_hist_merge(tmp, &r->w[i].lat[op]);
+		rpl_hist_merge(tmp2, &r->w[i].rec_lat[op]);
+	}
+	rpl_hist_summary(tmp, &o->lat);
+	rpl_hist_summary(tmp2, &o->rec_lat);
+}
+
+int rpl_results_build(struct rpl_run *r)
+{
+	struct rpl_result *res = &r->res;
+	struct rpl_hist all, a, b;
+	uint64_t last = 0;
+	int ret;
+
+	if (rpl_hist_init(&all) || rpl_hist_init(&a) || rpl_hist_init(&b)) {
+		rpl_hist_release(&all);
+		rpl_hist_release(&a);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (r->niv) {
+		ret = finalize_oldest(r);
+		if (ret < 0) {
+			pthread_mutex_unlock(&r->lock);
+			goto out;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	res->interrupted = atomic_load(&r->stop) & 1;
+	for (unsigned op = 0; op < IST_OP_COUNT; op++) {
+		op_summary(r, op, &a, &b);
+		res->ios += res->op[op].ios;
+		res->bytes += res->op[op].bytes;
+		res->errors += res->op[op].errors;
+		for (unsigned i = 0; i < r->nw; i++)
+			rpl_hist_merge(&all, &r->w[i].lat[op]);
+	}
+	rpl_hist_summary(&all, &res->lat);
+	rpl_hist_reset(&a);
+	rpl_hist_reset(&b);
+	rpl_hist_reset(&all);
+	for (unsigned i = 0; i < r->nw; i++) {
+		struct rpl_worker *w = &r->w[i];
+
+		rpl_hist_merge(&a, &w->late);
+		rpl_hist_merge(&b, &w->txn_lat);
+		rpl_hist_merge(&all, &w->rec_txn_lat);
+		res->txns += w->txns;
+		res->decoder_starved += w->starved;
+		if (w->max_inflight > res->max_inflight)
+			res->max_inflight = w->max_inflight;
+		if (w->last_done > last)
+			last = w->last_done;
+		if (!res->first_error && w->first_error)
+			res->first_error = w->first_error;
+	}
+	rpl_hist_summary(&a, &res->late);
+	rpl_hist_summary(&b, &res->txn_lat);
+	rpl_hist_summary(&all, &res->rec_txn_lat);
+	res->elapsed_ns = last > r->epoch ? last - r->epoch : 0;
+	res->schedule_ns = r->schedule_ns;
+	res->records_read = r->records_read;
+	res->skipped_read_only = r->skipped_ro;
+	res->skipped_beyond_end = r->skipped_end;
+	res->skipped_too_large = r->skipped_big;
+	res->realigned = r->realigned;
+	res->wrapped = r->wrapped;
+	res->scaled = r->scaled;
+	res->late_warn_ns = r->o.late_warn_ns;
+	res->late_warning = r->o.timing != RPL_TIMING_AFAP &&
+			    res->late.count && res->late.p99 > r->o.late_warn_ns;
+	{
+		uint64_t issued = 0;
+
+		for (unsigned i = 0; i < r->nw; i++)
+			issued += atomic_load(&r->w[i].issued);
+		res->complete = !res->interrupted &&
+				issued + r->skipped_ro + r->skipped_end + r->skipped_big ==
+				r->records_read;
+	}
+	res->ntargets = r->ntgt;
+	res->targets = calloc(r->ntgt ? r->ntgt : 1, sizeof(*res->targets));
+	if (!res->targets) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < r->ntgt; i++) {
+		res->targets[i].dev = -1;
+		for (unsigned d = 0; d < r->ndev; d++)
+			if (r->dev_map[d] == i) {
+				res->targets[i].dev = (int)d;
+				break;
+			}
+		res->targets[i].path = r->tgt[i].path;
+		res->targets[i].kind = r->tgt[i].is_null ? "null" :
+				       r->tgt[i].is_blk ? "block" : "file";
+		res->targets[i].size = r->tgt[i].size;
+		res->targets[i].lbs = r->tgt[i].lbs;
+	}
+	snprintf(res->features, sizeof(res->features), "%s", r->features);
+	snprintf(res->notes, sizeof(res->notes), "%s", r->notes);
+	ret = 0;
+out:
+	rpl_hist_release(&all);
+	rpl_hist_release(&a);
+	rpl_hist_release(&b);
+	return ret;
+}
+
+void rpl_results_free(struct rpl_result *res)
+{
+	free(res->intervals);
+	free(res->targets);
+	res->intervals = NULL;
+	res->targets = NULL;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/* source.c - record sources for the replay: in-memory array and canonical CSV. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/internal.h"
+
+/* ------------------------------------------------------------ array */
+
+struct array_src {
+	const struct ist_record *recs;
+	size_t n, pos;
+};
+
+static ssize_t array_read(struct rpl_source *s, struct ist_record *recs,
+			  size_t max)
+{
+	struct array_src *a = s->priv;
+	size_t n = a->n - a->pos;
+
+	if (n > max)
+		n = max;
+	memcpy(recs, a->recs + a->pos, n * sizeof(*recs));
+	a->pos += n;
+	return (ssize_t)n;
+}
+
+static int array_rewind(struct rpl_source *s)
+{
+	((struct array_src *)s->priv)->pos = 0;
+	return 0;
+}
+
+int rpl_totals_add(struct ist_totals *t, const struct ist_record *r,
+		   uint64_t *prev_t)
+{
+	uint64_t end = r->offset + r->len;
+
+	if (r->dev >= t->ndev) {
+		uint32_t n = r->dev + 1;
+		uint64_t *d;
+
+		if (n > IST_MAX_FOOTER_DEVICES)
+			return IST_EDEVICE;
+		d = realloc(t->dev_max_end, n * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memset(d + t->ndev, 0, (n - t->ndev) * sizeof(*d));
+		t->dev_max_end = d;
+		t->ndev = n;
+	}
+	if (!t->records || r->t_ns < t->first_t_ns)
+		t->first_t_ns = r->t_ns;
+	if (r->t_ns > t->last_t_ns)
+		t->last_t_ns = r->t_ns;
+	if (t->records && r->t_ns < *prev_t)
+		t->out_of_order++;
+	*prev_t = r->t_ns;
+	t->records++;
+	if (r->op < IST_OP_COUNT) {
+		t->count[r->op]++;
+		t->bytes[r->op] += r->len;
+	}
+	if (r->lat_ns)
+		t->with_latency++;
+	if (end > t->dev_max_end[r->dev])
+		t->dev_max_end[r->dev] = end;
+	return 0;
+}
+
+static int totals_copy(struct ist_totals *dst, const struct ist_totals *src)
+{
+	*dst = *src;
+	dst->dev_max_end = NULL;
+	if (src->ndev) {
+		dst->dev_max_end = malloc(src->ndev * sizeof(uint64_t));
+		if (!dst->dev_max_end)
+			return -ENOMEM;
+		memcpy(dst->dev_max_end, src->dev_max_end,
+		       src->ndev * sizeof(uint64_t));
+	}
+	return 0;
+}
+
+static int array_totals(struct rpl_source *s, struct ist_totals *t)
+{
+	struct array_src *a = s->priv;
+	uint64_t prev = 0;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < a->n; i++) {
+		ret = rpl_totals_add(t, &a->recs[i], &prev);
+		if (ret < 0) {
+			ist_totals_release(t);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void array_where(struct rpl_source *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "record %zu", ((struct array_src *)s->priv)->pos);
+}
+
+static void array_close(struct rpl_source *s)
+{
+	free(s->priv);
+}
+
+static const struct rpl_source_ops array_ops = {
+	.name = "array",
+	.read = array_read,
+	.rewind = array_rewind,
+	.totals = array_totals,
+	.where = array_where,
+	.close = array_close,
+};
+
+int rpl_source_array(struct rpl_source **sp, const struct ist_record *recs,
+		     size_t n, const ist_header *h)
+{
+	struct rpl_source *s = calloc(1, sizeof(*s));
+	struct array_src *a = calloc(1, sizeof(*a));
+
+	if (!s || !a)
+		goto nomem;
+	a->recs = recs;
+	a->n = n;
+	s->ops = &array_ops;
+	s->priv = a;
+	s->format = "array";
+	s->header = h ? ist_header_dup(h) : ist_header_new();
+	if (!s->header)
+		goto nomem;
+	*sp = s;
+	return 0;
+nomem:
+	free(s);
+	free(a);
+	return -ENOMEM;
+}
+
+/* ------------------------------------------------------------ CSV */
+
+struct csv_src {
+	FILE *f;
+	char *line;
+	size_t cap;
+	uint64_t lineno;
+	struct ist_totals totals;
+	int have_totals;
+};
+
+static int csv_header_line(FILE *f, char **line, size_t *cap)
+{
+	ssize_t n = getline(line, cap, f);
+
+	if (n < 0)
+		return ferror(f) ? -EIO : IST_ETRUNC;
+	while (n && ((*line)[n - 1] == '\n' || (*line)[n - 1] == '\r'))
+		(*line)[--n] = 0;
+	return strcmp(*line, IST_CSV_HEADER) ? IST_EFORMAT : 0;
+}
+
+static ssize_t csv_read(struct rpl_source *s, struct ist_record *recs,
+			size_t max)
+{
+	struct csv_src *c = s->priv;
+	size_t n = 0;
+	ssize_t len;
+	int ret;
+
+	while (n < max) {
+		len = getline(&c->line, &c->cap, c->f);
+		if (len < 0) {
+			if (ferror(c->f))
+				return -EIO;
+			break;
+		}
+		c->lineno++;
+		while (len && (c->line[len - 1] == '\n' || c->line[len - 1] == '\r'))
+			len--;
+		if (!len)
+			continue;
+		ret = ist_csv_parse(c->line, (size_t)len, &recs[n]);
+		if (ret < 0)
+			return ret;
+		if (recs[n].dev >= IST_MAX_FOOTER_DEVICES)
+			return IST_EDEVICE;
+		n++;
+	}
+	return (ssize_t)n;
+}
+
+static int csv_rewind(struct rpl_source *s)
+{
+	struct csv_src *c = s->priv;
+
+	if (fseek(c->f, 0, SEEK_SET))
+		return -errno;
+	c->lineno = 1;
+	return csv_header_line(c->f, &c->line, &c->cap);
+}
+
+static int csv_totals(struct rpl_source *s, struct ist_totals *t)
+{
+	struct csv_src *c = s->priv;
+
+	if (!c->have_totals)
+		return -ENOENT;
+	return totals_copy(t, &c->totals);
+}
+
+static void csv_where(struct rpl_source *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "line %" PRIu64, ((struct csv_src *)s->priv)->lineno);
+}
+
+static void csv_close(struct rpl_source *s)
+{
+	struct csv_src *c = s->priv;
+
+	if (!c)
+		return;
+	if (c->f)
+		fclose(c->f);
+	free(c->line);
+	ist_totals_release(&c->totals);
+	free(c);
+}
+
+static const struct rpl_source_ops csv_ops = {
+	.name = "csv",
+	.read = csv_read,
+	.rewind = csv_rewind,
+	.totals = csv_totals,
+	.where = csv_where,
+	.close = csv_close,
+};
+
+/* One streaming pass for the totals (a CSV has no footer): strict remap
+ * and the progress line need them before the replay starts. */
+static int csv_prescan(struct rpl_source *s)
+{
+	struct csv_src *c = s->priv;
+	struct ist_record recs[256];
+	uint64_t prev = 0;
+	ssize_t n;
+	int ret;
+
+	memset(&c->totals, 0, sizeof(c->totals));
+	while ((n = csv_read(s, recs, 256)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			ret = rpl_totals_add(&c->totals, &recs[i], &prev);
+			if (ret < 0)
+				return ret;
+		}
+	if (n < 0)
+		return (int)n;
+	c->have_totals = 1;
+	return csv_rewind(s);
+}
+
+int rpl_source_csv(struct rpl_source **sp, const char *path)
+{
+	struct rpl_source *s = calloc(1, sizeof(*s));
+	struct csv_src *c = calloc(1, sizeof(*c));
+	ist_header *h = ist_header_new();
+	char name[32];
+	int ret = -ENOMEM;
+
+	*sp = s;
+	if (!s || !c || !h)
+		goto fail;
+	s->ops = &csv_ops;
+	s->priv = c;
+	s->path = path;
+	s->format = "csv";
+	c->f = fopen(path, "r");
+	if (!c->f) {
+		ret = -errno;
+		goto fail;
+	}
+	c->lineno = 1;
+	ret = csv_header_line(c->f, &c->line, &c->cap);
+	if (ret < 0)
+		goto fail;
+	ret = csv_prescan(s);
+	if (ret < 0)
+		goto fail_keep; /* *sp stays set: where() names the line */
+	for (uint32_t d = 0; d < c->totals.ndev; d++) {
+		snprintf(name, sizeof(name), "dev%u", d);
+		ret = ist_header_add_device(h, name, c->totals.dev_max_end[d], 0);
+		if (ret < 0)
+			goto fail;
+	}
+	ist_header_set(h, "source", "csv");
+	s->header = h;
+	return 0;
+fail_keep:
+	s->header = h;
+	return ret;
+fail:
+	if (s) {
+		s->header = h;
+		rpl_source_close(s);
+	} else {
+		ist_header_free(h);
+		free(c);
+	}
+	*sp = NULL;
+	return ret;
+}
+
+void rpl_source_close(struct rpl_source *s)
+{
+	if (!s)
+		return;
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
+	ist_header_free((ist_header *)s->header);
+	free(s);
+}
+
+int rpl_source_open(struct rpl_source **sp, const char *path)
+{
+	char first[8] = { 0 };
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	*sp = NULL;
+	if (!f)
+		return -errno;
+	n = fread(first, 1, sizeof(first) - 1, f);
+	fclose(f);
+	if (n >= 5 && !memcmp(first, "t_ns,", 5))
+		return rpl_source_csv(sp, path);
+	return rpl_source_ist(sp, path);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* rec_match.c - pairs block issue and completion events into records. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/rec_match.h"
+
+/*
+ * Pending requests live in a ring indexed by a sequence number (issue
+ * order), so records leave in issue order even though completions come in
+ * any order.  A hash on (dev, sector, op) finds the oldest pending request
+ * a completion belongs to; chains are singly linked through the ring by
+ * sequence number + 1 (0 ends a chain).
+ */
+struct pending {
+	struct ist_record rec;
+	uint64_t issue_ts;
+	uint64_t key;     /* sector, or a protocol's task tag          */
+	uint32_t kdev;    /* device or connection the key belongs to   */
+	uint8_t kop;
+	uint64_t next; /* seq + 1 of the next entry in the hash chain */
+	uint8_t linked;
+	uint8_t done;
+};
+
+struct cap_match {
+	struct pending *ring;
+	uint64_t *bucket; /* seq + 1 of the chain head, 0 = empty */
+	size_t cap;       /* ring size, power of two */
+	size_t max_pending;
+	uint64_t head, tail; /* seqs: [head, tail) pending */
+	uint64_t timeout_ns;
+	uint64_t t0_ns;
+	struct cap_match_stats st;
+};
+
+int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
+{
+	size_t i = 0;
+	uint16_t f = 0;
+
+	if (len && rwbs[0] == 'F' && len > 1 &&
+	    strchr("WDRNFZ", rwbs[1]) && rwbs[1] != '\0') {
+		f |= IST_F_PREFLUSH;
+		i = 1;
+	}
+	if (i >= len)
+		return -EINVAL;
+	switch (rwbs[i++]) {
+	case 'R':
+		*op = IST_OP_READ;
+		break;
+	case 'W':
+		*op = IST_OP_WRITE;
+		break;
+	case 'D':
+		*op = IST_OP_DISCARD;
+		if (i < len && rwbs[i] == 'E') /* secure erase */
+			i++;
+		break;
+	case 'F':
+		*op = IST_OP_FLUSH;
+		break;
+	case 'Z': /* write zeroes on kernels that name it */
+		*op = IST_OP_WRITE_ZEROES;
+		break;
+	case 'N':
+		/* REQ_OP_WRITE_ZEROES and driver-private ops print as 'N':
+		 * IST_OP_COUNT lets the caller decide from the length. */
+		*op = IST_OP_COUNT;
+		if (f & IST_F_PREFLUSH) { /* empty preflush: a flush */
+			*op = IST_OP_FLUSH;
+			f &= (uint16_t)~IST_F_PREFLUSH;
+		}
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (; i < len && rwbs[i]; i++) {
+		switch (rwbs[i]) {
+		case 'F':
+			f |= IST_F_FUA;
+			break;
+		case 'A':
+			f |= IST_F_READAHEAD;
+			break;
+		case 'S':
+			f |= IST_F_SYNC;
+			break;
+		case 'M':
+			f |= IST_F_META;
+			break;
+		default: /* 'U' atomic and future letters: no IST flag */
+			break;
+		}
+	}
+	if (*op == IST_OP_FLUSH)
+		f &= (uint16_t)~IST_F_PREFLUSH;
+	*flags = f;
+	return 0;
+}
+
+static size_t hash_key(uint32_t dev, uint64_t sector, uint8_t op, size_t n)
+{
+	uint64_t h = sector * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)dev << 8 | op) * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 29;
+	return (size_t)(h & (n - 1));
+}
+
+static struct pending *at(const cap_match *m, uint64_t seq)
+{
+	return &m->ring[seq & (m->cap - 1)];
+}
+
+static void link_entry(cap_match *m, uint64_t seq)
+{
+	struct pending *p = at(m, seq);
+	size_t b = hash_key(p->kdev, p->key, p->kop, 2 * m->cap);
+
+	p->next = m->bucket[b];
+	m->bucket[b] = seq + 1;
+	p->linked = 1;
+}
+
+static void unlink_entry(cap_match *m, uint64_t seq)
+{
+	struct pending *p = at(m, seq);
+	size_t b = hash_key(p->kdev, p->key, p->kop, 2 * m->cap);
+	uint64_t *link = &m->bucket[b];
+
+	while (*link) {
+		if (*link == seq + 1) {
+			*link = p->next;
+			break;
+		}
+		link = &at(m, *link - 1)->next;
+	}
+	p->linked = 0;
+	p->next = 0;
+}
+
+static int grow(cap_match *m)
+{
+	size_t ncap = m->cap * 2;
+	struct pending *ring = calloc(ncap, sizeof(*ring));
+	uint64_t *bucket = calloc(2 * ncap, sizeof(*bucket));
+	struct pending *old = m->ring;
+	size_t ocap = m->cap;
+
+	if (!ring || !bucket) {
+		free(ring);
+		free(bucket);
+		return -ENOMEM;
+	}
+	for (uint64_t s = m->head; s < m->tail; s++)
+		ring[s & (ncap - 1)] = old[s & (ocap - 1)];
+	free(old);
+	free(m->bucket);
+	m->ring = ring;
+	m->bucket = bucket;
+	m->cap = ncap;
+	for (uint64_t s = m->head; s < m->tail; s++)
+		if (at(m, s)->linked)
+			link_entry(m, s);
+	return 0;
+}
+
+int cap_match_new(cap_match **mp, size_t max_pending, uint64_t timeout_ns,
+		  uint64_t t0_ns)
+{
+	cap_match *m = calloc(1, sizeof(*m));
+
+	*mp = NULL;
+	if (!m)
+		return -ENOMEM;
+	m->cap = 4096;
+	m->max_pending = max_pending ? max_pending : (size_t)1 << 20;
+	m->timeout_ns = timeout_ns ? timeout_ns : 30000000000ull;
+	m->t0_ns = t0_ns;
+	m->ring = calloc(m->cap, sizeof(*m->ring));
+	m->bucket = calloc(2 * m->cap, sizeof(*m->bucket));
+	if (!m->ring || !m->bucket) {
+		cap_match_free(m);
+		return -ENOMEM;
+	}
+	*mp = m;
+	return 0;
+}
+
+void cap_match_free(cap_match *m)
+{
+	if (!m)
+		return;
+	free(m->ring);
+	free(m->bucket);
+	free(m);
+}
+
+/* Emits head entries that are done; with force, the head in any state. */
+static int emit_head(cap_match *m, int force, cap_emit_fn emit, void *ctx)
+{
+	while (m->head < m->tail) {
+		struct pending *p = at(m, m->head);
+		int ret;
+
+		if (!p->done && !force)
+			break;
+		if (p->linked)
+			unlink_entry(m, m->head);
+		m->head++;
+		ret = emit(ctx, &p->rec);
+		if (ret < 0)
+			return ret;
+		if (force)
+			force--;
+	}
+	return 0;
+}
+
+int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
+		    uint64_t key, uint32_t kdev, uint8_t kop, cap_emit_fn emit,
+		    void *ctx)
+{
+	struct pending *p;
+	int ret;
+
+	if (m->tail - m->head >= m->max_pending) {
+		/* Bounded memory: the oldest goes out without latency. */
+		struct pending *h = at(m, m->head);
+
+		if (!h->done)
+			m->st.evicted++;
+		ret = emit_head(m, 1, emit, ctx);
+		if (ret < 0)
+			return ret;
+	}
+	if (m->tail - m->head >= m->cap) {
+		ret = grow(m);
+		if (ret < 0)
+			return ret;
+	}
+	p = at(m, m->tail);
+	memset(p, 0, sizeof(*p));
+	p->rec = *rec;
+	p->rec.lat_ns = 0;
+	p->issue_ts = ts;
+	p->key = key;
+	p->kdev = kdev;
+	p->kop = kop;
+	link_entry(m, m->tail);
+	m->tail++;
+	m->st.issues++;
+	if (m->tail - m->head > m->st.max_pending)
+		m->st.max_pending = m->tail - m->head;
+	return 0;
+}
+
+int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
+		       uint8_t kop, cap_emit_fn emit, void *ctx)
+{
+	size_t b = hash_key(kdev, key, kop, 2 * m->cap);
+	uint64_t found = 0;
+	struct pending *p;
+	int ret;
+
+	m->st.completions++;
+	for (uint64_t l = m->bucket[b]; l; l = at(m, l - 1)->next) {
+		p = at(m, l - 1);
+		if (p->key == key && p->kdev == kdev && p->kop == kop)
+			found = l; /* chains run newest first: keep the oldest */
+	}
+	if (!found) {
+		m->st.orphan_completions++;
+		return 0;
+	}
+	p = at(m, found - 1);
+	unlink_entry(m, found - 1);
+	p->done = 1;
+	p->rec.lat_ns = ts > p->issue_ts ? ts - p->issue_ts : 1;
+	m->st.matched++;
+	ret = emit_head(m, 0, emit, ctx);
+	return ret < 0 ? ret : 1;
+}
+
+int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
+		    void *ctx)
+{
+	struct ist_record rec;
+	int ret;
+
+	if (ev->complete) {
+		ret = cap_match_complete(m, ev->ts_ns, ev->sector, ev->dev,
+					 ev->op, emit, ctx);
+		return ret < 0 ? ret : 0;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
+	rec.offset = ev->sector * 512;
+	rec.len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
+						   : ev->nr_sector * 512;
+	rec.dev = ev->dev;
+	rec.op = ev->op;
+	rec.flags = ev->flags;
+	rec.stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
+	return cap_match_issue(m, &rec, ev->ts_ns, ev->sector, ev->dev, ev->op,
+			       emit, ctx);
+}
+
+int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,
+		      void *ctx)
+{
+	while (m->head < m->tail) {
+		struct pending *p = at(m, m->head);
+		int ret;
+
+		if (!p->done) {
+			if (now_ns < p->issue_ts + m->timeout_ns)
+				break;
+			m->st.no_completion++;
+		}
+		ret = emit_head(m, 1, emit, ctx);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int cap_match_drain(cap_match *m, cap_emit_fn emit, void *ctx)
+{
+	while (m->head < m->tail) {
+		int ret;
+
+		if (!at(m, m->head)->done)
+			m->st.no_completion++;
+		ret = emit_head(m, 1, emit, ctx);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+void cap_match_get_stats(const cap_match *m, struct cap_match_stats *st)
+{
+	*st = m->st;
+}
+
+size_t cap_match_pending(const cap_match *m)
+{
+	return (size_t)(m->tail - m->head);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* rec_match.h - pairs block issue and completion events into records. */
+#ifndef CAP_REC_MATCH_H
+#define CAP_REC_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iostorm.h"
+
+/*
+ * One decoded block trace event, in time order.  sector/nr_sector are in
+ * 512-byte units as the kernel reports them; dev is the index in the
+ * trace's device table.
+ */
+struct cap_event {
+	uint64_t ts_ns;     /* trace clock (CLOCK_MONOTONIC)               */
+	uint64_t sector;
+	uint32_t nr_sector;
+	uint32_t dev;
+	int32_t pid;
+	uint8_t complete;   /* 0 issue/queue, 1 completion                 */
+	uint8_t op;         /* enum ist_op                                 */
+	uint16_t flags;     /* IST_F_*                                     */
+};
+
+/* Parses a kernel rwbs string ("WS", "FWFS", "RA", "FF", "D"...). */
+int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags);
+
+struct cap_match_stats {
+	uint64_t issues;
+	uint64_t completions;
+	uint64_t matched;
+	uint64_t orphan_completions; /* completion without a recorded issue   */
+	uint64_t no_completion;      /* issue whose completion never came     */
+	uint64_t evicted;            /* forced out: too many in flight        */
+	uint64_t max_pending;
+};
+
+typedef struct cap_match cap_match;
+
+typedef int (*cap_emit_fn)(void *ctx, const struct ist_record *rec);
+
+/*
+ * A matcher keeps issued requests until completed and emits records in
+ * issue order.  max_pending bounds memory (0 = 1 << 20); timeout_ns is how
+ * long an issue may wait for its completion before it is written without
+ * latency (0 = 30 s).  t0_ns is subtracted from event times.
+ */
+int cap_match_new(cap_match **m, size_t max_pending, uint64_t timeout_ns,
+		  uint64_t t0_ns);
+void cap_match_free(cap_match *m);
+/* Feeds one event (events must come in time order); may emit records. */
+int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
+		    void *ctx);
+/* Lower level, for protocol decoders: an issued request rec (t_ns set
+ * by the caller) waiting for the completion that carries (key, kdev, kop);
+ * ts is the issue time in ns for the latency. */
+int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
+		    uint64_t key, uint32_t kdev, uint8_t kop, cap_emit_fn emit,
+		    void *ctx);
+/* Completes the oldest pending request with that key: 1 matched, 0 none
+ * (counted as an orphan completion), or < 0. */
+int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
+		       uint8_t kop, cap_emit_fn emit, void *ctx);
+/* Emits what is ready up to time now_ns (timeouts). */
+int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,
+		      void *ctx);
+/* Emits everything pending (uncompleted issues without latency). */
+int cap_match_drain(cap_match *m, cap_emit_fn emit, void *ctx);
+void cap_match_get_stats(const cap_match *m, struct cap_match_stats *st);
+/* Requests currently waiting for completion or emission. */
+size_t cap_match_pending(const cap_match *m);
+
+#endif

@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: MIT */
+/* trace_rec.c - live block I/O recorder on a private tracefs instance. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/trace_rec.h"
+
+static int read_sys(const char *dir, const char *file, char *buf, size_t size)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int read_sys_u64(const char *dir, const char *file, uint64_t *v)
+{
+	char buf[64], *end;
+	int ret = read_sys(dir, file, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return (errno || end == buf) ? -EINVAL : 0;
+}
+
+int cap_dev_probe(const char *path, struct cap_devinfo *di, char *err,
+		  size_t errlen)
+{
+	char sys[PATH_MAX + 32], real[PATH_MAX], disk[PATH_MAX], buf[64];
+	struct stat st;
+	const char *base;
+	uint64_t v;
+	unsigned maj, min;
+
+	memset(di, 0, sizeof(*di));
+	if (stat(path, &st) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a block device", path);
+		return -ENOTBLK;
+	}
+	di->rdev = st.st_rdev;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (!realpath(sys, real)) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: no sysfs entry %s: %s", path, sys,
+			 strerror(e));
+		return -e;
+	}
+	base = strrchr(real, '/');
+	snprintf(di->name, sizeof(di->name), "%.63s", base ? base + 1 : real);
+	snprintf(disk, sizeof(disk), "%s", real);
+	if (read_sys(real, "partition", buf, sizeof(buf)) == 0) {
+		/* A partition: events carry the disk and absolute sectors. */
+		char *slash = strrchr(disk, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (read_sys_u64(real, "start", &di->start) < 0) {
+			snprintf(err, errlen, "%s: cannot read partition start", path);
+			return -EIO;
+		}
+	}
+	if (read_sys(disk, "dev", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2) {
+		snprintf(err, errlen, "%s: cannot read %s/dev", path, disk);
+		return -EIO;
+	}
+	/* The tracepoints print dev_t in the kernel's 12:20 layout. */
+	di->trace_dev = (uint32_t)(maj << 20 | (min & 0xfffff));
+	if (read_sys_u64(real, "size", &v) == 0)
+		di->size = v * 512;
+	snprintf(sys, sizeof(sys), "%s/queue", disk);
+	if (read_sys_u64(sys, "logical_block_size", &v) == 0)
+		di->block_size = (uint32_t)v;
+	/* blk-mq devices (SCSI, NVMe, virtio, loop) have an mq directory and
+	 * emit request events; bio-based ones (zram, dm, md) do not. */
+	snprintf(sys, sizeof(sys), "%s/mq", disk);
+	di->bio_based = access(sys, F_OK) != 0;
+	return 0;
+}
+
+#ifdef HAVE_TRACEFS
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <tracefs/tracefs.h>
+
+enum { EV_RQ_ISSUE, EV_RQ_COMPLETE, EV_BIO_QUEUE, EV_BIO_COMPLETE, EV_COUNT };
+
+static const char *const ev_names[EV_COUNT] = {
+	"block_rq_issue", "block_rq_complete", "block_bio_queue",
+	"block_bio_complete",
+};
+
+struct ev_layout {
+	int id;
+	int used;
+	int off_dev, off_sector, off_nr, off_rwbs, len_rwbs, off_comm;
+};
+
+struct cpu_reader {
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kbuf;
+	void *page;
+	int page_size;
+	uint64_t drained_ns; /* everything before this time has been read */
+};
+
+struct held_event {
+	struct cap_event ev;
+	char comm[16];
+};
+
+struct cap_rec {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct ev_layout ev[EV_COUNT];
+	struct cap_devinfo *dev;
+	unsigned ndev;
+	struct cpu_reader *cpu;
+	int ncpu;
+	cap_match *match;
+	struct held_event *held;
+	size_t nheld, held_cap;
+	uint32_t *pids; /* open-addressed set of named pids (+1), bounded */
+	size_t pid_cap, npids;
+	uint64_t t0_ns, stop_ns;
+	int started, stopping;
+	uint64_t drain_ns;
+	size_t max_pending;
+	struct cap_rec_stats st;
+};
+
+#define HELD_MAX ((size_t)1 << 21) /* events held for time ordering */
+#define PAGES_PER_ROUND 512         /* per CPU, so one busy CPU cannot starve */
+#define ORDER_SLACK_NS 2000000ull   /* events committed late on a CPU */
+#define MAX_NAMED_PIDS 65536
+
+static uint64_t now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int field_off(struct tep_event *e, const char *name, int *len)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+
+	if (!f)
+		return -1;
+	if (len)
+		*len = f->size;
+	return f->offset;
+}
+
+static int load_layouts(cap_rec *r, char *err, size_t errlen)
+{
+	const char *systems[] = { "block", NULL };
+
+	r->tep = tracefs_local_events_system(NULL, systems);
+	if (!r->tep) {
+		snprintf(err, errlen, "cannot read the block event formats from tracefs");
+		return -EIO;
+	}
+	for (int i = 0; i < EV_COUNT; i++) {
+		struct tep_event *e = tep_find_event_by_name(r->tep, "block",
+							     ev_names[i]);
+		struct ev_layout *l = &r->ev[i];
+
+		if (!e) {
+			snprintf(err, errlen, "tracefs has no block/%s event",
+				 ev_names[i]);
+			return -ENOENT;
+		}
+		l->id = e->id;
+		l->off_dev = field_off(e, "dev", NULL);
+		l->off_sector = field_off(e, "sector", NULL);
+		l->off_nr = field_off(e, "nr_sector", NULL);
+		l->off_rwbs = field_off(e, "rwbs", &l->len_rwbs);
+		l->off_comm = field_off(e, "comm", NULL);
+		if (l->off_dev < 0 || l->off_sector < 0 || l->off_nr < 0 ||
+		    l->off_rwbs < 0) {
+			snprintf(err, errlen, "block/%s has an unexpected format",
+				 ev_names[i]);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+/* "(dev == A && sector >= s && sector < e) || dev == B ..." */
+static int build_filter(cap_rec *r, int bio, char *buf, size_t size)
+{
+	size_t n = 0;
+	int any = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < r->ndev; i++) {
+		const struct cap_devinfo *d = &r->dev[i];
+		int w;
+
+		if (d->bio_based != bio)
+			continue;
+		if (d->start)
+			w = snprintf(buf + n, size - n,
+				     "%s(dev == %u && ((sector >= %llu && sector < %llu) || nr_sector == 0))",
+				     any ? " || " : "", d->trace_dev,
+				     (unsigned long long)d->start,
+				     (unsigned long long)(d->start + d->size / 512));
+		else
+			w = snprintf(buf + n, size - n, "%sdev == %u",
+				     any ? " || " : "", d->trace_dev);
+		if (w < 0 || (size_t)w >= size - n)
+			return -ENAMETOOLONG;
+		n += (size_t)w;
+		any = 1;
+	}
+	return any;
+}
+
+static int setup_events(cap_rec *r, char *err, size_t errlen)
+{
+	char filter[4096];
+
+	for (int bio = 0; bio <= 1; bio++) {
+		int any = build_filter(r, bio, filter, sizeof(filter));
+
+		if (any < 0) {
+			snprintf(err, errlen, "too many devices for one filter");
+			return any;
+		}
+		if (!any)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int i = bio ? EV_BIO_QUEUE + k : EV_RQ_ISSUE + k;
+
+			if (tracefs_event_file_write(r->inst, "block", ev_names[i],
+						     "filter", filter) < 0) {
+				snprintf(err, errlen, "cannot set the filter of block/%s: %s",
+					 ev_names[i], strerror(errno));
+				return -EIO;
+			}
+			if (tracefs_event_enable(r->inst, "block", ev_names[i]) < 0) {
+				snprintf(err, errlen, "cannot enable block/%s: %s",
+					 ev_names[i], strerror(errno));
+				return -EIO;
+			}
+			r->ev[i].used = 1;
+		}
+	}
+	return 0;
+}
+
+static int open_cpus(cap_rec *r, char *err, size_t errlen)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	r->ncpu = n > 0 ? (int)n : 1;
+	r->cpu = calloc((size_t)r->ncpu, sizeof(*r->cpu));
+	if (!r->cpu)
+		return -ENOMEM;
+	for (int c = 0; c < r->ncpu; c++) {
+		struct cpu_reader *cr = &r->cpu[c];
+
+		cr->tcpu = tracefs_cpu_open(r->inst, c, true);
+		if (!cr->tcpu)
+			continue; /* offline CPU */
+		cr->page_size = tracefs_cpu_read_size(cr->tcpu);
+		cr->page = malloc((size_t)(cr->page_size > 0 ? cr->page_size : 4096));
+		cr->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+					 KBUFFER_ENDIAN_SAME_AS_HOST);
+		if (!cr->page || !cr->kbuf) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
+		 char *err, size_t errlen)
+{
+	cap_rec *r;
+	char name[128], val[64];
+	int ret;
+
+	*rp = NULL;
+	if (!o->ndev) {
+		snprintf(err, errlen, "no device to record");
+		return -EINVAL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->dev = calloc(o->ndev, sizeof(*r->dev));
+	if (!r->dev) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->ndev = o->ndev;
+	r->drain_ns = o->drain_ns ? o->drain_ns : 1000000000ull;
+	r->max_pending = o->max_pending;
+	for (unsigned i = 0; i < o->ndev; i++) {
+		ret = cap_dev_probe(o->devs[i], &r->dev[i], err, errlen);
+		if (ret < 0)
+			goto fail;
+		for (unsigned j = 0; j < i; j++)
+			if (r->dev[j].rdev == r->dev[i].rdev) {
+				snprintf(err, errlen, "%s: device given twice", o->devs[i]);
+				ret = -EINVAL;
+				goto fail;
+			}
+	}
+	if (!tracefs_tracing_dir()) {
+		snprintf(err, errlen, "tracefs is not mounted (/sys/kernel/tracing) and could not be mounted");
+		ret = -ENOENT;
+		goto fail;
+	}
+	ret = load_layouts(r, err, errlen);
+	if (ret < 0)
+		goto fail;
+	snprintf(name, sizeof(name), "iostorm-record-%ld", (long)getpid());
+	r->inst = tracefs_instance_create(name);
+	if (!r->inst) {
+		ret = -errno ? -errno : -EIO;
+		snprintf(err, errlen, "cannot create tracefs instance %s: %s", name,
+			 strerror(-ret));
+		goto fail;
+	}
+	tracefs_trace_off(r->inst);
+	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "cannot set the trace clock to mono");
+		ret = -EIO;
+		goto fail;
+	}
+	if (tracefs_instance_set_buffer_size(r->inst,
+					     o->buffer_kb ? o->buffer_kb : 16384,
+					     -1) < 0) {
+		snprintf(err, errlen, "cannot size the trace buffer: %s",
+			 strerror(errno));
+		ret = -EIO;
+		goto fail;
+	}
+	ret = setup_events(r, err, errlen);
+	if (ret < 0)
+		goto fail;
+	ret = open_cpus(r, err, errlen);
+	if (ret < 0)
+		goto fail;
+	r->held_cap = 65536;
+	r->held = malloc(r->held_cap * sizeof(*r->held));
+	r->pid_cap = 1024;
+	r->pids = calloc(r->pid_cap, sizeof(*r->pids));
+	if (!r->held || !r->pids) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ist_header_set(h, "source", "tracefs");
+	ist_header_set(h, "trace_clock", "mono");
+	for (unsigned i = 0; i < r->ndev; i++) {
+		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
+					    r->dev[i].block_size);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot add device %s", r->dev[i].name);
+			goto fail;
+		}
+		snprintf(name, sizeof(name), "dev.%s.event", r->dev[i].name);
+		ist_header_set(h, name, r->dev[i].bio_based ? "bio" : "rq");
+	}
+	snprintf(val, sizeof(val), "%d", r->ncpu);
+	ist_header_set(h, "record.cpus", val);
+	*rp = r;
+	return 0;
+fail:
+	cap_rec_close(r);
+	return ret;
+}
+
+int cap_rec_start(cap_rec *r)
+{
+	int ret;
+
+	r->t0_ns = now_mono();
+	ret = cap_match_new(&r->match, r->max_pending, 0, r->t0_ns);
+	if (ret < 0)
+		return ret;
+	for (int c = 0; c < r->ncpu; c++)
+		r->cpu[c].drained_ns = r->t0_ns;
+	if (tracefs_trace_on(r->inst) < 0)
+		return -errno ? -errno : -EIO;
+	r->started = 1;
+	return 0;
+}
+
+static int note_pid(cap_rec *r, int32_t pid, const char *comm, cap_name_fn name,
+		    void *ctx)
+{
+	size_t mask, i;
+
+	if (pid <= 0 || !name)
+		return 0;
+	if (2 * (r->npids + 1) > r->pid_cap) {
+		uint32_t *np;
+		size_t ncap = r->pid_cap * 2;
+
+		if (r->npids >= MAX_NAMED_PIDS)
+			return 0;
+		np = calloc(ncap, sizeof(*np));
+		if (!np)
+			return 0;
+		for (size_t k = 0; k < r->pid_cap; k++) {
+			uint32_t p = r->pids[k];
+
+			if (!p)
+				continue;
+			for (i = (p * 2654435761u) & (ncap - 1); np[i];
+			     i = (i + 1) & (ncap - 1))
+				;
+			np[i] = p;
+		}
+		free(r->pids);
+		r->pids = np;
+		r->pid_cap = ncap;
+	}
+	mask = r->pid_cap - 1;
+	for (i = ((uint32_t)pid * 2654435761u) & mask; r->pids[i];
+	     i = (i + 1) & mask)
+		if (r->pids[i] == (uint32_t)pid)
+			return 0;
+	r->pids[i] = (uint32_t)pid;
+	r->npids++;
+	return name(ctx, (uint64_t)pid, comm);
+}
+
+/* Decodes one raw event into the held buffer (or ignores it). */
+static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
+{
+	uint16_t type;
+	int k = -1;
+	const struct ev_layout *l;
+	struct held_event *he;
+	uint32_t dev;
+	uint64_t sector;
+	uint32_t nr;
+	char rwbs[16];
+	unsigned d;
+
+	memcpy(&type, data, 2);
+	for (int i = 0; i < EV_COUNT; i++)
+		if (r->ev[i].used && r->ev[i].id == type)
+			k = i;
+	if (k < 0)
+		return 0;
+	l = &r->ev[k];
+	r->st.events++;
+	memcpy(&dev, data + l->off_dev, 4);
+	memcpy(&sector, data + l->off_sector, 8);
+	memcpy(&nr, data + l->off_nr, 4);
+	for (d = 0; d < r->ndev; d++) {
+		const struct cap_devinfo *di = &r->dev[d];
+
+		if (di->trace_dev != dev || di->bio_based != (k >= EV_BIO_QUEUE))
+			continue;
+		if (!di->start && !di->size)
+			break;
+		if (nr == 0 || (sector >= di->start &&
+				sector < di->start + di->size / 512) ||
+		    !di->start)
+			break;
+	}
+	if (d == r->ndev) {
+		r->st.ignored++;
+		return 0;
+	}
+	if (r->nheld == r->held_cap) {
+		size_t ncap = r->held_cap * 2;
+		struct held_event *nh = realloc(r->held, ncap * sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		r->held = nh;
+		r->held_cap = ncap;
+	}
+	he = &r->held[r->nheld];
+	memset(he, 0, sizeof(*he));
+	he->ev.ts_ns = ts;
+	he->ev.dev = d;
+	he->ev.sector = nr && sector >= r->dev[d].start ? sector - r->dev[d].start
+						       : sector;
+	if (!nr)
+		he->ev.sector = 0;
+	he->ev.nr_sector = nr;
+	he->ev.complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
+	memcpy(&he->ev.pid, data + 4, 4);
+	memset(rwbs, 0, sizeof(rwbs));
+	memcpy(rwbs, data + l->off_rwbs,
+	       (size_t)(l->len_rwbs < 15 ? l->len_rwbs : 15));
+	if (cap_rwbs_parse(rwbs, strnlen(rwbs, sizeof(rwbs)), &he->ev.op,
+			   &he->ev.flags) < 0) {
+		r->st.ignored++;
+		return 0;
+	}
+	if (he->ev.op == IST_OP_COUNT) {
+		if (!nr) { /* a driver-private request: no data */
+			r->st.ignored++;
+			return 0;
+		}
+		he->ev.op = IST_OP_WRITE_ZEROES;
+	}
+	if (he->ev.op == IST_OP_WRITE && !nr) {
+		/* An empty write is a flush carrier (REQ_PREFLUSH). */
+		if (!(he->ev.flags & IST_F_PREFLUSH)) {
+			r->st.ignored++;
+			return 0;
+		}
+		he->ev.op = IST_OP_FLUSH;
+		he->ev.flags &= (uint16_t)~IST_F_PREFLUSH;
+	}
+	if (l->off_comm >= 0)
+		memcpy(he->comm, data + l->off_comm, 15);
+	r->nheld++;
+	return 0;
+}
+
+static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
+{
+	for (int pages = 0; pages < PAGES_PER_ROUND; pages++) {
+		uint64_t before = now_mono();
+		unsigned long long ts;
+		void *data;
+		int n, missed;
+
+		n = tracefs_cpu_read(cr->tcpu, cr->page, true);
+		if (n <= 0) {
+			cr->drained_ns = before;
+			return 0;
+		}
+		if (kbuffer_load_subbuffer(cr->kbuf, cr->page) < 0)
+			return -EIO;
+		missed = kbuffer_missed_events(cr->kbuf);
+		if (missed > 0)
+			r->st.missed += (uint64_t)missed;
+		else if (missed < 0)
+			r->st.missed++; /* an unknown number: at least one */
+		for (data = kbuffer_read_event(cr->kbuf, &ts); data;
+		     data = kbuffer_next_event(cr->kbuf, &ts)) {
+			int ret = decode_event(r, data, ts);
+
+			if (ret < 0)
+				return ret;
+			(*events)++;
+		}
+	}
+	return 0;
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct held_event *x = a, *y = b;
+
+	if (x->ev.ts_ns != y->ev.ts_ns)
+		return x->ev.ts_ns < y->ev.ts_ns ? -1 : 1;
+	/* Same tick: an issue before a completion. */
+	return (int)x->ev.complete - (int)y->ev.complete;
+}
+
+struct emit_ctx {
+	cap_rec *r;
+	cap_emit_fn emit;
+	void *ctx;
+};
+
+static int count_emit(void *c, const struct ist_record *rec)
+{
+	struct emit_ctx *e = c;
+
+	e->r->st.records++;
+	return e->emit(e->ctx, rec);
+}
+
+/* Feeds held events up to watermark into the matcher, in time order. */
+static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
+			cap_name_fn name, void *ctx)
+{
+	struct emit_ctx ec = { r, emit, ctx };
+	size_t i;
+	int ret;
+
+	qsort(r->held, r->nheld, sizeof(*r->held), cmp_held);
+	for (i = 0; i < r->nheld; i++) {
+		struct held_event *he = &r->held[i];
+
+		if (he->ev.ts_ns > watermark && r->nheld - i < HELD_MAX)
+			break;
+		if (!he->ev.complete) {
+			if (r->stopping && he->ev.ts_ns > r->stop_ns) {
+				r->st.late_issues++;
+				continue;
+			}
+			ret = note_pid(r, he->ev.pid, he->comm, name, ctx);
+			if (ret < 0)
+				return ret;
+		}
+		ret = cap_match_event(r->match, &he->ev, count_emit, &ec);
+		if (ret < 0)
+			return ret;
+	}
+	memmove(r->held, r->held + i, (r->nheld - i) * sizeof(*r->held));
+	r->nheld -= i;
+	return cap_match_advance(r->match, watermark, count_emit, &ec);
+}
+
+int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
+{
+	uint64_t wm = UINT64_MAX;
+	int events = 0, ret;
+
+	if (!r->started)
+		return -EINVAL;
+	for (int c = 0; c < r->ncpu; c++) {
+		struct cpu_reader *cr = &r->cpu[c];
+
+		if (!cr->tcpu)
+			continue;
+		ret = read_cpu(r, cr, &events);
+		if (ret < 0)
+			return ret;
+		if (cr->drained_ns < wm)
+			wm = cr->drained_ns;
+	}
+	wm = wm > ORDER_SLACK_NS ? wm - ORDER_SLACK_NS : 0;
+	ret = process_held(r, wm, emit, name, ctx);
+	return ret < 0 ? ret : events;
+}
+
+static void read_overruns(cap_rec *r)
+{
+	for (int c = 0; c < r->ncpu; c++) {
+		char file[64], *s, *p;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		s = tracefs_instance_file_read(r->inst, file, NULL);
+		if (!s)
+			continue;
+		if ((p = strstr(s, "overrun:")))
+			r->st.overruns += strtoull(p + 8, NULL, 10);
+		if ((p = strstr(s, "dropped events:")))
+			r->st.overruns += strtoull(p + 15, NULL, 10);
+		free(s);
+	}
+}
+
+int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
+{
+	struct emit_ctx ec = { r, emit, ctx };
+	uint64_t deadline;
+	int ret;
+
+	if (!r->started)
+		return -EINVAL;
+	r->stopping = 1;
+	r->stop_ns = now_mono();
+	deadline = r->stop_ns + r->drain_ns;
+	/* In-flight requests complete after the stop: wait for them. */
+	for (;;) {
+		ret = cap_rec_poll(r, emit, name, ctx);
+		if (ret < 0)
+			return ret;
+		if (cap_match_pending(r->match) == 0 && r->nheld == 0)
+			break;
+		if (now_mono() > deadline)
+			break;
+		if (ret == 0) {
+			struct timespec ts = { 0, 2000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	tracefs_trace_off(r->inst);
+	do {
+		ret = cap_rec_poll(r, emit, name, ctx);
+		if (ret < 0)
+			return ret;
+	} while (ret > 0);
+	ret = process_held(r, UINT64_MAX, emit, name, ctx);
+	if (ret < 0)
+		return ret;
+	ret = cap_match_drain(r->match, count_emit, &ec);
+	if (ret < 0)
+		return ret;
+	read_overruns(r);
+	r->started = 0;
+	return 0;
+}
+
+void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
+{
+	*st = r->st;
+	if (r->match)
+		cap_match_get_stats(r->match, &st->match);
+}
+
+void cap_rec_close(cap_rec *r)
+{
+	if (!r)
+		return;
+	if (r->cpu) {
+		for (int c = 0; c < r->ncpu; c++) {
+			if (r->cpu[c].tcpu)
+				tracefs_cpu_close(r->cpu[c].tcpu);
+			if (r->cpu[c].kbuf)
+				kbuffer_free(r->cpu[c].kbuf);
+			free(r->cpu[c].page);
+		}
+		free(r->cpu);
+	}
+	if (r->inst) {
+		tracefs_trace_off(r->inst);
+		tracefs_instance_destroy(r->inst);
+		tracefs_instance_free(r->inst);
+	}
+	if (r->tep)
+		tep_free(r->tep);
+	cap_match_free(r->match);
+	free(r->held);
+	free(r->pids);
+	free(r->dev);
+	free(r);
+}
+
+#else /* !HAVE_TRACEFS */
+
+struct cap_rec {
+	int unused;
+};
+
+int cap_rec_open(cap_rec **r, const struct cap_rec_opts *o, ist_header *h,
+		 char *err, size_t errlen)
+{
+	(void)o;
+	(void)h;
+	*r = NULL;
+	snprintf(err, errlen, "built without libtracefs: live recording is not available");
+	return IST_EUNSUPPORTED;
+}
+
+int cap_rec_start(cap_rec *r) { (void)r; return IST_EUNSUPPORTED; }
+int cap_rec_poll(cap_rec *r, cap_emit_fn e, cap_name_fn n, void *c)
+{
+	(void)r; (void)e; (void)n; (void)c;
+	return IST_EUNSUPPORTED;
+}
+int cap_rec_finish(cap_rec *r, cap_emit_fn e, cap_name_fn n, void *c)
+{
+	(void)r; (void)e; (void)n; (void)c;
+	return IST_EUNSUPPORTED;
+}
+void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
+{
+	(void)r;
+	memset(st, 0, sizeof(*st));
+}
+void cap_rec_close(cap_rec *r) { (void)r; }
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* trace_rec.h - live block I/O recorder on a private tracefs instance. */
+#ifndef CAP_TRACE_REC_H
+#define CAP_TRACE_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iostorm.h"
+#include "capture/rec_match.h"
+
+/* What the recorder knows about one block device. */
+struct cap_devinfo {
+	char name[64];        /* kernel name: "loop0", "zram1", "sda2"      */
+	dev_t rdev;           /* the device recorded                         */
+	uint32_t trace_dev;   /* kernel dev_t of the disk the events carry   */
+	uint64_t start;       /* partition start (sectors), 0 for a disk     */
+	uint64_t size;        /* bytes                                       */
+	uint32_t block_size;  /* logical block size                          */
+	int bio_based;        /* 1: bio events (zram, dm, md); 0: request    */
+};
+
+/*
+ * Finds path's block device in sysfs: name, size, block size and whether
+ * it is request-based (has a blk-mq "mq" directory) or bio-based.
+ * Returns 0, -ENOENT, -ENOTBLK or another -errno; err gets a reason.
+ */
+int cap_dev_probe(const char *path, struct cap_devinfo *di, char *err,
+		  size_t errlen);
+
+struct cap_rec_opts {
+	const char *const *devs; /* device paths                               */
+	unsigned ndev;
+	size_t buffer_kb;        /* ring buffer per CPU; 0 = 16384             */
+	size_t max_pending;      /* in-flight requests kept; 0 = 1 << 20       */
+	uint64_t drain_ns;       /* wait for in-flight at stop; 0 = 1 s        */
+};
+
+struct cap_rec_stats {
+	struct cap_match_stats match;
+	uint64_t events;       /* block events read                           */
+	uint64_t records;      /* records emitted                             */
+	uint64_t overruns;     /* events the kernel ring buffer overwrote     */
+	uint64_t missed;       /* events a sub-buffer said were missed        */
+	uint64_t ignored;      /* events outside the devices or without data  */
+	uint64_t late_issues;  /* issues after stop (not recorded)            */
+};
+
+typedef struct cap_rec cap_rec;
+
+/* Called once per new stream (process id) with its command name. */
+typedef int (*cap_name_fn)(void *ctx, uint64_t stream, const char *comm);
+
+/*
+ * Probes the devices, creates the tracefs instance with the block events
+ * filtered to them (not yet tracing) and fills h's device table and
+ * metadata ("dev.NAME.event" = rq | bio, "trace_clock", "source").
+ * Returns 0 or a negative error with a reason in err.
+ */
+int cap_rec_open(cap_rec **r, const struct cap_rec_opts *o, ist_header *h,
+		 char *err, size_t errlen);
+/* Starts tracing; t_ns of records counts from here. */
+int cap_rec_start(cap_rec *r);
+/* Reads what the per-CPU buffers hold and emits completed records in issue
+ * order.  Returns the number of events read (0: nothing new) or < 0. */
+int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
+/* Stops: ignores new issues, waits up to drain_ns for in-flight
+ * completions, turns tracing off, emits everything left. */
+int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
+void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st);
+/* Removes the instance and frees r. */
+void cap_rec_close(cap_rec *r);
+
+#endif

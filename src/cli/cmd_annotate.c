@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_annotate.c - `iostorm annotate`: commit markers, transactions,
+ * dependencies and streams for closed-loop replay of captured traces. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/annotate.h"
+
+#define BATCH 4096
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iostorm annotate IN.ist -o OUT.ist [options]\n"
+		"\n"
+		"Infer what closed-loop replay needs from a captured trace: the log\n"
+		"device, commit markers, transaction ids, per-stream dependencies and,\n"
+		"when the capture has no streams, streams from timing.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE       annotated trace (required)\n"
+		"      --log-dev DEV       the log device (index or name); default: the\n"
+		"                          device with mostly small sequential sync writes\n"
+		"      --commit RULE       a commit marker rule, repeatable:\n"
+		"                          'dev=N|log,op=OP,flags=F1|F2' (all fields optional);\n"
+		"                          default: flush, FUA or preflush write on the log\n"
+		"                          device (on any device when none looks like a log)\n"
+		"      --txn-per N         also end a transaction every N I/Os of a stream\n"
+		"      --window T          stream inference: an I/O issued within T after\n"
+		"                          another completed depends on it (default 2ms)\n"
+		"      --infer-streams W   auto (when every stream is 0), yes or no\n"
+		"      --keep              keep transaction ids and flags already present\n"
+		"  -q, --quiet             no report on standard output\n"
+		"  -h, --help              this help\n");
+}
+
+static int resolve_dev(const ist_header *h, const char *s)
+{
+	uint64_t v;
+	int i = ist_header_find_device(h, s);
+
+	if (i >= 0)
+		return i;
+	/* an index: devices need not be named in the header (a CSV trace
+	 * without device lines has none) */
+	if (!cli_parse_uint(s, IST_MAX_FOOTER_DEVICES - 1, &v))
+		return (int)v;
+	return -1;
+}
+
+/* First pass: per-device statistics (the array grows to the largest
+ * device index seen) and whether any stream is set. */
+static int scan(const char *path, unsigned *ndevp, struct ann_devstat **dsp,
+		int *has_streams)
+{
+	struct ist_record *buf = malloc(BATCH * sizeof(*buf));
+	ist_reader *r;
+	ssize_t n;
+	int ret = ist_reader_open(&r, path);
+
+	if (ret < 0 || !buf) {
+		free(buf);
+		if (ret < 0)
+			cli_err_ist(path, NULL, ret);
+		return ret < 0 ? ret : -1;
+	}
+	while ((n = ist_reader_read(r, buf, BATCH)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i].dev >= *ndevp) {
+				unsigned nd = buf[i].dev + 1;
+				struct ann_devstat *d = realloc(*dsp, nd * sizeof(*d));
+
+				if (!d) {
+					n = -ENOMEM;
+					goto out;
+				}
+				memset(d + *ndevp, 0, (nd - *ndevp) * sizeof(*d));
+				*dsp = d;
+				*ndevp = nd;
+			}
+			ann_devstat_add(*dsp, *ndevp, &buf[i]);
+			if (buf[i].stream)
+				*has_streams = 1;
+		}
+out:
+	if (n < 0) {
+		struct ist_position pos;
+
+		ist_reader_position(r, &pos);
+		cli_err_ist(path, &pos, (int)n);
+	}
+	ist_reader_close(r);
+	free(buf);
+	return n < 0 ? -1 : 0;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "log-dev", required_argument, NULL, 'L' },
+		{ "commit", required_argument, NULL, 'c' },
+		{ "txn-per", required_argument, NULL, 'n' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "infer-streams", required_argument, NULL, 'i' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ann_opts o = { .log_dev = -1, .infer_streams = -1 };
+	const char *out = NULL, *in, *log_name = NULL;
+	struct ann_devstat *ds = NULL;
+	struct ann_report rep;
+	struct ist_record *buf = NULL;
+	ist_reader *r = NULL;
+	ist_writer *w = NULL;
+	ist_header *h = NULL;
+	ann_state *a = NULL;
+	int c, ret, quiet = 0, has_streams = 0, log_dev = -1, infer;
+	double conf = 0;
+	unsigned ndev, ndev_seen;
+	ssize_t n;
+	uint64_t v;
+	char tmp[64];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'L':
+			log_name = optarg;
+			break;
+		case 'c':
+			if (o.nrules == ANN_MAX_RULES)
+				return cli_usage_error("annotate", "at most %d --commit rules",
+						       ANN_MAX_RULES);
+			if (ann_rule_parse(optarg, &o.rules[o.nrules]))
+				return cli_usage_error("annotate", "bad --commit rule '%s'", optarg);
+			o.nrules++;
+			break;
+		case 'n':
+			if (cli_parse_uint(optarg, UINT32_MAX, &v) || !v)
+				return cli_usage_error("annotate", "bad --txn-per '%s'", optarg);
+			o.txn_per = v;
+			break;
+		case 'w':
+			if (cli_parse_duration_ns(optarg, &o.dep_window_ns) || !o.dep_window_ns)
+				return cli_usage_error("annotate", "bad --window '%s'", optarg);
+			break;
+		case 'i':
+			if (!strcmp(optarg, "auto"))
+				o.infer_streams = -1;
+			else if (!strcmp(optarg, "yes"))
+				o.infer_streams = 1;
+			else if (!strcmp(optarg, "no"))
+				o.infer_streams = 0;
+			else
+				return cli_usage_error("annotate", "--infer-streams takes auto, yes or no");
+			break;
+		case 'k':
+			o.keep_existing = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_error("annotate", "bad option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("annotate", "expected one input trace");
+	if (!out)
+		return cli_usage_error("annotate", "no output file (-o)");
+	in = argv[optind];
+
+	ret = ist_reader_open(&r, in);
+	if (ret < 0) {
+		cli_err_ist(in, NULL, ret);
+		return EXIT_FAIL;
+	}
+	h = ist_header_dup(ist_reader_header(r));
+	ist_reader_close(r);
+	r = NULL;
+	if (!h) {
+		cli_err("out of memory");
+		return EXIT_FAIL;
+	}
+	ndev = ist_header_device_count(h);
+	if (log_name) {
+		log_dev = resolve_dev(h, log_name);
+		if (log_dev < 0) {
+			ist_header_free(h);
+			return cli_usage_error("annotate", "no device '%s' in %s", log_name, in);
+		}
+		o.log_dev = log_dev;
+		conf = 1;
+	}
+	ds = calloc(ndev ? ndev : 1, sizeof(*ds));
+	ndev_seen = ndev;
+	buf = malloc(BATCH * sizeof(*buf));
+	if (!ds || !buf) {
+		cli_err("out of memory");
+		goto fail;
+	}
+	if (scan(in, &ndev_seen, &ds, &has_streams))
+		goto fail;
+	if (log_name && (unsigned)log_dev >= ndev_seen) {
+		cli_usage_error("annotate", "no device %d in %s", log_dev, in);
+		ist_header_free(h);
+		free(ds);
+		free(buf);
+		return EXIT_USAGE;
+	}
+	if (log_dev < 0)
+		log_dev = ann_detect_log_dev(ds, ndev_seen, &conf);
+	infer = o.infer_streams < 0 ? !has_streams : o.infer_streams;
+
+	ret = ann_new(&a, &o, log_dev, conf, infer);
+	if (!ret)
+		ret = ist_reader_open(&r, in);
+	if (ret < 0) {
+		cli_err_ist(in, NULL, ret);
+		goto fail;
+	}
+	ist_header_set(h, "annotated", "yes");
+	snprintf(tmp, sizeof(tmp), "%d", log_dev);
+	ist_header_set(h, "annotate.log_dev", log_dev >= 0 ? tmp : "none");
+	snprintf(tmp, sizeof(tmp), "%.2f", conf);
+	ist_header_set(h, "annotate.log_confidence", tmp);
+	ist_header_set(h, "annotate.streams", infer ? "inferred from timing" : "recorded");
+	ret = ist_writer_open(&w, out, h, NULL);
+	if (ret < 0) {
+		cli_err("%s: %s", out, ist_strerror(ret));
+		goto fail;
+	}
+	while ((n = ist_reader_read(r, buf, BATCH)) > 0) {
+		ret = ann_process(a, buf, (size_t)n);
+		if (!ret)
+			ret = ist_writer_write(w, buf, (size_t)n);
+		if (ret < 0) {
+			cli_err("%s: %s", out, ist_strerror(ret));
+			goto fail;
+		}
+	}
+	if (n < 0) {
+		struct ist_position pos;
+
+		ist_reader_position(r, &pos);
+		cli_err_ist(in, &pos, (int)n);
+		goto fail;
+	}
+	ret = ist_writer_close(w);
+	w = NULL;
+	if (ret < 0) {
+		cli_err("%s: %s", out, ist_strerror(ret));
+		goto fail;
+	}
+	ann_finish(a, &rep);
+	a = NULL;
+	if (!quiet) {
+		printf("annotated %" PRIu64 " records of %s into %s\n", rep.records, in, out);
+		if (rep.log_dev >= 0) {
+			const struct ist_device *d = ist_header_device(h, (unsigned)rep.log_dev);
+
+			printf("log device:    %d (%s), %s, confidence %.2f\n", rep.log_dev,
+			       d ? d->name : "unnamed",
+			       rep.log_dev_given ? "given" : "detected", rep.log_confidence);
+		}
+		else
+			printf("log device:    none looks like a log; markers on any device\n");
+		printf("commit markers: %" PRIu64 "\n", rep.markers);
+		printf("transactions:  %" PRIu64 "\n", rep.txns);
+		printf("streams:       %" PRIu64 " (%s)\n", rep.streams,
+		       rep.streams_inferred ? "inferred from timing" : "as recorded");
+		printf("dependent I/O: %" PRIu64 " (%.1f%%)\n", rep.dependent,
+		       rep.records ? 100.0 * (double)rep.dependent / (double)rep.records : 0);
+		if (rep.without_latency)
+			printf("warning:       %" PRIu64 " records without recorded latency: "
+			       "their dependencies cannot be inferred\n", rep.without_latency);
+		if (!rep.txns)
+			printf("warning:       no transaction found: TPS-eq will be 0; "
+			       "try --commit or --txn-per\n");
+	}
+	ist_reader_close(r);
+	ist_header_free(h);
+	free(ds);
+	free(buf);
+	return EXIT_OK;
+fail:
+	if (a)
+		ann_finish(a, &rep);
+	if (w)
+		ist_writer_abort(w);
+	ist_reader_close(r);
+	ist_header_free(h);
+	free(ds);
+	free(buf);
+	return EXIT_FAIL;
+}

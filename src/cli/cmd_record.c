@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_record.c - `iostorm record`: live block I/O (tracefs) or packet captures. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "capture/pcap_import.h"
+#include "capture/trace_rec.h"
+
+#define EXIT_LOSSY 3 /* recorded, but events were lost */
+#define BATCH 4096
+#define FLUSH_NS 1000000000ull
+
+static volatile sig_atomic_t stop_flag;
+static volatile int pcap_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+	pcap_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iostorm record -d DEV [-d DEV...] -o OUT.ist [options]\n"
+		"       iostorm record --pcap IFACE -o OUT.ist [--filter BPF] [options]\n"
+		"       iostorm record --from-pcap FILE -o OUT.ist [--filter BPF] [options]\n"
+		"\n"
+		"Records block I/O: from the kernel's block tracepoints (as root, on a\n"
+		"private tracefs instance), or iSCSI and NBD commands from a network\n"
+		"interface or a pcap/pcapng file.  OUT ending in .csv is written as\n"
+		"canonical CSV instead of IST.\n"
+		"\n"
+		"Options:\n"
+		"  -d, --device DEV       block device to record (repeatable)\n"
+		"  -o, --output OUT       output trace (.ist, or .csv)\n"
+		"  -t, --duration S       stop after S (\"10\", \"500ms\", \"2m\")\n"
+		"  -n, --max-ios N        stop after N I/Os\n"
+		"      --allow-loss       exit 0 even when events were lost\n"
+		"      --buffer-size SIZE trace ring buffer per CPU (default 16M)\n"
+		"      --pcap IFACE       capture iSCSI/NBD on a network interface\n"
+		"      --from-pcap FILE   decode a pcap/pcapng file\n"
+		"      --filter BPF       libpcap filter for --pcap/--from-pcap\n"
+		"      --iscsi-port P     iSCSI TCP port (default 3260)\n"
+		"      --nbd-port P       NBD TCP port (default 10809)\n"
+		"  -q, --quiet            no summary on stderr\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Exit status: 0 complete, 1 failure, 2 usage error, 3 recorded but\n"
+		"events were lost (0 with --allow-loss).\n");
+}
+
+/* Where records go: an IST writer opened lazily (so the header carries
+ * the process names seen by then) or a CSV file. */
+struct sink {
+	const char *path;
+	ist_header *h;
+	ist_writer *w;
+	FILE *csv;
+	int is_csv;
+	unsigned ndev_at_open;
+	struct ist_record buf[BATCH];
+	size_t n;
+	uint64_t written;
+	uint64_t max_ios;
+	uint64_t late_device; /* records for a device found after the header */
+	uint64_t last_flush_ns;
+	int err;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void chown_to_sudo_user(const char *path)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	uint64_t uid, gid;
+
+	if (geteuid() != 0 || !u || !g)
+		return;
+	if (cli_parse_uint(u, UINT32_MAX, &uid) || cli_parse_uint(g, UINT32_MAX, &gid))
+		return;
+	if (chown(path, (uid_t)uid, (gid_t)gid) < 0)
+		cli_err("%s: cannot give the file to SUDO_UID %s: %s", path, u,
+			strerror(errno));
+}
+
+static int sink_open(struct sink *s)
+{
+	struct ist_writer_opts wo = { .direct = 1 };
+	int ret;
+
+	if (s->w || s->csv)
+		return 0;
+	if (s->is_csv) {
+		s->csv = fopen(s->path, "we");
+		if (!s->csv)
+			return -errno;
+		fputs(IST_CSV_HEADER "\n", s->csv);
+	} else {
+		ret = ist_writer_open(&s->w, s->path, s->h, &wo);
+		if (ret < 0) {
+			s->w = NULL;
+			return ret;
+		}
+	}
+	s->ndev_at_open = ist_header_device_count(s->h);
+	chown_to_sudo_user(s->path);
+	return 0;
+}
+
+static int sink_write_batch(struct sink *s)
+{
+	int ret;
+
+	if (!s->n)
+		return 0;
+	ret = sink_open(s);
+	if (ret < 0)
+		return ret;
+	if (s->csv) {
+		char line[IST_CSV_LINE_MAX];
+
+		for (size_t i = 0; i < s->n; i++) {
+			int l = ist_csv_format(&s->buf[i], line, sizeof(line));
+
+			if (l < 0)
+				return l;
+			if (fwrite(line, 1, (size_t)l, s->csv) != (size_t)l)
+				return -EIO;
+		}
+	} else {
+		ret = ist_writer_write(s->w, s->buf, s->n);
+		if (ret < 0)
+			return ret;
+	}
+	s->n = 0;
+	return 0;
+}
+
+/* Every second: the records so far reach the disk as a chunk. */
+static int sink_tick(struct sink *s, int force)
+{
+	uint64_t now = mono_ns();
+	int ret;
+
+	if (!force && now - s->last_flush_ns < FLUSH_NS)
+		return 0;
+	s->last_flush_ns = now;
+	if (!s->n && !s->w && !s->csv)
+		return 0;
+	ret = sink_write_batch(s);
+	if (ret < 0)
+		return ret;
+	if (s->w)
+		return ist_writer_flush(s->w);
+	if (s->csv && fflush(s->csv))
+		return -errno;
+	return 0;
+}
+
+static int sink_emit(void *ctx, const struct ist_record *rec)
+{
+	struct sink *s = ctx;
+
+	if (s->max_ios && s->written >= s->max_ios) {
+		stop_flag = 1;
+		pcap_stop = 1;
+		return 0;
+	}
+	if ((s->w || s->csv) && rec->dev >= s->ndev_at_open) {
+		s->late_device++;
+		return 0;
+	}
+	s->buf[s->n++] = *rec;
+	s->written++;
+	if (s->n == BATCH) {
+		int ret = sink_write_batch(s);
+
+		if (ret < 0)
+			return ret;
+	}
+	if (s->max_ios && s->written >= s->max_ios) {
+		stop_flag = 1;
+		pcap_stop = 1;
+	}
+	return 0;
+}
+
+static int name_stream(void *ctx, uint64_t stream, const char *comm)
+{
+	struct sink *s = ctx;
+	char key[48];
+
+	if (s->w || s->csv)
+		return 0; /* the header is written: too late */
+	snprintf(key, sizeof(key), "stream.%llu", (unsigned long long)stream);
+	return ist_header_set(s->h, key, comm);
+}
+
+static int sink_close(struct sink *s)
+{
+	int ret = sink_write_batch(s);
+
+	if (ret == 0 && !s->w && !s->csv)
+		ret = sink_open(s); /* an empty trace is still a trace */
+	if (s->csv) {
+		if (fclose(s->csv) && ret == 0)
+			ret = -errno;
+		s->csv = NULL;
+	}
+	if (s->w) {
+		if (ret < 0) {
+			ist_writer_abort(s->w);
+		} else {
+			ret = ist_writer_close(s->w);
+		}
+		s->w = NULL;
+	}
+	if (ret == 0)
+		chown_to_sudo_user(s->path);
+	return ret;
+}
+
+static void sink_abort(struct sink *s)
+{
+	if (s->csv) {
+		fclose(s->csv);
+		unlink(s->path);
+	}
+	if (s->w)
+		ist_writer_abort(s->w);
+	s->csv = NULL;
+	s->w = NULL;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *err_reason(int err)
+{
+	return err > -IST_E_BASE ? strerror(-err) : ist_strerror(err);
+}
+
+static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
+			  uint64_t duration_ns, uint64_t buffer_bytes,
+			  int allow_loss, int quiet)
+{
+	struct cap_rec_opts o = { .devs = devs, .ndev = ndev };
+	struct cap_rec_stats st;
+	char err[512], b1[32];
+	cap_rec *r;
+	uint64_t start, lost;
+	int ret, lossy;
+
+
+	if (geteuid() != 0) {
+		cli_err("record: recording block events needs root (CAP_SYS_ADMIN to use tracefs); try sudo");
+		return EXIT_FAIL;
+	}
+	o.buffer_kb = buffer_bytes / 1024;
+	ret = cap_rec_open(&r, &o, s->h, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		return EXIT_FAIL;
+	}
+	ist_header_set(s->h, "command", "iostorm record");
+	install_signals();
+	ret = cap_rec_start(r);
+	if (ret < 0) {
+		cli_err("record: cannot start tracing: %s", err_reason(ret));
+		cap_rec_close(r);
+		return EXIT_FAIL;
+	}
+	start = mono_ns();
+	s->last_flush_ns = start;
+	ret = 0;
+	while (!stop_flag) {
+		int n = cap_rec_poll(r, sink_emit, name_stream, s);
+
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		if (duration_ns && mono_ns() - start >= duration_ns)
+			break;
+		ret = sink_tick(s, 0);
+		if (ret < 0)
+			break;
+		if (n == 0) {
+			struct timespec ts = { 0, 5000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (ret >= 0)
+		ret = cap_rec_finish(r, sink_emit, name_stream, s);
+	cap_rec_get_stats(r, &st);
+	cap_rec_close(r);
+	if (ret < 0) {
+		cli_err("%s: recording failed: %s", s->path, err_reason(ret));
+		sink_abort(s);
+		return EXIT_FAIL;
+	}
+	ret = sink_close(s);
+	if (ret < 0) {
+		cli_err("%s: %s", s->path, err_reason(ret));
+		return EXIT_FAIL;
+	}
+	lost = st.overruns + st.missed + st.match.evicted +
+	       st.match.no_completion + s->late_device;
+	lossy = lost != 0;
+	if (!quiet) {
+		fprintf(stderr,
+			"iostorm: recorded %llu I/Os in %s (%llu events): "
+			"%llu overrun, %llu missed, %llu without completion, "
+			"%llu evicted, %llu completions without issue%s\n",
+			(unsigned long long)s->written,
+			cli_fmt_ns((double)(mono_ns() - start), b1, sizeof(b1)),
+			(unsigned long long)st.events,
+			(unsigned long long)(st.overruns),
+			(unsigned long long)st.missed,
+			(unsigned long long)st.match.no_completion,
+			(unsigned long long)st.match.evicted,
+			(unsigned long long)st.match.orphan_completions,
+			lossy ? "; INCOMPLETE" : "; complete");
+	}
+	if (lossy && !allow_loss) {
+		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
+			s->path, (unsigned long long)lost);
+		return EXIT_LOSSY;
+	}
+	return EXIT_OK;
+}
+
+static int record_pcap(struct sink *s, const char *iface, const char *file,
+		       struct cap_pcap_opts *po, int allow_loss, int quiet)
+{
+	struct cap_pcap_stats st;
+	char err[512];
+	int ret, lossy;
+	uint64_t lost;
+
+	memset(&st, 0, sizeof(st));
+	po->stop = &pcap_stop;
+	install_signals();
+	s->last_flush_ns = mono_ns();
+	if (file)
+		ret = cap_pcap_import(file, po, s->h, sink_emit, s, &st, err,
+				      sizeof(err));
+	else
+		ret = cap_pcap_live(iface, po, s->h, sink_emit, s, &st, err,
+				    sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		sink_abort(s);
+		return EXIT_FAIL;
+	}
+	ret = sink_close(s);
+	if (ret < 0) {
+		cli_err("%s: %s", s->path, err_reason(ret));
+		return EXIT_FAIL;
+	}
+	lost = st.gaps + st.kernel_drops + st.unmatched_commands + s->late_device;
+	lossy = lost != 0;
+	if (!quiet)
+		fprintf(stderr,
+			"iostorm: %llu I/Os from %llu packets (%llu connections): "
+			"%llu iSCSI PDUs, %llu NBD messages, %llu truncated packets "
+			"(%llu bytes missing), %llu gaps, %llu resyncs, %llu bytes "
+			"undecoded, %llu without response, %llu responses without "
+			"command, %llu other commands%s\n",
+			(unsigned long long)s->written,
+			(unsigned long long)st.packets,
+			(unsigned long long)st.connections,
+			(unsigned long long)st.iscsi_pdus,
+			(unsigned long long)st.nbd_messages,
+			(unsigned long long)st.truncated,
+			(unsigned long long)st.missing_bytes,
+			(unsigned long long)st.gaps,
+			(unsigned long long)st.resyncs,
+			(unsigned long long)st.undecoded_bytes,
+			(unsigned long long)st.unmatched_commands,
+			(unsigned long long)st.unmatched_responses,
+			(unsigned long long)st.other_commands,
+			lossy ? "; INCOMPLETE" : "; complete");
+	if (lossy && !allow_loss) {
+		cli_err("%s: capture incomplete: %llu gaps, drops or unanswered commands (--allow-loss accepts it)",
+			s->path, (unsigned long long)lost);
+		return EXIT_LOSSY;
+	}
+	return EXIT_OK;
+}
+
+enum {
+	OPT_ALLOW_LOSS = 256, OPT_BUFFER, OPT_PCAP, OPT_FROM_PCAP, OPT_FILTER,
+	OPT_ISCSI_PORT, OPT_NBD_PORT,
+};
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "max-ios", required_argument, NULL, 'n' },
+		{ "allow-loss", no_argument, NULL, OPT_ALLOW_LOSS },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "pcap", required_argument, NULL, OPT_PCAP },
+		{ "from-pcap", required_argument, NULL, OPT_FROM_PCAP },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "iscsi-port", required_argument, NULL, OPT_ISCSI_PORT },
+		{ "nbd-port", required_argument, NULL, OPT_NBD_PORT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *devs[64];
+	unsigned ndev = 0;
+	const char *out = NULL, *iface = NULL, *file = NULL;
+	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
+	struct cap_pcap_opts po;
+	int allow_loss = 0, quiet = 0, c, ret;
+	struct sink *s;
+	size_t ol;
+
+	memset(&po, 0, sizeof(po));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:o:t:n:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (ndev == 64)
+				return cli_usage_error("record", "at most 64 devices");
+			devs[ndev++] = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 't':
+			if (cli_parse_duration_ns(optarg, &duration) || !duration)
+				return cli_usage_error("record", "bad --duration '%s'", optarg);
+			break;
+		case 'n':
+			if (cli_parse_uint(optarg, UINT64_MAX, &max_ios) || !max_ios)
+				return cli_usage_error("record", "bad --max-ios '%s'", optarg);
+			break;
+		case OPT_ALLOW_LOSS:
+			allow_loss = 1;
+			break;
+		case OPT_BUFFER:
+			if (cli_parse_size(optarg, &buffer) || buffer < 4096 ||
+			    buffer > (4ull << 30))
+				return cli_usage_error("record", "bad --buffer-size '%s'", optarg);
+			break;
+		case OPT_PCAP:
+			iface = optarg;
+			break;
+		case OPT_FROM_PCAP:
+			file = optarg;
+			break;
+		case OPT_FILTER:
+			po.filter = optarg;
+			break;
+		case OPT_ISCSI_PORT:
+		case OPT_NBD_PORT:
+			if (cli_parse_uint(optarg, 65535, &v) || !v)
+				return cli_usage_error("record", "bad port '%s'", optarg);
+			if (c == OPT_ISCSI_PORT)
+				po.iscsi_port = (uint16_t)v;
+			else
+				po.nbd_port = (uint16_t)v;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case ':':
+			return cli_usage_error("record", "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			return cli_usage_error("record", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
+	if (!out)
+		return cli_usage_error("record", "no output: -o OUT.ist");
+	if ((ndev != 0) + (iface != NULL) + (file != NULL) != 1)
+		return cli_usage_error("record", "give devices (-d), --pcap IFACE or --from-pcap FILE (one of them)");
+	if (file && duration)
+		return cli_usage_error("record", "--duration is for live recording");
+	if (po.filter && ndev)
+		return cli_usage_error("record", "--filter is for --pcap/--from-pcap");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return EXIT_FAIL;
+	s->path = out;
+	s->max_ios = max_ios;
+	ol = strlen(out);
+	s->is_csv = ol > 4 && !strcmp(out + ol - 4, ".csv");
+	s->h = ist_header_new();
+	if (!s->h) {
+		free(s);
+		return EXIT_FAIL;
+	}
+	if (ndev) {
+		ret = record_tracefs(s, devs, ndev, duration, buffer, allow_loss,
+				     quiet);
+	} else {
+		po.duration_ns = duration;
+		po.max_ios = max_ios;
+		ret = record_pcap(s, iface, file, &po, allow_loss, quiet);
+	}
+	ist_header_free(s->h);
+	free(s);
+	return ret;
+}

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_replay.c - `iostorm replay`: options, progress line, signals and the human summary. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "replay/replay.h"
+
+#define CMD "replay"
+
+static const char usage_text[] =
+	"Usage: iostorm replay TRACE --target [DEV=]PATH ... [options]\n"
+	"       iostorm replay TRACE --null [options]\n"
+	"\n"
+	"Replays an IST trace (or canonical CSV) against files or block devices\n"
+	"on io_uring and reports IOPS, MB/s, latency percentiles and lateness.\n"
+	"\n"
+	"Targets:\n"
+	"  -t, --target [DEV=]PATH  trace device DEV (all devices without DEV) to PATH\n"
+	"      --null               null back-end: no device, engine cost alone\n"
+	"      --null-latency T     null back-end completes after T (default 0)\n"
+	"      --remap MODE         offsets beyond a target: strict (refuse, default),\n"
+	"                           wrap, scale\n"
+	"      --buffered           page cache I/O (default O_DIRECT)\n"
+	"      --create             create or extend file targets to fit the trace\n"
+	"      --size SIZE          with --create: at least SIZE bytes\n"
+	"      --allow-write        permit writes to block devices\n"
+	"      --force              write even to a device with a filesystem or\n"
+	"                           partition-table signature\n"
+	"      --read-only          replay reads only (writes skipped and counted)\n"
+	"      --data PATTERN       write data: random (default), zero, compress:RATIO,\n"
+	"                           dedupe:PCT, stamp (verification)\n"
+	"      --seed N             seed of the write data\n"
+	"Timing:\n"
+	"      --timing MODE        original (default), afap, closed\n"
+	"      --speed F            original timing F times faster (default 1)\n"
+	"      --rate IOPS          fixed arrival rate (implies --timing rate)\n"
+	"  -q, --iodepth N          in-flight cap per worker (default 64)\n"
+	"      --think-scale F      closed: think times times F (default 1)\n"
+	"      --txn-per N          a transaction is every N I/Os of a stream\n"
+	"      --from T, --to T     replay the trace window [T, T')\n"
+	"      --loop N             replay N times\n"
+	"      --duration T         stop after T\n"
+	"Engine:\n"
+	"  -w, --workers N          worker threads, each with its own ring (default 1)\n"
+	"      --partition BY       device (default) or stream\n"
+	"      --sqpoll             kernel submission thread\n"
+	"      --iopoll             polled completions (block devices with poll queues)\n"
+	"      --spin T             spin the last T before a deadline (default 40us)\n"
+	"      --realtime           workers at SCHED_FIFO priority (fewer preemptions)\n"
+	"Report:\n"
+	"      --interval T         per-interval rows (default 1s)\n"
+	"      --json FILE          JSON report (schema in iostorm-replay(1))\n"
+	"      --csv-intervals FILE per-interval rows as CSV\n"
+	"      --late-warn T        warn when p99 lateness exceeds T (default 1ms)\n"
+	"      --no-progress        no live progress line (default: on a terminal)\n"
+	"      --quiet              no summary on stdout\n"
+	"  -h, --help               this help\n"
+	"\n"
+	"Durations: 1.5s, 250ms, 10us, 100ns (bare numbers are seconds).\n"
+	"Exit status: 0 success (also when interrupted), 1 failure or refusal,\n"
+	"2 usage error.\n";
+
+enum {
+	O_NULL = 256, O_NULL_LAT, O_REMAP, O_BUFFERED, O_CREATE, O_SIZE,
+	O_ALLOW_WRITE, O_FORCE, O_READ_ONLY, O_DATA, O_SEED, O_TIMING, O_SPEED,
+	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
+	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
+	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME,
+};
+
+static const struct option longopts[] = {
+	{ "target", required_argument, NULL, 't' },
+	{ "null", no_argument, NULL, O_NULL },
+	{ "null-latency", required_argument, NULL, O_NULL_LAT },
+	{ "remap", required_argument, NULL, O_REMAP },
+	{ "buffered", no_argument, NULL, O_BUFFERED },
+	{ "create", no_argument, NULL, O_CREATE },
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "allow-write", no_argument, NULL, O_ALLOW_WRITE },
+	{ "force", no_argument, NULL, O_FORCE },
+	{ "read-only", no_argument, NULL, O_READ_ONLY },
+	{ "data", required_argument, NULL, O_DATA },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "timing", required_argument, NULL, O_TIMING },
+	{ "speed", required_argument, NULL, O_SPEED },
+	{ "rate", required_argument, NULL, O_RATE },
+	{ "iodepth", required_argument, NULL, 'q' },
+	{ "think-scale", required_argument, NULL, O_THINK },
+	{ "txn-per", required_argument, NULL, O_TXN_PER },
+	{ "from", required_argument, NULL, O_FROM },
+	{ "to", required_argument, NULL, O_TO },
+	{ "loop", required_argument, NULL, O_LOOP },
+	{ "duration", required_argument, NULL, O_DURATION },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "partition", required_argument, NULL, O_PARTITION },
+	{ "sqpoll", no_argument, NULL, O_SQPOLL },
+	{ "iopoll", no_argument, NULL, O_IOPOLL },
+	{ "spin", required_argument, NULL, O_SPIN },
+	{ "realtime", no_argument, NULL, O_REALTIME },
+	{ "interval", required_argument, NULL, O_INTERVAL },
+	{ "json", required_argument, NULL, O_JSON },
+	{ "csv-intervals", required_argument, NULL, O_CSV },
+	{ "late-warn", required_argument, NULL, O_LATE_WARN },
+	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
+	{ "quiet", no_argument, NULL, O_QUIET },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The run being replayed, for the signal handler (CLI only). */
+static rpl_run *volatile current_run;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (current_run)
+		rpl_run_stop(current_run);
+}
+
+static int parse_target(struct rpl_opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct rpl_target_spec *t;
+	uint64_t dev;
+
+	if (o->ntargets >= RPL_MAX_TARGETS)
+		return -1;
+	t = &o->targets[o->ntargets];
+	t->dev = -1;
+	t->path = arg;
+	if (eq && eq > arg) {
+		char num[16];
+		size_t n = (size_t)(eq - arg);
+
+		if (n < sizeof(num)) {
+			memcpy(num, arg, n);
+			num[n] = 0;
+			if (!cli_parse_uint(num, IST_MAX_FOOTER_DEVICES - 1, &dev)) {
+				t->dev = (int)dev;
+				t->path = eq + 1;
+			}
+		}
+	}
+	if (!*t->path)
+		return -1;
+	o->ntargets++;
+	return 0;
+}
+
+static void print_pcts_row(const char *name, const struct rpl_pcts *p)
+{
+	char b[9][24];
+
+	if (!p->count) {
+		printf("  %-10s %s\n", name, "-");
+		return;
+	}
+	printf("  %-10s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", name,
+	       cli_fmt_ns((double)p->min, b[0], 24), cli_fmt_ns(p->mean, b[1], 24),
+	       cli_fmt_ns((double)p->p50, b[2], 24), cli_fmt_ns((double)p->p90, b[3], 24),
+	       cli_fmt_ns((double)p->p99, b[4], 24), cli_fmt_ns((double)p->p999, b[5], 24),
+	       cli_fmt_ns((double)p->p9999, b[6], 24), cli_fmt_ns((double)p->max, b[7], 24),
+	       cli_fmt_ns(p->stddev, b[8], 24));
+}
+
+static double rate(uint64_t v, uint64_t ns)
+{
+	return ns ? (double)v * 1e9 / (double)ns : 0;
+}
+
+static void print_summary(const char *trace, const struct rpl_opts *o,
+			  const struct rpl_result *res)
+{
+	char b1[32], b2[32], b3[32];
+	double cpu = (double)(res->cpu_user_ns + res->cpu_sys_ns);
+
+	printf("iostorm replay: %s%s\n", trace, res->interrupted ? "  [INTERRUPTED]" : "");
+	printf("timing %s", rpl_timing_name(o->timing));
+	if (o->timing == RPL_TIMING_ORIGINAL && o->speed != 1.0)
+		printf(" x%.3g", o->speed);
+	if (o->timing == RPL_TIMING_RATE)
+		printf(" %.0f IOPS", o->rate_iops);
+	printf(", iodepth %u, %u worker%s, %s\n", o->iodepth, o->workers,
+	       o->workers == 1 ? "" : "s", o->backend == RPL_BACKEND_NULL ? "null back-end" : "io_uring");
+	for (unsigned i = 0; i < res->ntargets && o->backend != RPL_BACKEND_NULL; i++) {
+		const struct rpl_target_info *t = &res->targets[i];
+
+		printf("target %s (%s, %s, logical block %u)\n", t->path, t->kind,
+		       cli_fmt_bytes((double)t->size, b1, sizeof(b1)), t->lbs);
+	}
+	printf("elapsed %s, %" PRIu64 " I/Os, %.0f IOPS, %.2f MB/s, %" PRIu64 " errors\n",
+	       cli_fmt_ns((double)res->elapsed_ns, b1, sizeof(b1)), res->ios,
+	       rate(res->ios, res->elapsed_ns), rate(res->bytes, res->elapsed_ns) / 1e6,
+	       res->errors);
+	if (res->schedule_ns && o->timing != RPL_TIMING_AFAP && o->timing != RPL_TIMING_CLOSED)
+		printf("schedule %s (last deadline), run %+.3f%% of it\n",
+		       cli_fmt_ns((double)res->schedule_ns, b2, sizeof(b2)),
+		       100.0 * ((double)res->elapsed_ns - (double)res->schedule_ns) /
+			       (double)res->schedule_ns);
+	printf("\n  %-10s %9s %9s %9s %9s %9s %9s\n", "op", "I/Os", "IOPS", "MB/s", "bytes",
+	       "errors", "");
+	for (unsigned op = 0; op < IST_OP_COUNT; op++) {
+		const struct rpl_op_result *r = &res->op[op];
+
+		if (!r->ios && !r->errors)
+			continue;
+		printf("  %-10s %9" PRIu64 " %9.0f %9.2f %9s %9" PRIu64 "\n", ist_op_name(op),
+		       r->ios, rate(r->ios, res->elapsed_ns), rate(r->bytes, res->elapsed_ns) / 1e6,
+		       cli_fmt_bytes((double)r->bytes, b3, sizeof(b3)), r->errors);
+	}
+	printf("\n  %-10s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "latency", "min", "mean",
+	       "p50", "p90", "p99", "p99.9", "p99.99", "max", "stddev");
+	for (unsigned op = 0; op < IST_OP_COUNT; op++) {
+		const struct rpl_op_result *r = &res->op[op];
+
+		if (!r->ios)
+			continue;
+		print_pcts_row(ist_op_name(op), &r->lat);
+		if (r->rec_lat.count) {
+			snprintf(b1, sizeof(b1), " recorded");
+			print_pcts_row(b1, &r->rec_lat);
+		}
+	}
+	print_pcts_row("all", &res->lat);
+	if (o->timing != RPL_TIMING_AFAP) {
+		printf("\n  %-10s (actual issue - deadline)\n", "lateness");
+		print_pcts_row("issue", &res->late);
+	}
+	if (res->txns) {
+		printf("\ntransactions %" PRIu64 ", TPS-eq %.1f\n", res->txns,
+		       rate(res->txns, res->elapsed_ns));
+		print_pcts_row("txn", &res->txn_lat);
+		if (res->rec_txn_lat.count)
+			print_pcts_row(" recorded", &res->rec_txn_lat);
+	}
+	printf("\ncpu %.3f s user, %.3f s system, %.2f us per I/O\n", res->cpu_user_ns / 1e9,
+	       res->cpu_sys_ns / 1e9, res->ios ? cpu / (double)res->ios / 1e3 : 0.0);
+	if (res->skipped_read_only || res->skipped_beyond_end || res->skipped_too_large ||
+	    res->realigned || res->wrapped || res->scaled)
+		printf("skipped: %" PRIu64 " writes (--read-only), %" PRIu64
+		       " beyond a target, %" PRIu64 " too large; realigned %" PRIu64
+		       ", wrapped %" PRIu64 ", scaled %" PRIu64 "\n",
+		       res->skipped_read_only, res->skipped_beyond_end, res->skipped_too_large,
+		       res->realigned, res->wrapped, res->scaled);
+	if (res->features[0])
+		printf("features: %s\n", res->features);
+	if (res->notes[0])
+		printf("notes:\n%s", res->notes);
+	if (res->errors && res->first_error)
+		printf("first error: %s\n", ist_strerror(res->first_error));
+	if (res->late_warning)
+		printf("WARNING: p99 lateness %s exceeds %s: the target (or this machine) "
+		       "could not keep up with the trace\n",
+		       cli_fmt_ns((double)res->late.p99, b1, sizeof(b1)),
+		       cli_fmt_ns((double)res->late_warn_ns, b2, sizeof(b2)));
+}
+
+static void progress_line(rpl_run *r, uint64_t *prev_done, uint64_t *prev_t)
+{
+	struct rpl_progress p;
+	char b1[24], b2[24], b3[24];
+	uint64_t iops;
+
+	rpl_run_progress(r, &p);
+	iops = p.elapsed_ns > *prev_t ?
+		(p.completed - *prev_done) * 1000000000ull / (p.elapsed_ns - *prev_t) : 0;
+	*prev_done = p.completed;
+	*prev_t = p.elapsed_ns;
+	fprintf(stderr, "\r%s  ", cli_fmt_ns((double)p.elapsed_ns, b1, sizeof(b1)));
+	if (p.expected)
+		fprintf(stderr, "%5.1f%%  ", 100.0 * (double)p.issued / (double)p.expected);
+	fprintf(stderr, "%" PRIu64 " IOPS  p99 %s  late p99 %s   ", iops,
+		cli_fmt_ns((double)p.last_p99_ns, b2, sizeof(b2)),
+		cli_fmt_ns((double)p.last_late_p99_ns, b3, sizeof(b3)));
+	fflush(stderr);
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 16;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	strcpy(s, "iostorm");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct rpl_opts o;
+	const char *json = NULL, *csv = NULL, *trace;
+	int c, quiet = 0, progress = -1, ret, err, timing_set = 0;
+	struct rpl_source *src = NULL;
+	const struct rpl_result *res;
+	struct rpl_report_info info;
+	struct sigaction sa;
+	uint64_t v;
+	double d;
+	rpl_run *r = NULL;
+	char started[32], *cmdline;
+	time_t now;
+
+	rpl_opts_init(&o);
+	o.interval_ns = 1000000000ull;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:q:w:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (parse_target(&o, optarg))
+				return cli_usage_error(CMD, "bad --target '%s'", optarg);
+			break;
+		case O_NULL:
+			o.backend = RPL_BACKEND_NULL;
+			break;
+		case O_NULL_LAT:
+			if (cli_parse_duration_ns(optarg, &o.null_latency_ns))
+				return cli_usage_error(CMD, "bad --null-latency '%s'", optarg);
+			break;
+		case O_REMAP:
+			if ((ret = rpl_remap_parse(optarg)) < 0)
+				return cli_usage_error(CMD, "bad --remap '%s' (strict, wrap, scale)", optarg);
+			o.remap = (enum rpl_remap)ret;
+			break;
+		case O_BUFFERED:
+			o.buffered = 1;
+			break;
+		case O_CREATE:
+			o.create = 1;
+			break;
+		case O_SIZE:
+			if (cli_parse_size(optarg, &o.create_size))
+				return cli_usage_error(CMD, "bad --size '%s'", optarg);
+			break;
+		case O_ALLOW_WRITE:
+			o.allow_write = 1;
+			break;
+		case O_FORCE:
+			o.force = 1;
+			break;
+		case O_READ_ONLY:
+			o.read_only = 1;
+			break;
+		case O_DATA:
+			if (rpl_data_parse(optarg, &o.data, &o.data_param))
+				return cli_usage_error(CMD, "bad --data '%s'", optarg);
+			break;
+		case O_SEED:
+			if (cli_parse_uint(optarg, UINT64_MAX, &o.seed))
+				return cli_usage_error(CMD, "bad --seed '%s'", optarg);
+			break;
+		case O_TIMING:
+			if ((ret = rpl_timing_parse(optarg)) < 0 || ret == RPL_TIMING_RATE)
+				return cli_usage_error(CMD, "bad --timing '%s' (original, afap, closed)",
+						       optarg);
+			if (o.timing != RPL_TIMING_RATE)
+				o.timing = (enum rpl_timing)ret;
+			timing_set = 1;
+			break;
+		case O_SPEED:
+			if (cli_parse_double(optarg, &o.speed) || !(o.speed > 0))
+				return cli_usage_error(CMD, "bad --speed '%s'", optarg);
+			break;
+		case O_RATE:
+			if (cli_parse_double(optarg, &o.rate_iops) || !(o.rate_iops > 0))
+				return cli_usage_error(CMD, "bad --rate '%s'", optarg);
+			if (timing_set && o.timing != RPL_TIMING_ORIGINAL)
+				return cli_usage_error(CMD, "--rate and --timing %s exclude each other",
+						       rpl_timing_name(o.timing));
+			o.timing = RPL_TIMING_RATE;
+			break;
+		case 'q':
+			if (cli_parse_uint(optarg, 65536, &v) || !v)
+				return cli_usage_error(CMD, "bad --iodepth '%s'", optarg);
+			o.iodepth = (unsigned)v;
+			break;
+		case O_THINK:
+			if (cli_parse_double(optarg, &d) || d < 0)
+				return cli_usage_error(CMD, "bad --think-scale '%s'", optarg);
+			o.think_scale = d;
+			break;
+		case O_TXN_PER:
+			if (cli_parse_uint(optarg, UINT32_MAX, &v) || !v)
+				return cli_usage_error(CMD, "bad --txn-per '%s'", optarg);
+			o.txn_per = (unsigned)v;
+			break;
+		case O_FROM:
+			if (cli_parse_duration_ns(optarg, &o.from_ns))
+				return cli_usage_error(CMD, "bad --from '%s'", optarg);
+			break;
+		case O_TO:
+			if (cli_parse_duration_ns(optarg, &o.to_ns))
+				return cli_usage_error(CMD, "bad --to '%s'", optarg);
+			break;
+		case O_LOOP:
+			if (cli_parse_uint(optarg, 1000000, &v) || !v)
+				return cli_usage_error(CMD, "bad --loop '%s'", optarg);
+			o.loops = (unsigned)v;
+			break;
+		case O_DURATION:
+			if (cli_parse_duration_ns(optarg, &o.duration_ns) || !o.duration_ns)
+				return cli_usage_error(CMD, "bad --duration '%s'", optarg);
+			break;
+		case 'w':
+			if (cli_parse_uint(optarg, RPL_MAX_WORKERS, &v) || !v)
+				return cli_usage_error(CMD, "bad --workers '%s' (1..%d)", optarg,
+						       RPL_MAX_WORKERS);
+			o.workers = (unsigned)v;
+			break;
+		case O_PARTITION:
+			if (!strcmp(optarg, "device"))
+				o.partition = RPL_PART_DEVICE;
+			else if (!strcmp(optarg, "stream"))
+				o.partition = RPL_PART_STREAM;
+			else
+				return cli_usage_error(CMD, "bad --partition '%s' (device, stream)", optarg);
+			break;
+		case O_SQPOLL:
+			o.sqpoll = 1;
+			break;
+		case O_IOPOLL:
+			o.iopoll = 1;
+			break;
+		case O_REALTIME:
+			o.realtime = 1;
+			break;
+		case O_SPIN:
+			if (cli_parse_duration_ns(optarg, &o.spin_ns))
+				return cli_usage_error(CMD, "bad --spin '%s'", optarg);
+			if (!o.spin_ns)
+				o.spin_ns = 1;
+			break;
+		case O_INTERVAL:
+			if (cli_parse_duration_ns(optarg, &o.interval_ns) ||
+			    (o.interval_ns && o.interval_ns < 1000000))
+				return cli_usage_error(CMD, "bad --interval '%s' (at least 1ms)", optarg);
+			break;
+		case O_JSON:
+			json = optarg;
+			break;
+		case O_CSV:
+			csv = optarg;
+			break;
+		case O_LATE_WARN:
+			if (cli_parse_duration_ns(optarg, &o.late_warn_ns) || !o.late_warn_ns)
+				return cli_usage_error(CMD, "bad --late-warn '%s'", optarg);
+			break;
+		case O_NO_PROGRESS:
+			progress = 0;
+			break;
+		case O_QUIET:
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_error(CMD, "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(CMD, optind == argc ? "no trace given" : "one trace only");
+	trace = argv[optind];
+	if (o.backend != RPL_BACKEND_NULL && !o.ntargets)
+		return cli_usage_error(CMD, "no --target (or --null) given");
+	if (o.to_ns && o.to_ns <= o.from_ns)
+		return cli_usage_error(CMD, "--to must be after --from");
+	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)
+		o.partition = RPL_PART_STREAM; /* a stream's I/Os stay together */
+	if (o.iopoll && o.buffered)
+		return cli_usage_error(CMD, "--iopoll needs O_DIRECT (drop --buffered)");
+	if (progress < 0)
+		progress = isatty(STDERR_FILENO);
+
+	ret = rpl_source_open(&src, trace);
+	if (ret < 0) {
+		char where[96] = "";
+
+		if (src && src->ops->where)
+			src->ops->where(src, where, sizeof(where));
+		if (where[0])
+			cli_err("%s: %s: %s", trace, where, ist_strerror(ret));
+		else
+			cli_err("%s: %s", trace, ist_strerror(ret));
+		rpl_source_close(src);
+		return EXIT_FAIL;
+	}
+	ret = rpl_run_new(&r, &o, src);
+	if (ret < 0) {
+		cli_err("%s", rpl_run_errmsg(r));
+		rpl_run_free(r);
+		return EXIT_FAIL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	current_run = r;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	now = time(NULL);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	ret = rpl_run_start(r);
+	if (ret < 0) {
+		cli_err("%s", rpl_run_errmsg(r));
+		current_run = NULL;
+		rpl_run_free(r);
+		return EXIT_FAIL;
+	}
+	{
+		uint64_t pd = 0, pt = 0;
+
+		while (!rpl_run_wait(r, progress ? 1000 : 200))
+			if (progress)
+				progress_line(r, &pd, &pt);
+		if (progress)
+			fputs("\r\033[K", stderr);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	current_run = NULL;
+	res = rpl_run_result(r, &err);
+	if (!res) {
+		cli_err("%s", rpl_run_errmsg(r));
+		rpl_run_free(r);
+		return EXIT_FAIL;
+	}
+	rpl_run_report_info(r, &info);
+	cmdline = join_args(argc, argv);
+	info.command = cmdline;
+	info.started = started;
+	ret = EXIT_OK;
+	if (json && (err = rpl_report_json(json, &info, res)) < 0) {
+		cli_err("%s: %s", json, ist_strerror(err));
+		ret = EXIT_FAIL;
+	}
+	if (csv && (err = rpl_report_csv_intervals(csv, res)) < 0) {
+		cli_err("%s: %s", csv, ist_strerror(err));
+		ret = EXIT_FAIL;
+	}
+	if (!quiet)
+		print_summary(trace, &o, res);
+	if (res->interrupted)
+		cli_err("interrupted: stopped issuing, drained; report marked interrupted");
+	free(cmdline);
+	rpl_run_free(r);
+	return ret;
+}

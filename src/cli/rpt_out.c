@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* rpt_out.c - complete-or-nothing output files for the report commands. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/rpt_out.h"
+
+int cli_outfile_open(struct cli_outfile *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if (asprintf(&o->tmp, "%s.tmpXXXXXX", path) < 0) {
+		o->tmp = NULL;
+		cli_err("%s: %s", path, strerror(ENOMEM));
+		return -1;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		cli_err("%s: %s", path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	fchmod(fd, 0644);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		cli_err("%s: %s", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int cli_outfile_close(struct cli_outfile *o, int err)
+{
+	int rc = 0;
+
+	if (!o->tmp) {
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			cli_err("standard output: %s", strerror(errno ? errno : EIO));
+			return -1;
+		}
+		if (err < 0) {
+			cli_err("%s", strerror(-err));
+			return -1;
+		}
+		return 0;
+	}
+	if (fflush(o->f) != 0 || ferror(o->f)) {
+		if (!err)
+			err = -(errno ? errno : EIO);
+	}
+	if (fclose(o->f) != 0 && !err)
+		err = -(errno ? errno : EIO);
+	if (!err && rename(o->tmp, o->path) < 0)
+		err = -errno;
+	if (err < 0) {
+		cli_err("%s: %s", o->path, err < -4096 ? ist_strerror(err) : strerror(-err));
+		unlink(o->tmp);
+		rc = -1;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return rc;
+}
+
+int cli_parse_list(const char *s, double min, double max, double *v, unsigned maxn)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	unsigned n = 0;
+	int ellipsis = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double x;
+
+		if (!strcmp(tok, "...")) {
+			if (n < 2 || ellipsis)
+				goto bad;
+			ellipsis = 1;
+			continue;
+		}
+		if (cli_parse_double(tok, &x) < 0 || x < min || x > max)
+			goto bad;
+		if (ellipsis) {
+			double step = v[1] - v[0], y = v[n - 1] + step;
+
+			if (!(step > 0) || x < v[n - 1])
+				goto bad;
+			for (; y < x - step * 1e-9; y += step) {
+				if (n == maxn)
+					goto bad;
+				v[n++] = y;
+			}
+			ellipsis = 0;
+		}
+		if (n == maxn)
+			goto bad;
+		v[n++] = x;
+	}
+	if (ellipsis || n == 0)
+		goto bad;
+	free(copy);
+	return (int)n;
+bad:
+	free(copy);
+	return -1;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+volatile sig_atomic_t *cli_stop_flag(void)
+{
+	return &stop_flag;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+void cli_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void cli_release_stop(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+char *cli_command_line(int argc, char **argv, const char *cmd)
+{
+	size_t len = strlen("iostorm ") + strlen(cmd) + 1;
+	char *s;
+
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	strcpy(s, "iostorm ");
+	strcat(s, cmd);
+	for (int i = 1; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+void cli_now_iso(char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/* fmt_misc.c - importers for DiskSim/MQSim ASCII, VMware vscsiStats (binary v1 and CSV) and canonical IST CSV. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "import/imp_text.h"
+#include "import/import.h"
+
+struct dev_cache {
+	int dev;
+	uint64_t id;
+	int valid;
+	int header_checked;
+};
+
+/* Device "<prefix><id>" (or --device when given), cached. */
+static int num_dev(struct imp_ctx *c, struct dev_cache *dc, const char *prefix,
+		   uint64_t id)
+{
+	const char *forced = imp_opts(c)->device;
+	char name[64];
+	int n;
+
+	if (dc->valid && dc->id == id)
+		return dc->dev;
+	if (forced)
+		n = snprintf(name, sizeof(name), "%s", forced);
+	else
+		n = snprintf(name, sizeof(name), "%s%" PRIu64, prefix, id);
+	dc->dev = imp_device(c, name, n);
+	if (dc->dev >= 0) {
+		dc->id = id;
+		dc->valid = !forced || 1;
+	}
+	return dc->dev;
+}
+
+/* ---------------------------------------------------------------- DiskSim / MQSim */
+
+/*
+ * DiskSim's ASCII input: "arrival_ms devno blkno size_blocks flags" with
+ * flags bit 0 set for reads; MQSim uses the same columns with the arrival
+ * time in integer nanoseconds.
+ */
+static int ascii_probe(const char *buf, size_t len, int mqsim)
+{
+	struct imp_fields fl;
+	char line[512];
+	uint64_t v;
+	int n = imp_first_line(buf, len, line, sizeof(line), 0);
+
+	if (n < 0 || imp_split(line, n, ' ', &fl) != 5)
+		return 0;
+	for (unsigned i = 1; i < 5; i++)
+		if (imp_u64(fl.f[i], fl.len[i], &v))
+			return 0;
+	if (mqsim)
+		return imp_u64(fl.f[0], fl.len[0], &v) ? 0 : 55;
+	return memchr(fl.f[0], '.', fl.len[0]) &&
+			       !imp_fixed(fl.f[0], fl.len[0], 6, &v) ? 55 : 0;
+}
+
+static int disksim_probe(const char *buf, size_t len)
+{
+	return ascii_probe(buf, len, 0);
+}
+
+static int mqsim_probe(const char *buf, size_t len)
+{
+	return ascii_probe(buf, len, 1);
+}
+
+static int ascii_next(struct imp_ctx *c, struct dev_cache *dc,
+		      struct ist_record *rec, int mqsim)
+{
+	struct imp_fields fl;
+	uint64_t t, devno, blk, size, flags;
+	char *line;
+	size_t n;
+	int ret;
+
+	ret = imp_next_line(c, &line, &n);
+	if (ret <= 0)
+		return ret;
+	if (imp_split(line, n, ' ', &fl) != 5)
+		return imp_bad(c, "expected 5 fields (%s device block size flags), got %u",
+			       mqsim ? "arrival_ns" : "arrival_ms", fl.n);
+	if (mqsim)
+		ret = imp_field_u64(c, &fl, 0, "arrival time", &t);
+	else
+		ret = imp_field_fixed(c, &fl, 0, 6, "arrival time", &t);
+	if (ret || (ret = imp_time(c, t, 1, &(int64_t){ 0 })) ||
+	    (ret = imp_field_u64(c, &fl, 1, "device number", &devno)) ||
+	    (ret = imp_field_u64(c, &fl, 2, "block number", &blk)) ||
+	    (ret = imp_scale(c, blk, 512, "block number", &rec->offset)) ||
+	    (ret = imp_field_u64(c, &fl, 3, "size", &size)) ||
+	    (ret = imp_scale(c, size, 512, "size", &size)) ||
+	    (ret = imp_set_len(c, rec, size)) ||
+	    (ret = imp_field_u64(c, &fl, 4, "flags", &flags)))
+		return ret;
+	imp_set_t(rec, (int64_t)t);
+	rec->op = (flags & 1) ? IST_OP_READ : IST_OP_WRITE;
+	ret = num_dev(c, dc, "dev", devno);
+	if (ret < 0)
+		return ret;
+	rec->dev = ret;
+	return 1;
+}
+
+static int disksim_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
+{
+	return ascii_next(c, priv, rec, 0);
+}
+
+static int mqsim_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
+{
+	return ascii_next(c, priv, rec, 1);
+}
+
+const struct imp_format imp_fmt_disksim = {
+	.name = "disksim",
+	.description = "DiskSim ASCII (arrival_ms devno blkno blocks flags; flags&1 = read)",
+	.time_unit = "ms",
+	.time_epoch = "trace",
+	.probe = disksim_probe,
+	.priv_size = sizeof(struct dev_cache),
+	.next = disksim_next,
+};
+
+const struct imp_format imp_fmt_mqsim = {
+	.name = "mqsim",
+	.description = "MQSim ASCII (arrival_ns devno lba sectors type; 1 = read, 0 = write)",
+	.time_unit = "ns",
+	.time_epoch = "trace",
+	.probe = mqsim_probe,
+	.priv_size = sizeof(struct dev_cache),
+	.next = mqsim_next,
+};
+
+/* ---------------------------------------------------------------- vscsiStats */
+
+/* SCSI opcode -> op, or -1. */
+static int scsi_op(unsigned cmd)
+{
+	switch (cmd) {
+	case 0x08: case 0x28: case 0xa8: case 0x88:
+		return IST_OP_READ;
+	case 0x0a: case 0x2a: case 0xaa: case 0x8a:
+		return IST_OP_WRITE;
+	case 0x35: case 0x91:
+		return IST_OP_FLUSH;
+	case 0x42:
+		return IST_OP_DISCARD;
+	case 0x41: case 0x93:
+		return IST_OP_WRITE_ZEROES;
+	}
+	return -1;
+}
+
+#define VSCSI_REC 32
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static int vscsi_probe(const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t n = len / VSCSI_REC;
+
+	if (n == 0)
+		return 0;
+	if (n > 16)
+		n = 16;
+	for (size_t i = 0; i < n; i++, p += VSCSI_REC) {
+		unsigned cmd = p[12] | p[13] << 8, ver = p[14] | p[15] << 8;
+
+		if ((ver >> 8) != 1 || scsi_op(cmd) < 0 || le32(p + 4) == 0)
+			return 0;
+	}
+	return 80;
+}
+
+struct vscsi_state {
+	struct dev_cache dc;
+	uint64_t recno;
+};
+
+static int vscsi_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
+{
+	struct vscsi_state *st = priv;
+	struct imp_stream *s = imp_cur_stream(c);
+	unsigned char r[VSCSI_REC];
+	unsigned cmd, ver;
+	uint64_t lbn, ts;
+	ssize_t n;
+	int op, dev;
+
+	n = imp_stream_read(s, r, sizeof(r));
+	if (n < 0)
+		return imp_stream_fail(c, (int)n);
+	if (n == 0)
+		return 0;
+	st->recno++;
+	if (n < VSCSI_REC)
+		return imp_fatal(c, imp_bad_at(c, imp_cur_path(c),
+					       imp_stream_offset(s), st->recno,
+					       "truncated record (%zd of %d bytes)",
+					       n, VSCSI_REC));
+	cmd = r[12] | r[13] << 8;
+	ver = r[14] | r[15] << 8;
+	lbn = le64(r + 16);
+	ts = le64(r + 24);
+	if ((ver >> 8) != 1)
+		return imp_bad_at(c, imp_cur_path(c), imp_stream_offset(s),
+				  st->recno, "unsupported vscsi record version 0x%04x (only v1 is read)",
+				  ver);
+	op = scsi_op(cmd);
+	if (op < 0)
+		return imp_bad_at(c, imp_cur_path(c), imp_stream_offset(s),
+				  st->recno, "unknown SCSI opcode 0x%02x", cmd);
+	if (lbn > UINT64_MAX / 512 || ts > (uint64_t)INT64_MAX / 1000)
+		return imp_bad_at(c, imp_cur_path(c), imp_stream_offset(s),
+				  st->recno, "block number or timestamp out of range");
+	rec->op = op;
+	rec->len = le32(r + 4);
+	rec->offset = lbn * 512;
+	imp_set_t(rec, (int64_t)ts * 1000);
+	dev = num_dev(c, &st->dc, "vscsi", 0);
+	if (dev < 0)
+		return dev;
+	rec->dev = dev;
+	return 1;
+}
+
+const struct imp_format imp_fmt_vscsi = {
+	.name = "vscsi",
+	.description = "VMware vscsiStats binary trace v1 (32-byte records, us timestamps)",
+	.time_unit = "us",
+	.time_epoch = "trace",
+	.flags = IMP_BINARY,
+	.probe = vscsi_probe,
+	.priv_size = sizeof(struct vscsi_state),
+	.next = vscsi_next,
+};
+
+static int vscsi_csv_probe(const char *buf, size_t len)
+{
+	struct imp_fields fl;
+	char line[128];
+	uint64_t v;
+	int n = imp_first_line(buf, len, line, sizeof(line), 0);
+
+	if (n < 0)
+		return 0;
+	if (!strcmp(line, "version,time,op,size,lbn"))
+		return 95;
+	/* headerless: "1,time,hex opcode,size,lbn" */
+	if (imp_split(line, n, ',', &fl) == 5 && fl.len[0] == 1 &&
+	    fl.f[0][0] == '1' && !imp_u64(fl.f[1], fl.len[1], &v) &&
+	    !imp_hex(fl.f[2], fl.len[2], &v) && v <= 0xff && scsi_op(v) >= 0 &&
+	    !imp_u64(fl.f[3], fl.len[3], &v) && !imp_u64(fl.f[4], fl.len[4], &v))
+		return 60;
+	return 0;
+}
+
+static int vscsi_csv_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
+{
+	struct dev_cache *dc = priv;
+	struct imp_fields fl;
+	uint64_t ver, ts, cmd, size, lbn;
+	char *line, q[32];
+	size_t n;
+	int ret, op;
+
+	for (;;) {
+		ret = imp_next_line(c, &line, &n);
+		if (ret <= 0)
+			return ret;
+		imp_split(line, n, ',', &fl);
+		if (!dc->header_checked) {
+			dc->header_checked = 1;
+			if (fl.n && imp_word_eq(fl.f[0], fl.len[0], "version"))
+				continue;
+		}
+		break;
+	}
+	if (fl.n != 5)
+		return imp_bad(c, "expected 5 comma-separated fields (version,time,op,size,lbn), got %u",
+			       fl.n);
+	if ((ret = imp_field_u64(c, &fl, 0, "version", &ver)) ||
+	    (ret = imp_field_u64(c, &fl, 1, "time", &ts)) ||
+	    (ret = imp_time(c, ts, 1000000000, &(int64_t){ 0 })) ||
+	    (ret = imp_field_u64(c, &fl, 3, "size", &size)) ||
+	    (ret = imp_set_len(c, rec, size)) ||
+	    (ret = imp_field_u64(c, &fl, 4, "lbn", &lbn)) ||
+	    (ret = imp_scale(c, lbn, 512, "lbn", &rec->offset)))
+		return ret;
+	if (ver != 1)
+		return imp_bad(c, "unsupported vscsi version %" PRIu64, ver);
+	if (imp_hex(fl.f[2], fl.len[2], &cmd) || cmd > 0xff ||
+	    (op = scsi_op(cmd)) < 0)
+		return imp_bad(c, "unknown SCSI opcode '%s'",
+			       imp_quote(fl.f[2], fl.len[2], q, sizeof(q)));
+	rec->op = op;
+	imp_set_t(rec, (int64_t)ts * 1000000000);
+	ret = num_dev(c, dc, "vscsi", 0);
+	if (ret < 0)
+		return ret;
+	rec->dev = ret;
+	return 1;
+}
+
+const struct imp_format imp_fmt_vscsi_csv = {
+	.name = "vscsi-csv",
+	.description = "vscsiStats trace as CSV (version,time_s,op_hex,size,lbn)",
+	.time_unit = "s",
+	.time_epoch = "trace",
+	.probe = vscsi_csv_probe,
+	.priv_size = sizeof(struct dev_cache),
+	.next = vscsi_csv_next,
+};
+
+/* ---------------------------------------------------------------- canonical CSV */
+
+struct istcsv_state {
+	int header_checked;
+	unsigned ndev;
+};
+
+static int istcsv_probe(const char *buf, size_t len)
+{
+	char line[128];
+
+	if (imp_first_line(buf, len, line, sizeof(line), 0) < 0)
+		return 0;
+	return !strcmp(line, IST_CSV_HEADER) ? 100 : 0;
+}
+
+static int istcsv_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
+{
+	struct istcsv_state *st = priv;
+	char *line, name[32];
+	size_t n;
+	int ret;
+
+	for (;;) {
+		ret = imp_next_line(c, &line, &n);
+		if (ret <= 0)
+			return ret;
+		if (!st->header_checked) {
+			st->header_checked = 1;
+			if (!strcmp(line, IST_CSV_HEADER))
+				continue;
+		}
+		break;
+	}
+	ret = ist_csv_parse(line, n, rec);
+	if (ret)
+		return imp_bad(c, "bad canonical CSV record (%s)",
+			       ist_strerror(ret));
+	if ((int64_t)rec->t_ns < 0)
+		return imp_bad(c, "t_ns out of range");
+	if (rec->dev > 65535)
+		return imp_bad(c, "device index %u out of range", rec->dev);
+	/* keep device indices: create dev0..devN in order */
+	while (st->ndev <= rec->dev) {
+		int k = snprintf(name, sizeof(name), "dev%u", st->ndev);
+
+		ret = imp_device(c, name, k);
+		if (ret < 0)
+			return ret;
+		st->ndev++;
+	}
+	return 1;
+}
+
+const struct imp_format imp_fmt_ist_csv = {
+	.name = "ist-csv",
+	.description = "iostorm canonical CSV (" IST_CSV_HEADER "); times kept",
+	.time_unit = "ns",
+	.time_epoch = "trace",
+	.flags = IMP_KEEP_TIME,
+	.probe = istcsv_probe,
+	.priv_size = sizeof(struct istcsv_state),
+	.next = istcsv_next,
+};

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/* imp_blk.c - issue/completion matching over merges, splits and requeues for block traces. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import/imp_blk.h"
+
+#define MAX_PENDING (1u << 20) /* records held waiting for completion */
+
+struct pend {
+	struct ist_record rec;
+	uint64_t sector;    /* its key */
+	unsigned pieces;    /* split parts still to complete */
+	int state;          /* 0 pending, 1 done, 2 dropped */
+};
+
+struct slot {
+	uint64_t sector;
+	uint64_t seq;       /* pending record */
+	uint64_t nsect;     /* sectors this piece covers */
+	uint32_t dev;
+	uint32_t used;
+};
+
+struct imp_blk {
+	char mode;
+	int64_t timeout;
+	int64_t now;
+	/* ring of pending records, seq head..tail-1 */
+	struct pend *ring;
+	uint64_t cap, head, tail;
+	/* (dev, sector) -> piece */
+	struct slot *map;
+	uint64_t mcap, mused;
+	struct imp_blk_counts n;
+};
+
+int imp_blk_new(struct imp_blk **mp, char mode, int64_t timeout_ns)
+{
+	struct imp_blk *m = calloc(1, sizeof(*m));
+
+	*mp = NULL;
+	if (!m)
+		return -ENOMEM;
+	m->mode = mode;
+	m->timeout = timeout_ns;
+	m->cap = 1024;
+	m->ring = malloc(m->cap * sizeof(*m->ring));
+	m->mcap = 2048;
+	m->map = calloc(m->mcap, sizeof(*m->map));
+	if (!m->ring || !m->map) {
+		imp_blk_free(m);
+		return -ENOMEM;
+	}
+	*mp = m;
+	return 0;
+}
+
+void imp_blk_free(struct imp_blk *m)
+{
+	if (!m)
+		return;
+	free(m->ring);
+	free(m->map);
+	free(m);
+}
+
+const struct imp_blk_counts *imp_blk_counts(const struct imp_blk *m)
+{
+	return &m->n;
+}
+
+static inline uint64_t key_hash(uint32_t dev, uint64_t sector)
+{
+	uint64_t h = sector * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
+
+	return h ^ (h >> 29);
+}
+
+static struct slot *map_find(struct imp_blk *m, uint32_t dev, uint64_t sector)
+{
+	uint64_t mask = m->mcap - 1;
+
+	for (uint64_t i = key_hash(dev, sector) & mask; m->map[i].used;
+	     i = (i + 1) & mask)
+		if (m->map[i].sector == sector && m->map[i].dev == dev)
+			return &m->map[i];
+	return NULL;
+}
+
+/* Linear-probing deletion with backward shift (no tombstones). */
+static void map_del(struct imp_blk *m, struct slot *s)
+{
+	uint64_t mask = m->mcap - 1, i = s - m->map, j = i;
+
+	for (;;) {
+		uint64_t k;
+
+		j = (j + 1) & mask;
+		if (!m->map[j].used)
+			break;
+		k = key_hash(m->map[j].dev, m->map[j].sector) & mask;
+		/* can the entry at j move to the hole at i? */
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			m->map[i] = m->map[j];
+			i = j;
+		}
+	}
+	m->map[i].used = 0;
+	m->mused--;
+}
+
+static int map_grow(struct imp_blk *m)
+{
+	struct slot *old = m->map;
+	uint64_t ocap = m->mcap;
+
+	m->mcap *= 2;
+	m->map = calloc(m->mcap, sizeof(*m->map));
+	if (!m->map) {
+		m->map = old;
+		m->mcap = ocap;
+		return -ENOMEM;
+	}
+	m->mused = 0;
+	for (uint64_t i = 0; i < ocap; i++) {
+		uint64_t mask = m->mcap - 1, j;
+
+		if (!old[i].used)
+			continue;
+		for (j = key_hash(old[i].dev, old[i].sector) & mask;
+		     m->map[j].used; j = (j + 1) & mask)
+			;
+		m->map[j] = old[i];
+		m->mused++;
+	}
+	free(old);
+	return 0;
+}
+
+static int map_put(struct imp_blk *m, uint32_t dev, uint64_t sector,
+		   uint64_t seq, uint64_t nsect)
+{
+	struct slot *s = map_find(m, dev, sector);
+	uint64_t mask, i;
+
+	if (s) {
+		/* an older issue of the same sector still pending: it lost
+		 * its completion (or was reissued) */
+		if (s->seq >= m->head && s->seq < m->tail &&
+		    m->ring[s->seq % m->cap].state == 0)
+			m->n.reissued++;
+		s->seq = seq;
+		s->nsect = nsect;
+		return 0;
+	}
+	if ((m->mused + 1) * 2 > m->mcap && map_grow(m))
+		return -ENOMEM;
+	mask = m->mcap - 1;
+	for (i = key_hash(dev, sector) & mask; m->map[i].used; i = (i + 1) & mask)
+		;
+	m->map[i] = (struct slot){ sector, seq, nsect, dev, 1 };
+	m->mused++;
+	return 0;
+}
+
+static struct pend *pend_of(struct imp_blk *m, uint64_t seq)
+{
+	if (seq < m->head || seq >= m->tail)
+		return NULL;
+	return &m->ring[seq % m->cap];
+}
+
+static int ring_push(struct imp_blk *m, const struct blk_event *e)
+{
+	struct pend *p;
+
+	if (m->tail - m->head == m->cap) {
+		uint64_t ncap = m->cap * 2;
+		struct pend *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (uint64_t s = m->head; s < m->tail; s++)
+			n[s % ncap] = m->ring[s % m->cap];
+		free(m->ring);
+		m->ring = n;
+		m->cap = ncap;
+	}
+	p = &m->ring[m->tail % m->cap];
+	memset(p, 0, sizeof(*p));
+	p->rec.t_ns = (uint64_t)e->t;
+	p->rec.dev = e->dev;
+	p->rec.op = e->op < 0 ? IST_OP_FLUSH : e->op;
+	p->rec.flags = e->flags;
+	if (e->nsect == 0 && (e->flags & IST_F_PREFLUSH) &&
+	    e->op == IST_OP_WRITE) {
+		/* an empty write with a preflush is a cache flush */
+		p->rec.op = IST_OP_FLUSH;
+		p->rec.flags &= ~IST_F_PREFLUSH;
+	}
+	p->rec.offset = e->sector * 512;
+	p->rec.len = (uint32_t)(e->nsect * 512);
+	p->rec.stream = e->pid;
+	p->sector = e->sector;
+	p->pieces = 1;
+	return map_put(m, e->dev, e->sector, m->tail++, e->nsect);
+}
+
+static void complete(struct imp_blk *m, const struct blk_event *e)
+{
+	uint64_t cur = e->sector, end = e->sector + e->nsect;
+	int matched = 0;
+
+	do {
+		struct slot *s = map_find(m, e->dev, cur);
+		struct pend *p;
+		uint64_t step;
+
+		if (!s)
+			break;
+		p = pend_of(m, s->seq);
+		step = s->nsect;
+		map_del(m, s);
+		if (p && p->state == 0) {
+			matched = 1;
+			if (--p->pieces == 0) {
+				p->state = 1;
+				p->rec.lat_ns = e->t > (int64_t)p->rec.t_ns ?
+					(uint64_t)(e->t - (int64_t)p->rec.t_ns) : 1;
+			}
+		}
+		if (step == 0)
+			break;
+		cur += step;
+	} while (cur < end);
+	if (matched) {
+		m->n.completed++;
+		if (e->error)
+			m->n.errors++;
+	} else {
+		m->n.unmatched_completions++;
+	}
+}
+
+static void split(struct imp_blk *m, const struct blk_event *e)
+{
+	struct slot *s = map_find(m, e->dev, e->sector);
+	struct pend *p;
+	uint64_t seq, rest;
+
+	m->n.splits++;
+	if (!s || e->sector2 <= e->sector ||
+	    e->sector2 >= e->sector + s->nsect)
+		return;
+	seq = s->seq;
+	rest = e->sector + s->nsect - e->sector2;
+	s->nsect = e->sector2 - e->sector;
+	p = pend_of(m, seq);
+	if (p && p->state == 0)
+		p->pieces++;
+	map_put(m, e->dev, e->sector2, seq, rest);
+}
+
+static void requeue(struct imp_blk *m, const struct blk_event *e)
+{
+	struct slot *s = map_find(m, e->dev, e->sector);
+	struct pend *p;
+
+	m->n.requeues++;
+	if (m->mode != 'D' || !s)
+		return;
+	/* the request will be issued again: that issue is the record */
+	p = pend_of(m, s->seq);
+	if (p && p->state == 0)
+		p->state = 2;
+	map_del(m, s);
+}
+
+int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
+{
+	if (e->t > m->now)
+		m->now = e->t;
+	switch (e->action) {
+	case 'Q':
+		m->n.queued++;
+		if (m->mode == 'Q')
+			return ring_push(m, e);
+		return 0;
+	case 'D':
+		m->n.issued++;
+		if (m->mode == 'D')
+			return ring_push(m, e);
+		return 0;
+	case 'C':
+		complete(m, e);
+		return 0;
+	case 'M':
+	case 'F':
+		m->n.merges++;
+		return 0;
+	case 'X':
+		split(m, e);
+		return 0;
+	case 'A':
+		m->n.remaps++;
+		return 0;
+	case 'R':
+		requeue(m, e);
+		return 0;
+	default:
+		m->n.ignored++;
+		return 0;
+	}
+}
+
+int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end)
+{
+	while (m->head < m->tail) {
+		struct pend *p = &m->ring[m->head % m->cap];
+
+		if (p->state == 2) {
+			m->head++;
+			continue;
+		}
+		if (p->state == 0) {
+			if (!at_end && m->tail - m->head < MAX_PENDING &&
+			    m->now - (int64_t)p->rec.t_ns < m->timeout)
+				return 0;
+			/* never completed (cut off, or lost) */
+			struct slot *s = map_find(m, p->rec.dev, p->sector);
+
+			if (s && s->seq == m->head)
+				map_del(m, s);
+			m->n.incomplete++;
+			p->rec.lat_ns = 0;
+		}
+		*rec = p->rec;
+		m->head++;
+		return 1;
+	}
+	return 0;
+}
+
+int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags)
+{
+	size_t i = 0;
+	int preflush = 0;
+
+	*op = -1;
+	*flags = 0;
+	if (len == 0)
+		return -1;
+	if (s[0] == 'F' && len > 1) {
+		preflush = 1;
+		i++;
+	}
+	if (i == len)
+		return -1;
+	switch (s[i++]) {
+	case 'D':
+		*op = IST_OP_DISCARD;
+		if (i < len && s[i] == 'E')
+			i++;
+		break;
+	case 'W':
+		*op = IST_OP_WRITE;
+		break;
+	case 'R':
+		*op = IST_OP_READ;
+		break;
+	case 'N':
+		*op = preflush ? IST_OP_FLUSH : -1;
+		preflush = 0;
+		break;
+	case 'F':
+		if (!preflush) {
+			*op = IST_OP_FLUSH;
+			break;
+		}
+		return -1;
+	default:
+		return -1;
+	}
+	if (preflush)
+		*flags |= IST_F_PREFLUSH;
+	for (; i < len; i++) {
+		switch (s[i]) {
+		case 'F':
+			*flags |= IST_F_FUA;
+			break;
+		case 'A':
+			*flags |= IST_F_READAHEAD;
+			break;
+		case 'S':
+			*flags |= IST_F_SYNC;
+			break;
+		case 'M':
+			*flags |= IST_F_META;
+			break;
+		case 'B': /* barrier (kernels before 2.6.37): flush + FUA */
+			*flags |= IST_F_PREFLUSH | IST_F_FUA;
+			break;
+		case 'E': /* secure erase */
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}

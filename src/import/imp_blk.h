@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* imp_blk.h - block-layer event matching shared by the blkparse and blktrace importers. */
+#ifndef IST_IMP_BLK_H
+#define IST_IMP_BLK_H
+
+#include <stdint.h>
+
+#include "iostorm.h"
+
+/* One block-layer event, whatever the source (text or binary). */
+struct blk_event {
+	int64_t t;          /* ns */
+	uint32_t dev;       /* device index in the output */
+	char action;        /* blkparse letter: Q M F G S I D C R A X ... */
+	int op;             /* IST_OP_*, or -1 for none ('N') */
+	unsigned flags;     /* IST_F_* */
+	uint64_t sector;
+	uint64_t nsect;     /* length in 512-byte sectors */
+	uint64_t sector2;   /* X: where the bio was split */
+	uint32_t pid;
+	int error;          /* C: completion error */
+};
+
+/*
+ * The matcher turns events into records: with mode 'Q' a record per
+ * queued bio, with mode 'D' one per request issued to the driver; the
+ * completion (C) covering it gives its latency.  Merged and split bios are
+ * followed (a completion covers every bio of its request), requeued
+ * requests are issued again, and records whose completion never comes
+ * (trace cut off) are released without latency after `timeout_ns` or at
+ * the end.  Records come out in issue order.
+ */
+struct imp_blk;
+
+struct imp_blk_counts {
+	uint64_t queued, issued, completed, merges, splits, remaps, requeues;
+	uint64_t unmatched_completions; /* C without a pending issue       */
+	uint64_t incomplete;            /* records released without a C     */
+	uint64_t reissued;              /* issue while the same one pending */
+	uint64_t errors;                /* completions with an error        */
+	uint64_t ignored;               /* other events                     */
+};
+
+int imp_blk_new(struct imp_blk **m, char mode, int64_t timeout_ns);
+void imp_blk_free(struct imp_blk *m);
+/* Feeds one event (in time order); 0 or -ENOMEM. */
+int imp_blk_event(struct imp_blk *m, const struct blk_event *e);
+/* Next record ready in issue order: 1, or 0 if none is ready yet (at_end:
+ * release everything still pending). */
+int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end);
+const struct imp_blk_counts *imp_blk_counts(const struct imp_blk *m);
+
+/* Parses a blkparse RWBS string ("WS", "FWFS", "RA", "N", "D") into op
+ * (-1 for none) and flags; 0 or -1. */
+int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags);
+
+/* Adds the matcher's counters to the import's statistics. */
+struct imp_ctx;
+void imp_blk_report(struct imp_ctx *c, const struct imp_blk *m);
+
+#endif

@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# annotate.sh - `iostorm annotate` on a hand-made OLTP-like trace: the log
+# device found, commits marked, transactions numbered, dependencies set;
+# bad rules, bad input and no leftover output on failure.
+. "$top_srcdir/tests/cli/lib.sh"
+
+# 4 clients; each transaction: a data read on dev 0, a 512 B sync log
+# append on dev 1, a flush on dev 1; each I/O issued after the previous
+# of its stream completed.
+awk 'BEGIN {
+	print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
+	t = 0; lg = 0
+	for (i = 0; i < 100; i++) {
+		s = 1 + i % 4
+		printf "%d,0,read,%d,8192,200000,%d,0,\n", t, (i * 7919 % 1000) * 8192, s; t += 300000
+		printf "%d,1,write,%d,512,50000,%d,0,sync\n", t, lg, s; lg += 512; t += 60000
+		printf "%d,1,flush,0,0,30000,%d,0,\n", t, s; t += 40000
+	}
+}' >"$TMP/t.csv"
+expect_status 0 "$IOSTORM" convert "$TMP/t.csv" "$TMP/t.ist"
+expect_status 0 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/a.ist"
+expect_grep '^log device: +1 .*detected, confidence 1\.00' "$TMP/out"
+expect_grep '^commit markers: 100$' "$TMP/out"
+expect_grep '^transactions: +100$' "$TMP/out"
+expect_grep '^dependent I/O: +296 ' "$TMP/out"
+expect_status 0 "$IOSTORM" cat "$TMP/a.ist"
+cp "$TMP/out" "$TMP/a.csv"
+# every flush commits, nothing else does
+expect_eq "$(grep -c 'commit' "$TMP/a.csv")" 100 "commit flags"
+expect_eq "$(grep ',flush,' "$TMP/a.csv" | grep -vc commit)" 0 "flushes without commit"
+# stream 2's third transaction: its I/Os carry txn 3
+expect_eq "$(awk -F, '$7 == 2 && $8 == 3' "$TMP/a.csv" | wc -l)" 3 "I/Os of stream 2 txn 3"
+# the first I/O of each stream is not dependent; all others are
+expect_eq "$(grep -c dependent "$TMP/a.csv")" 296 "dependent records"
+
+# a named log device and explicit rules: only log writes commit
+expect_status 0 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/b.ist" --log-dev 1 \
+	--commit 'dev=log,op=write' -q
+expect_eq "$(wc -c <"$TMP/out")" 0 "quiet output"
+"$IOSTORM" cat "$TMP/b.ist" >"$TMP/b.csv"
+expect_eq "$(grep ',write,' "$TMP/b.csv" | grep -c commit)" 100 "write commits"
+expect_eq "$(grep ',flush,' "$TMP/b.csv" | grep -c commit)" 0 "flush commits"
+
+# stream inference: drop the streams and get 1 chain back (each I/O
+# follows the previous completion within 2 ms)
+awk -F, 'NR == 1 { print; next } { $7 = 0; print }' OFS=, "$TMP/t.csv" >"$TMP/n.csv"
+"$IOSTORM" convert "$TMP/n.csv" "$TMP/n.ist" || fail "convert n.csv"
+expect_status 0 "$IOSTORM" annotate "$TMP/n.ist" -o "$TMP/c.ist" --window 5ms
+expect_grep '^streams: +1 \(inferred from timing\)' "$TMP/out"
+
+# usage errors: exit 2
+expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'op=fly'
+expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"
+expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev nosuch
+expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev 2
+# bad input: one line, exit 1, no output left
+printf 'not a trace\n' >"$TMP/bad.ist"
+expect_status 1 "$IOSTORM" annotate "$TMP/bad.ist" -o "$TMP/x.ist"
+expect_err_line "bad\.ist: .*"
+[ ! -e "$TMP/x.ist" ] || fail "output left behind"
+ok
+done_ok

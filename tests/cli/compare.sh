@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# compare.sh - iostorm compare: exit codes on crafted pairs (regression,
+# improvement, noise, incomparable), --json, usage errors.
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/report"
+TH="--max-iops-drop 5% --max-p99-rise 10% --max-tps-drop 5%"
+
+# a clear regression: -16% IOPS, +25% latency, significant
+expect_status 1 "$IOSTORM" compare "$D/base.json" "$D/regress.json" $TH
+expect_grep '^IOPS .*-15\.[0-9]%.*FAIL: limit 5%, significant' "$TMP/out"
+expect_grep '^p99 latency .*FAIL: limit 10%, significant' "$TMP/out"
+expect_grep '^verdict: REGRESSION \(3 thresholds failed\)' "$TMP/out"
+# a clear improvement passes
+expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/improve.json" $TH
+expect_grep '^IOPS .*\+16\.[0-9]%.*ok \(limit 5%\), significant' "$TMP/out"
+expect_grep '^verdict: pass$' "$TMP/out"
+# the same drive twice: a 1% limit crossed by noise passes, reported
+expect_status 0 "$IOSTORM" compare "$D/noisy-a.json" "$D/noisy-b.json" --max-iops-drop 1
+expect_grep '^IOPS .*pass \(noise\): limit 1%, not significant' "$TMP/out"
+expect_grep '^verdict: pass \(1 threshold crossed within the noise: not significant\)' "$TMP/out"
+# a drop larger than the noise fails even though the noise is large
+expect_status 1 "$IOSTORM" compare "$D/noisy-a.json" "$D/regress.json" --max-iops-drop 5
+# incomparable: another trace, other settings; the reason is given
+expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/other-trace.json" $TH
+expect_err_line "not comparable: different trace: 1500000 records vs 900000"
+expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/other-qd.json" $TH
+expect_err_line "not comparable: different setting iodepth: 32 vs 64"
+expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/other-qd.json" $TH --ignore iodepth
+expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/afap-long.json"
+expect_err_line "interrupted"
+expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/sweep.json"
+
+# --json for CI
+expect_status 1 "$IOSTORM" compare --json "$D/base.json" "$D/regress.json" $TH
+expect_grep '"schema": ?"iostorm-compare/1"' "$TMP/out"
+expect_grep '"verdict": ?"regression"' "$TMP/out"
+expect_grep '"exit_status": ?1' "$TMP/out"
+expect_grep '"figure": ?"lat_p99"' "$TMP/out"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f={x["figure"]: x for x in d["figures"]}; assert f["iops"]["fails"] and f["iops"]["significant"] and f["iops"]["ci_high_pct"] < 0, f["iops"]' \
+		"$TMP/out" || fail "compare --json content"
+	ok
+fi
+expect_status 0 "$IOSTORM" compare --json "$D/noisy-a.json" "$D/noisy-b.json" --max-iops-drop 1%
+expect_grep '"crossed_within_noise": ?1' "$TMP/out"
+expect_grep '"significant": ?false' "$TMP/out"
+expect_status 3 "$IOSTORM" compare --json "$D/base.json" "$D/other-qd.json"
+expect_grep '"verdict": ?"incomparable"' "$TMP/out"
+expect_grep '"different setting iodepth: 32 vs 64"' "$TMP/out"
+# generic thresholds
+expect_status 1 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise lat_mean=20
+expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise lat_mean=30
+expect_status 0 "$IOSTORM" compare --list
+expect_grep '^lat_p99 ' "$TMP/out"
+
+# bad input and usage errors
+printf '{"schema": "iostorm-replay/1"}' >"$TMP/bad.json"
+expect_status 1 "$IOSTORM" compare "$D/base.json" "$TMP/bad.json"
+expect_err_line "bad.json: run.elapsed_ns: missing"
+expect_status 2 "$IOSTORM" compare "$D/base.json"
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/base.json" "$D/base.json"
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-iops-drop x
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise iops=5
+expect_grep "use --max-drop" "$TMP/err"
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-drop nope=5
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --confidence 40
+expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/base.json" --max-iops-drop 0
+expect_grep '^verdict: pass$' "$TMP/out"
+done_ok

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# export_roundtrip.sh - import -> export -> import round trips: canonical
+# CSV exact, fio iolog v3 to fio's microsecond resolution (and replayable
+# by fio itself), blkparse-like text exact for sector-aligned traces.
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/import"
+
+# canonical CSV: byte for byte
+expect_status 0 "$IOSTORM" import -q "$D/ist.csv" -o "$TMP/a.ist"
+expect_status 0 "$IOSTORM" export -q -f csv "$TMP/a.ist" -o "$TMP/a.csv"
+cmp -s "$TMP/a.csv" "$D/ist.csv" || fail "canonical CSV round trip is not exact"
+ok
+
+# fio v3 and blkparse: on every fixture (and the real samples when present)
+roundtrip() {
+	in=$1
+	shift
+	expect_status 0 "$IOSTORM" import -q "$@" "$in" -o "$TMP/o.ist"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/o.ist" -o "$TMP/o.csv"
+	# canonical CSV of any trace is exact
+	expect_status 0 "$IOSTORM" import -q -f ist-csv "$TMP/o.csv" -o "$TMP/c.ist"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/c.ist" -o "$TMP/c.csv"
+	cmp -s "$TMP/o.csv" "$TMP/c.csv" || fail "$in: CSV round trip differs"
+	ok
+	# fio v3: times to the microsecond, device names, op, offset, len
+	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/o.ist" -o "$TMP/o.fio"
+	expect_grep '^fio version 3 iolog$' "$TMP/o.fio"
+	expect_status 0 "$IOSTORM" import -q "$TMP/o.fio" -o "$TMP/f.ist"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/f.ist" -o "$TMP/f.csv"
+	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/f.ist" -o "$TMP/f.fio"
+	# write-zeroes becomes a write in fio; write_zeroes are rare enough
+	# that the fixtures have none
+	awk -F, 'NR == 2 { t0 = int($1 / 1000) } NR > 1 { printf "%d,%s,%s,%s,%s\n", int($1 / 1000) - t0, $2, $3, $4, $5 }' "$TMP/o.csv" >"$TMP/o5"
+	awk -F, 'NR > 1 { printf "%d,%s,%s,%s,%s\n", $1 / 1000, $2, $3, $4, $5 }' "$TMP/f.csv" >"$TMP/f5"
+	sort "$TMP/o5" >"$TMP/o5s"
+	sort "$TMP/f5" >"$TMP/f5s"
+	cmp -s "$TMP/o5s" "$TMP/f5s" || { diff "$TMP/o5s" "$TMP/f5s" | head >&2; fail "$in: fio round trip differs"; }
+	ok
+	expect_eq "$(grep ' add$' "$TMP/f.fio")" "$(grep ' add$' "$TMP/o.fio")" "$in: fio device names"
+}
+for f in fio2.iolog fio3.iolog msr.csv systor.csv spc.csv alibaba.csv tencent.csv disksim.txt mqsim.trace vscsi.bin vscsi.csv blkparse.txt; do
+	roundtrip "$D/$f"
+done
+roundtrip "$D/blkparse.txt" --event Q
+
+# blkparse-like text: Q lines plus C lines carry time, sector, size and
+# latency; re-imported with --event Q it gives the same records
+expect_status 0 "$IOSTORM" import -q --event Q "$D/blk-le" -o "$TMP/q.ist"
+expect_status 0 "$IOSTORM" export -q -f csv "$TMP/q.ist" -o "$TMP/q.csv"
+expect_status 0 "$IOSTORM" export -q -f blkparse "$TMP/q.ist" -o "$TMP/q.txt"
+expect_status 0 "$IOSTORM" import -q --event Q "$TMP/q.txt" -o "$TMP/q2.ist"
+expect_status 0 "$IOSTORM" export -q -f csv "$TMP/q2.ist" -o "$TMP/q2.csv"
+cmp -s "$TMP/q.csv" "$TMP/q2.csv" || { diff "$TMP/q.csv" "$TMP/q2.csv" >&2; fail "blkparse round trip differs"; }
+ok
+expect_eq "$(grep -c '  C ' "$TMP/q.txt")" "$(awk -F, 'NR > 1 && $6 > 0' "$TMP/q.csv" | wc -l)" "C lines = records with latency"
+
+if [ -d "$SHARED_DIR/realdata" ]; then
+	roundtrip "$SHARED_DIR/realdata/caffeine-snia/msr-cambridge1-sample.csv"
+	roundtrip "$SHARED_DIR/realdata/caffeine-snia/tencent-cbs-cloud_storage-sample.bz2"
+	roundtrip "$SHARED_DIR/realdata/vscsi-cloudphysics/cloudPhysicsIO.vscsi"
+	for ev in Q D; do
+		expect_status 0 "$IOSTORM" import -q --event $ev "$SHARED_DIR/realdata/blktrace-bin/sda" -o "$TMP/r.ist"
+		expect_status 0 "$IOSTORM" export -q -f csv "$TMP/r.ist" -o "$TMP/r.csv"
+		expect_status 0 "$IOSTORM" export -q -f blkparse "$TMP/r.ist" -o "$TMP/r.txt"
+		expect_status 0 "$IOSTORM" import -q --event Q "$TMP/r.txt" -o "$TMP/r2.ist"
+		expect_status 0 "$IOSTORM" export -q -f csv "$TMP/r2.ist" -o "$TMP/r2.csv"
+		cut -d, -f1,3-8 "$TMP/r.csv" >"$TMP/r7"
+		cut -d, -f1,3-8 "$TMP/r2.csv" >"$TMP/r27"
+		cmp -s "$TMP/r7" "$TMP/r27" || fail "blktrace $ev: blkparse-text round trip differs"
+		ok
+	done
+fi
+
+# fio replays what iostorm exports: every I/O of the trace, on files
+if command -v fio >/dev/null; then
+	expect_status 0 "$IOSTORM" import -q "$D/msr.csv" -o "$TMP/m.ist"
+	for d in 0 1 2; do truncate -s 8G "$TMP/d$d.img"; done
+	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/m.ist" -o "$TMP/m.fio" \
+		--map "src1_1=$TMP/d0.img" --map "src1_0=$TMP/d1.img" --map "web_2=$TMP/d2.img"
+	expect_status 0 fio --name=replay --read_iolog="$TMP/m.fio" --ioengine=psync \
+		--replay_no_stall=1 --output-format=json
+	# JSON: "read" then "write" then "trim", each with io_bytes and total_ios
+	expect_eq "$(grep -E -o '"(io_bytes|total_ios)" : [0-9]+' "$TMP/out" | head -4 | awk '{ printf "%s ", $3 }')" \
+		"$(awk -F, '$4 ~ /^[Rr]ead$/ { rb += $6; rn++ } $4 == "Write" { wb += $6; wn++ } END { printf "%d %d %d %d ", rb, rn, wb, wn }' "$D/msr.csv")" \
+		"fio replay: read bytes, read I/Os, write bytes, write I/Os"
+	# the written data landed where the trace says
+	[ "$(du -k "$TMP/d0.img" | cut -f1)" -gt 0 ] || fail "fio wrote nothing to d0.img"
+	ok
+fi
+
+# errors: not an IST file, unknown format, no output left behind
+printf 'not an ist file\n' >"$TMP/junk.ist"
+expect_status 1 "$IOSTORM" export -f csv "$TMP/junk.ist" -o "$TMP/j.csv"
+expect_err_line "^iostorm: $TMP/junk.ist: "
+[ ! -e "$TMP/j.csv" ] || fail "partial export left behind"
+expect_status 2 "$IOSTORM" export -f xml "$TMP/a.ist" -o "$TMP/j.csv"
+expect_status 2 "$IOSTORM" export "$TMP/a.ist" -o "$TMP/j.csv"
+expect_status 2 "$IOSTORM" export -f csv "$TMP/a.ist"
+expect_status 0 "$IOSTORM" export --list-formats
+expect_grep '^blkparse ' "$TMP/out"
+done_ok

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# import_fixtures.sh - every importer on its hand-made good fixture (records
+# compared with a reviewed golden CSV) and broken fixture (exact error line,
+# exit 1, no output left behind).
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/import"
+COLS='t=1:us,dev=2,op=3:R/W,offset=4:sectors,len=5,lat=6:100ns'
+
+# good FORMAT FIXTURE GOLDEN [import options...]
+good() {
+	fmt=$1 in=$2 gold=$3
+	shift 3
+	expect_status 0 "$IOSTORM" import -q "$@" "$D/$in" -o "$TMP/out.ist"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/out.ist" -o "$TMP/out.csv"
+	cmp -s "$TMP/out.csv" "$D/expected/$gold" ||
+		{ diff "$D/expected/$gold" "$TMP/out.csv" >&2; fail "$in: records differ from expected/$gold"; }
+	ok
+	# detected format (or the forced one) is reported
+	expect_status 0 "$IOSTORM" import "$@" "$D/$in" -o "$TMP/out.ist"
+	expect_grep "\(format $fmt\)" "$TMP/out"
+	rm -f "$TMP/out.ist"
+}
+
+# bad FIXTURE ERROR-LINE [import options...]
+bad() {
+	in=$1 msg=$2
+	shift 2
+	expect_status 1 "$IOSTORM" import -q "$@" "$D/$in" -o "$TMP/bad.ist"
+	expect_eq "$(cat "$TMP/err")" "iostorm: $D/$in: $msg" "$in error"
+	[ ! -e "$TMP/bad.ist" ] || fail "$in: output left behind"
+	[ -z "$(ls "$TMP" | grep bad.ist)" ] || fail "$in: temporary output left behind"
+	ok
+}
+
+good fio fio2.iolog fio2.csv
+good fio fio3.iolog fio3.csv
+good blkparse blkparse.txt blkparse.csv
+good blkparse blkparse.txt blkparse-Q.csv --event Q
+good blktrace blk-le blkparse.csv
+good blktrace blk-be blkparse.csv
+good blktrace blk-le blkparse-Q.csv --event Q
+good msr msr.csv msr.csv
+good systor systor.csv systor.csv
+good spc spc.csv spc.csv
+good alibaba alibaba.csv alibaba.csv
+good tencent tencent.csv tencent.csv
+good disksim disksim.txt disksim.csv
+good mqsim mqsim.trace mqsim.csv
+good vscsi vscsi.bin vscsi-bin.csv
+good vscsi-csv vscsi.csv vscsi-csv.csv
+good ist-csv ist.csv ist.csv
+good csv generic.csv generic.csv --delimiter ';' --columns "$COLS"
+
+bad fio2-bad.iolog "line 5: unknown action 'rread' (expected read, write, trim, sync, datasync or wait)"
+bad fio3-bad.iolog "line 4: 'wait' is not allowed in a version 3 iolog"
+bad blkparse-bad.txt "line 3: bad time '0.00000x000'"
+bad blk-badmagic.blktrace.0 "record 3 (byte offset 116): bad magic 0x58585858 (not a blktrace record)"
+bad msr-bad.csv "line 2: bad I/O type 'Wrote' (expected R or W)"
+bad systor-bad.csv "line 3: bad offset '-4256049987072'"
+bad spc-bad.csv "line 2: bad timestamp 'later'"
+bad alibaba-bad.csv "line 2: expected 5 comma-separated fields (device_id,opcode,offset,length,timestamp), got 4"
+bad tencent-bad.csv "line 2: bad I/O type '2' (expected 0 or 1)"
+bad disksim-bad.txt "line 2: expected 5 fields (arrival_ms device block size flags), got 4"
+bad mqsim-bad.trace "line 2: bad block number '0x10'"
+bad vscsi-badop.bin "record 2 (byte offset 32): unknown SCSI opcode 0x12" --format vscsi
+bad vscsi-cut.bin "record 3 (byte offset 64): truncated record (25 of 32 bytes)"
+bad vscsi-bad.csv "line 3: unknown SCSI opcode '12'"
+bad ist-bad.csv "line 3: bad canonical CSV record (parse error)"
+bad generic-bad.csv "line 3: column 3 (op): unknown operation 'X'" --delimiter ';' --columns "$COLS"
+bad generic.csv "the csv format needs --columns" --format csv
+bad generic.csv "unknown trace format (give --format; --list-formats lists them)"
+bad generic.csv "--columns: the column map needs t, offset and len" --columns 't=1'
+
+# a blktrace cut off mid-record: the complete records are kept, the cut counted
+expect_status 0 "$IOSTORM" import "$D/blk-cut.blktrace.0" -o "$TMP/cut.ist"
+expect_grep '^truncated_records 1$' "$TMP/out"
+expect_grep '^incomplete 1$' "$TMP/out"
+
+# --skip-bad: tolerated, counted, first positions reported
+expect_status 0 "$IOSTORM" import --skip-bad 1 "$D/msr-bad.csv" -o "$TMP/skip.ist"
+expect_grep "^skipped 1 bad records, first at: .*msr-bad.csv: line 2$" "$TMP/out"
+expect_grep '^imported 1 records' "$TMP/out"
+expect_status 0 "$IOSTORM" import -q --format vscsi --skip-bad 5 "$D/vscsi-badop.bin" -o "$TMP/skip.ist"
+expect_status 0 "$IOSTORM" export -q -f csv "$TMP/skip.ist" -o "$TMP/skip.csv"
+expect_eq "$(wc -l <"$TMP/skip.csv")" 3 "vscsi records after skipping the bad one"
+# ... but not a record the importer cannot step over
+expect_status 1 "$IOSTORM" import -q --skip-bad 5 "$D/blk-badmagic.blktrace.0" -o "$TMP/skip2.ist"
+
+# sorting with a small window: in-order input goes straight to the output,
+# a device appearing late or records later than the window fall back to
+# runs merged at the end; the records are the same as sorted in memory
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "%d %d %d 8 %d\n", i * 1000, (i >= 3000 && i % 2), i * 8, i % 3 == 0 }' >"$TMP/seq.trace"
+awk 'BEGIN { for (i = 0; i < 5000; i++) { t = i * 1000; if (i % 500 == 499) t -= 400000; printf "%d 0 %d 8 1\n", t, i } }' >"$TMP/late.trace"
+for f in seq late; do
+	expect_status 0 "$IOSTORM" import "$TMP/$f.trace" -o "$TMP/$f-mem.ist"
+	expect_grep 'sort runs spilled: 0' "$TMP/out"
+	mkdir -p "$TMP/sorttmp"
+	TMPDIR="$TMP/sorttmp" expect_status 0 "$IOSTORM" import --sort-window 100 "$TMP/$f.trace" -o "$TMP/$f-win.ist"
+	[ "$(ls -A "$TMP/sorttmp")" = "" ] || fail "$f: temporary runs left in TMPDIR"
+	cp "$TMP/out" "$TMP/$f.summary"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/$f-mem.ist" -o "$TMP/$f-mem.csv"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/$f-win.ist" -o "$TMP/$f-win.csv"
+	cmp -s "$TMP/$f-mem.csv" "$TMP/$f-win.csv" || fail "$f: small window gives other records"
+	ok
+done
+# device 1 appears at record 3000: the output so far becomes a run
+expect_grep 'reordered 0 records \(sort runs spilled: [1-9]' "$TMP/seq.summary"
+expect_grep 'reordered 10 records \(sort runs spilled: [1-9]' "$TMP/late.summary"
+# a mono-device in-order input never spills
+awk '$2 == 0' "$TMP/seq.trace" >"$TMP/one.trace"
+expect_status 0 "$IOSTORM" import --sort-window 100 "$TMP/one.trace" -o "$TMP/one.ist"
+expect_grep 'reordered 0 records \(sort runs spilled: 0\)' "$TMP/out"
+
+# --check: parse and count, write nothing
+expect_status 0 "$IOSTORM" import --check "$D/systor.csv"
+expect_grep '^checked 4 records in 1 file \(format systor\)$' "$TMP/out"
+expect_grep '^reordered 2 records' "$TMP/out"
+expect_status 1 "$IOSTORM" import --check "$D/systor-bad.csv"
+expect_err_line "^iostorm: $D/systor-bad.csv: line 3: bad offset"
+expect_status 2 "$IOSTORM" import --check "$D/systor.csv" -o "$TMP/x.ist"
+
+# usage errors
+expect_status 2 "$IOSTORM" import "$D/msr.csv"
+expect_status 2 "$IOSTORM" import --format nope "$D/msr.csv" -o "$TMP/x.ist"
+expect_status 2 "$IOSTORM" import --event X "$D/msr.csv" -o "$TMP/x.ist"
+expect_status 0 "$IOSTORM" import --list-formats
+for f in fio blkparse blktrace pcap msr systor spc alibaba tencent disksim mqsim vscsi vscsi-csv csv ist-csv; do
+	expect_grep "^$f " "$TMP/out"
+done
+# a missing input
+expect_status 1 "$IOSTORM" import "$TMP/none.csv" -o "$TMP/x.ist"
+expect_err_line "^iostorm: $TMP/none.csv: No such file or directory$"
+done_ok

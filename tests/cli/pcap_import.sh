@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pcap_import.sh - iSCSI and NBD commands decoded from real captures made
+# on this machine (tests/data/capture/make-captures.sh): every SCSI READ and
+# WRITE has tshark's LBA and length, the -s 200 captures yield the same
+# commands, and damaged captures (reordered, retransmitted, lost segments)
+# are reassembled or counted as incomplete.
+. "$top_srcdir/tests/cli/lib.sh"
+CAP="$DATA/capture"
+
+# rw_of CSV: "op,lba,blocks" of each read/write record (512-byte blocks).
+rw_of() {
+	awk -F, 'NR > 1 && ($3 == "read" || $3 == "write") { print $3 "," $4 / 512 "," $5 / 512 }' "$1"
+}
+# rw_of_tshark FILE: the same from tshark's fields (frame, ITT, opcode,
+# lba6, lba10, lba16, len6, len10, len12).
+rw_of_tshark() {
+	awk -F, '{
+		split($3, ops, ";"); op = ops[1]
+		if (op == "0x28" || op == "0x08" || op == "0xa8" || op == "0x88") kind = "read"
+		else if (op == "0x2a" || op == "0x0a" || op == "0xaa" || op == "0x8a") kind = "write"
+		else next
+		lba = $4 != "" ? $4 : ($5 != "" ? $5 : $6)
+		len = $7 != "" ? $7 : ($8 != "" ? $8 : $9)
+		print kind "," lba "," len
+	}' "$1"
+}
+
+# The -s 200 captures are compared with tshark's dissection of the full
+# ones (tshark itself cannot dissect the truncated writes).
+for f in iscsi iscsi-snap200 iscsi-digest iscsi-digest-snap200; do
+	expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/$f.pcap" -o "$TMP/$f.csv"
+	rw_of "$TMP/$f.csv" >"$TMP/$f.got"
+	rw_of_tshark "$CAP/${f%-snap200}.tshark" >"$TMP/$f.want"
+	[ -s "$TMP/$f.want" ] || fail "$f.tshark has no read/write"
+	cmp -s "$TMP/$f.got" "$TMP/$f.want" || {
+		diff "$TMP/$f.want" "$TMP/$f.got" >&2; fail "$f: reads/writes differ from tshark"; }
+	ok
+done
+expect_eq "$(wc -l <"$TMP/iscsi.got")" 21 "iSCSI reads and writes"
+# Flush (SYNCHRONIZE CACHE), UNMAP and WRITE SAME too; snaplen loses nothing.
+expect_eq "$(grep -c ',flush,' "$TMP/iscsi.csv")" 4 "iSCSI flushes"
+expect_grep '^[0-9]+,0,discard,4194304,65536,' "$TMP/iscsi.csv"
+expect_grep '^[0-9]+,0,write_zeroes,5242880,16384,' "$TMP/iscsi.csv"
+for f in iscsi iscsi-digest; do
+	cut -d, -f2-5,7,9 "$TMP/$f.csv" >"$TMP/a"; cut -d, -f2-5,7,9 "$TMP/$f-snap200.csv" >"$TMP/b"
+	cmp -s "$TMP/a" "$TMP/b" || fail "$f: -s 200 capture decodes differently"
+	ok
+done
+# Every command answered: latency known for all of them.
+expect_eq "$(awk -F, 'NR > 1 && $6 == 0' "$TMP/iscsi-snap200.csv" | wc -l)" 0 "records without latency"
+
+# Re-run tshark when it is here: the expected files are its dissection.
+if command -v tshark >/dev/null 2>&1; then
+	for f in iscsi iscsi-digest; do
+		tshark -r "$CAP/$f.pcap" -Y 'iscsi.opcode == 0x01' -T fields -E separator=, \
+			-E aggregator=';' -e frame.number -e iscsi.initiatortasktag \
+			-e scsi_sbc.opcode -e scsi_sbc.rdwr6.lba -e scsi_sbc.rdwr10.lba \
+			-e scsi_sbc.rdwr16.lba -e scsi_sbc.rdwr6.xferlen \
+			-e scsi_sbc.rdwr10.xferlen -e scsi_sbc.rdwr12.xferlen \
+			>"$TMP/$f.ts" 2>/dev/null
+		cmp -s "$TMP/$f.ts" "$CAP/$f.tshark" || fail "tshark now dissects $f differently"
+		ok
+	done
+fi
+
+# NBD: the qemu-io sequence, reads as tshark dissects them, snaplen too.
+for f in nbd nbd-snap200 nbd-reorder nbd-dup; do
+	expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/$f.pcap" -o "$TMP/$f.csv"
+	awk -F, 'NR > 1 { print $3 "," $4 "," $5 }' "$TMP/$f.csv" >"$TMP/$f.got"
+	cmp -s "$TMP/$f.got" "$CAP/nbd.expected" || {
+		diff "$CAP/nbd.expected" "$TMP/$f.got" >&2; fail "$f: NBD requests differ"; }
+	ok
+done
+# tshark prints offsets in hex: the shell converts them.
+while IFS=, read -r _frame type from len _handle; do
+	[ "$type" = 0 ] && printf 'read,%d,%d\n' "$from" "$len"
+done <"$CAP/nbd.tshark" >"$TMP/nbd.ts"
+[ -s "$TMP/nbd.ts" ] || fail "no NBD read in nbd.tshark"
+grep '^read,' "$TMP/nbd.got" >"$TMP/nbd.reads"
+cmp -s "$TMP/nbd.ts" "$TMP/nbd.reads" || fail "NBD reads differ from tshark"
+ok
+expect_eq "$(awk -F, 'NR > 1 && $6 == 0' "$TMP/nbd-snap200.csv" | wc -l)" 0 "NBD records without latency"
+
+# Reassembly: reordered segments give the same records.
+expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/iscsi-reorder.pcap" -o "$TMP/ro.csv"
+cmp -s "$TMP/ro.csv" "$TMP/iscsi.csv" || fail "reordered iSCSI capture decodes differently"
+ok
+
+# A lost segment: counted, exit 3 unless --allow-loss, records still there.
+expect_status 3 "$IOSTORM" record -q --from-pcap "$CAP/nbd-lost.pcap" -o "$TMP/lost.csv"
+expect_err_line "nbd-lost.pcap|lost.csv: capture incomplete"
+expect_status 0 "$IOSTORM" record --allow-loss --from-pcap "$CAP/nbd-lost.pcap" -o "$TMP/lost.csv"
+expect_grep ' 1 gaps, 1 resyncs' "$TMP/err"
+expect_eq "$(($(wc -l <"$TMP/lost.csv") - 1))" 20 "records despite the lost segment"
+
+# Ports: nothing is iSCSI on another port; a BPF filter applies.
+expect_status 0 "$IOSTORM" record -q --iscsi-port 3261 --from-pcap "$CAP/iscsi.pcap" -o "$TMP/p.csv"
+expect_eq "$(wc -l <"$TMP/p.csv")" 1 "records with the wrong port"
+expect_status 0 "$IOSTORM" record -q --filter 'tcp port 1' --from-pcap "$CAP/nbd.pcap" -o "$TMP/p.csv"
+expect_eq "$(wc -l <"$TMP/p.csv")" 1 "records with a filter matching nothing"
+
+# Bad input: one line naming the file (and the packet).
+expect_status 1 "$IOSTORM" record --from-pcap "$TMP/none.pcap" -o "$TMP/x.csv"
+expect_err_line "none.pcap"
+head -c 5000 "$CAP/nbd.pcap" >"$TMP/trunc.pcap"
+expect_status 1 "$IOSTORM" record --from-pcap "$TMP/trunc.pcap" -o "$TMP/x.csv"
+expect_err_line "trunc.pcap: packet [0-9]+: "
+[ ! -e "$TMP/x.csv" ] || fail "output left behind after an error"
+ok
+printf 'not a capture at all\n' >"$TMP/junk.pcap"
+expect_status 1 "$IOSTORM" record --from-pcap "$TMP/junk.pcap" -o "$TMP/x.csv"
+expect_err_line "junk.pcap: "
+expect_status 1 "$IOSTORM" record --filter 'tcp port' --from-pcap "$CAP/nbd.pcap" -o "$TMP/x.csv"
+expect_err_line "bad filter"
+# Usage errors.
+expect_status 2 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap"
+expect_status 2 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap" -d /dev/null -o "$TMP/x.csv"
+expect_status 2 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap" --iscsi-port 0 -o "$TMP/x.csv"
+done_ok

@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# precondition.sh - iostorm precondition on the null back-end and a small
+# file: fill, rounds, steady-state verdict, JSON curve, report, errors.
+. "$top_srcdir/tests/cli/lib.sh"
+
+# null back-end, fewer rounds than a window: no steady state (exit 4),
+# the curve is written all the same
+expect_status 4 "$IOSTORM" precondition --null --size 16M --passes 1 --round 20ms \
+	--max-rounds 3 --threads 1 --qd 4 -o "$TMP/n.json"
+expect_grep '"schema": ?"iostorm-precondition/1"' "$TMP/n.json"
+expect_grep '"reached": ?false' "$TMP/n.json"
+expect_eq "$(grep -c '"round"' "$TMP/n.json")" 3 "rounds"
+expect_grep '^no steady state after 3 rounds' "$TMP/out"
+expect_grep '^fill ' "$TMP/out"
+
+# a small file: one fill pass, then 4 KiB random writes until steady
+# (0) or 8 rounds (4)
+"$IOSTORM" precondition "$TMP/p.img" --create --size 8M --passes 1 --round 100ms \
+	--max-rounds 8 --threads 1 --qd 4 -o "$TMP/p.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 4 ] || { cat "$TMP/err" >&2; fail "exit $rc"; }; ok
+expect_grep '"passes": ?1' "$TMP/p.json"
+expect_grep '"bytes": ?8388608' "$TMP/p.json"
+if [ $rc -eq 0 ]; then
+	expect_grep '"reached": ?true' "$TMP/p.json"
+	expect_grep '^steady state in rounds ' "$TMP/out"
+else
+	expect_grep '"reached": ?false' "$TMP/p.json"
+fi
+if command -v python3 >/dev/null; then
+	python3 - "$TMP/p.json" $rc <<'PY' || fail "precondition JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["rounds"]
+assert 5 <= len(r) <= 8 if sys.argv[2] == "0" else len(r) == 8, len(r)
+assert [x["round"] for x in r] == list(range(1, len(r) + 1))
+assert all(x["iops"] > 0 for x in r)
+ss = d["steady_state"]
+w = [x["iops"] for x in r[-5:]]
+avg = sum(w) / 5
+assert abs(ss["average"] - avg) < 1e-6 * avg
+assert abs(ss["excursion"] - (max(w) - min(w)) / avg) < 1e-9
+assert ss["reached"] == (ss["excursion"] <= 0.2 and ss["slope_excursion"] <= 0.1)
+PY
+	ok
+fi
+expect_status 0 "$IOSTORM" report "$TMP/p.json" -o "$TMP/p.html"
+expect_grep '>Preconditioning: IOPS per round<' "$TMP/p.html"
+expect_grep '>Preconditioning: latency per round<' "$TMP/p.html"
+
+# a synth profile as the workload
+expect_status 4 "$IOSTORM" precondition --null --size 16M --passes 0 --round 20ms \
+	--max-rounds 2 --workload sql-80-20 --threads 1 --qd 4 -o "$TMP/s.json"
+expect_grep '"workload": ?"sql-80-20"' "$TMP/s.json"
+expect_status 2 "$IOSTORM" precondition --null --workload sql --set bogus=1 -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" precondition --null --set a=1 -o "$TMP/x.json"
+
+# errors
+expect_status 1 "$IOSTORM" precondition "$TMP/none.img" --passes 0 --round 20ms -o "$TMP/x.json"
+expect_err_line "none.img: No such file"
+[ ! -e "$TMP/x.json" ] || fail "output left after a failure"; ok
+expect_status 1 "$IOSTORM" precondition --null --size 64k -o "$TMP/x.json"
+expect_err_line "too small"
+expect_status 1 "$IOSTORM" precondition --null --passes 0 --workload "$TMP/missing.ist" \
+	--round 20ms -o "$TMP/x.json"
+expect_err_line "missing.ist"
+expect_status 2 "$IOSTORM" precondition --null
+expect_status 2 "$IOSTORM" precondition -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" precondition --null --max-rounds 0 -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" precondition --null --round 1ms -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" precondition "$TMP/p.img" --null -o "$TMP/x.json"
+expect_status 0 "$IOSTORM" precondition --help
+expect_grep 'SNIA PTS' "$TMP/out"
+done_ok

@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# record_live.sh - `iostorm record` on a loop device (request events) and a
+# zram device (bio events): a known O_DIRECT sequence is recorded exactly
+# (count, offsets, lengths, ops), with latencies; errors and limits.
+# Needs root and tracefs; skips (77) otherwise.
+. "$top_srcdir/tests/cli/lib.sh"
+need_root
+TRACING=/sys/kernel/tracing
+[ -d "$TRACING/events/block" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+[ -d "$TRACING/events/block" ] || skip "no tracefs block events"
+command -v losetup >/dev/null || skip "no losetup"
+DIO="$top_builddir/tests/cli/dio_seq"
+LOOP= ZRAM=
+cleanup() {
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	if [ -n "$ZRAM" ]; then
+		echo 1 >"/sys/block/zram$ZRAM/reset" 2>/dev/null
+		echo "$ZRAM" >/sys/class/zram-control/hot_remove 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+truncate -s 32M "$TMP/disk.img"
+LOOP=$(losetup -f --show "$TMP/disk.img") || skip "cannot set up a loop device"
+
+# record_start OUT DEV... : starts the recorder in the background and waits
+# until its tracefs instance traces.
+record_start() {
+	out=$1; shift
+	args=""
+	for d in "$@"; do args="$args -d $d"; done
+	# shellcheck disable=SC2086
+	"$IOSTORM" record $args -o "$out" $REC_OPTS 2>"$TMP/rec.err" &
+	RPID=$!
+	i=0
+	while [ "$(cat "$TRACING/instances/iostorm-record-$RPID/tracing_on" 2>/dev/null)" != 1 ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
+		sleep 0.05
+	done
+}
+record_stop() {
+	kill -INT $RPID
+	wait $RPID
+	RSTATUS=$?
+}
+
+SEQ="w:0:4096 w:1048576:8192 r:0:4096 w:4096:65536 r:1048576:8192 r:65536:4096 w:20971520:4096"
+EXPECT="write,0,4096
+write,1048576,8192
+read,0,4096
+write,4096,65536
+read,1048576,8192
+read,65536,4096
+write,20971520,4096"
+
+# check_seq CSV PID DEVIDX : the records of PID on DEVIDX are EXPECT.
+check_seq() {
+	awk -F, -v pid="$2" -v dev="$3" 'NR > 1 && $7 == pid && $2 == dev { print $3 "," $4 "," $5 }' "$1" >"$TMP/got"
+	printf '%s\n' "$EXPECT" >"$TMP/want"
+	cmp -s "$TMP/got" "$TMP/want" || { diff "$TMP/want" "$TMP/got" >&2; fail "recorded sequence differs ($1)"; }
+	ok
+	# Every one of them has its completion latency.
+	n=$(awk -F, -v pid="$2" 'NR > 1 && $7 == pid && $6 == 0' "$1" | wc -l)
+	expect_eq "$n" 0 "records without latency"
+}
+
+# -- loop: request-based (block_rq_issue/complete)
+REC_OPTS=""
+record_start "$TMP/loop.csv" "$LOOP"
+pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+record_stop
+expect_eq "$RSTATUS" 0 "recorder exit status"
+check_seq "$TMP/loop.csv" "$pid" 0
+expect_grep 'complete$' "$TMP/rec.err"
+expect_grep ' 0 overrun, 0 missed' "$TMP/rec.err"
+[ ! -d "$TRACING/instances/iostorm-record-$RPID" ] || fail "tracefs instance left behind"
+ok
+
+# -- zram: bio-based (block_bio_queue/complete), together with the loop
+if [ -w /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null; then
+	ZRAM=$(cat /sys/class/zram-control/hot_add 2>/dev/null) || ZRAM=
+fi
+if [ -n "$ZRAM" ] && echo 64M >"/sys/block/zram$ZRAM/disksize"; then
+	record_start "$TMP/both.csv" "/dev/zram$ZRAM" "$LOOP"
+	pidz=$("$DIO" "/dev/zram$ZRAM" $SEQ) || fail "dio_seq on zram failed"
+	pidl=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq on loop failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (zram + loop)"
+	check_seq "$TMP/both.csv" "$pidz" 0
+	check_seq "$TMP/both.csv" "$pidl" 1
+	# Nothing of one device leaks into the other.
+	n=$(awk -F, -v p="$pidz" 'NR > 1 && $7 == p && $2 != 0' "$TMP/both.csv" | wc -l)
+	expect_eq "$n" 0 "zram I/O recorded on the loop device"
+else
+	echo "no zram here: bio-based part not run" >&2
+fi
+
+# -- --max-ios stops by itself; --duration too
+REC_OPTS="--max-ios 3"
+record_start "$TMP/max.csv" "$LOOP"
+"$DIO" "$LOOP" $SEQ >/dev/null || fail "dio_seq failed"
+i=0
+while kill -0 $RPID 2>/dev/null; do
+	i=$((i + 1)); [ $i -lt 100 ] || { kill -INT $RPID; fail "--max-ios did not stop"; }
+	sleep 0.05
+done
+wait $RPID
+expect_eq "$(($(wc -l <"$TMP/max.csv") - 1))" 3 "records with --max-ios 3"
+expect_status 0 "$IOSTORM" record -q -d "$LOOP" --duration 300ms -o "$TMP/dur.csv"
+expect_eq "$(head -1 "$TMP/dur.csv")" "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" "CSV header"
+
+# -- run through sudo: the output belongs to the invoking user
+SUDO_UID=65534 SUDO_GID=65534 "$IOSTORM" record -q -d "$LOOP" --duration 200ms -o "$TMP/sudo.csv" ||
+	fail "record as sudo failed"
+expect_eq "$(stat -c %u:%g "$TMP/sudo.csv")" 65534:65534 "owner of the output"
+
+# -- errors: one line each
+expect_status 1 "$IOSTORM" record -d "$TMP/nonexistent" -o "$TMP/x.csv"
+expect_err_line "nonexistent: No such file or directory"
+expect_status 1 "$IOSTORM" record -d /dev/null -o "$TMP/x.csv"
+expect_err_line "/dev/null: not a block device"
+if command -v setpriv >/dev/null; then
+	expect_status 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$IOSTORM" record -d "$LOOP" -o "$TMP/x.csv"
+	expect_err_line "needs root"
+fi
+[ ! -e "$TMP/x.csv" ] || fail "output left behind after an error"
+expect_status 2 "$IOSTORM" record -d "$LOOP"
+expect_status 2 "$IOSTORM" record -o "$TMP/x.csv"
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.csv" --duration 0
+done_ok

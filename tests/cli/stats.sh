@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# stats.sh - `iostorm stats` on hand-made traces with known answers.
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/synth"
+
+# 2 reads (4 KiB, the second sequential), 1 write (8 KiB), 1 flush that
+# commits the write's transaction
+expect_status 0 "$IOSTORM" stats --json "$D/basic.csv"
+expect_grep '"records": 4,' "$TMP/out"
+expect_grep '"read": \{"count": 2, "bytes": 8192\}' "$TMP/out"
+expect_grep '"read_share": 0.666667,' "$TMP/out"
+expect_grep '"mean": 5461.3, "mean_read": 4096.0, "mean_write": 8192.0, "mode": 4096' "$TMP/out"
+expect_grep '"sequential_share": 0.333333,' "$TMP/out"
+expect_grep '"mean_ns": 1000.0, "cv": 0.0000, "burstiness": -1.0000' "$TMP/out"
+expect_grep '"commits": 1, "ios": 2, "flushes": 1, "ios_per_txn": 2.0000, "flushes_per_commit": 1.0000' "$TMP/out"
+expect_grep '"working_set_bytes": 16384,' "$TMP/out"
+expect_grep '"count": 2, "exact": true' "$TMP/out"
+expect_grep '"known": false' "$TMP/out"
+
+# the human table says the same
+expect_status 0 "$IOSTORM" stats "$D/basic.csv"
+expect_grep '^read share +66.7% of I/Os, 50.0% of bytes' "$TMP/out"
+expect_grep '^size +mean 5.3 KiB \(reads 4.0 KiB, writes 8.0 KiB\), mode 4096 B \(66.7%\)' "$TMP/out"
+expect_grep '^transactions +1 commits, 2.00 I/Os per txn, 1.000 flushes per commit' "$TMP/out"
+
+# latencies known: queue depth at each arrival (itself included) 1,2,3,1
+expect_status 0 "$IOSTORM" stats "$D/qd.csv"
+expect_grep '^latency +mean 100 ns, queue depth mean 1.75 max 3' "$TMP/out"
+expect_grep '^flags +sync 0, fua 1, dependent 0, flushes 1' "$TMP/out"
+
+# an IST trace: devices from its header, intervals as asked
+expect_status 0 "$IOSTORM" synth sql-90-10 --set rate=20000 --duration 2s -o "$TMP/s.ist"
+expect_status 0 "$IOSTORM" stats --interval 500ms --json "$TMP/s.ist"
+expect_grep '"name": "region", "size": 257698037760' "$TMP/out"
+expect_grep '"interval_ns": 500000000,' "$TMP/out"
+n=$(grep -c '"t_s"' "$TMP/out")
+expect_eq "$n" 4 "intervals of 500 ms in 2 s"
+expect_grep '"skew": \{"top1": [0-9.]+, "top10": 0\.(89|90|91)' "$TMP/out"
+
+# errors
+expect_status 1 "$IOSTORM" stats "$D/broken.csv"
+expect_err_line "^iostorm: $D/broken.csv: line 3: parse error\$"
+expect_status 1 "$IOSTORM" stats "$TMP/missing.ist"
+expect_err_line "^iostorm: $TMP/missing.ist: "
+printf 'not a trace' >"$TMP/junk.ist"
+expect_status 1 "$IOSTORM" stats "$TMP/junk.ist"
+expect_err_line "^iostorm: $TMP/junk.ist: "
+expect_status 2 "$IOSTORM" stats
+expect_status 2 "$IOSTORM" stats --interval 0 "$D/basic.csv"
+expect_status 2 "$IOSTORM" stats a b
+expect_status 0 "$IOSTORM" stats --help
+expect_grep '^Usage: iostorm stats' "$TMP/out"
+done_ok

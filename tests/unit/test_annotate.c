@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/* test_annotate.c - log-device detection, commit markers, transactions,
+ * dependencies and stream inference on hand-made traces. */
+#include "config.h"
+
+#include <string.h>
+
+#include "core/annotate.h"
+#include "tests/unit/cutest.h"
+
+static struct ist_record rec(uint64_t t, unsigned dev, unsigned op, uint64_t off,
+			     uint32_t len, uint64_t lat, uint64_t stream, unsigned flags)
+{
+	struct ist_record r = { .t_ns = t, .dev = dev, .op = (uint8_t)op, .offset = off,
+		.len = len, .lat_ns = lat, .stream = stream, .flags = (uint16_t)flags };
+	return r;
+}
+
+static const struct ann_opts defaults = { .log_dev = -1, .infer_streams = -1 };
+
+static void test_dependency_known_streams(void)
+{
+	struct ist_record r[] = {
+		rec(0, 0, IST_OP_READ, 0, 8192, 100, 1, 0),
+		rec(150, 0, IST_OP_READ, 8192, 8192, 100, 1, 0),  /* after r0 done */
+		rec(160, 0, IST_OP_READ, 65536, 8192, 100, 1, 0), /* r1 in flight */
+		rec(170, 0, IST_OP_READ, 0, 4096, 50, 2, 0),      /* first of 2 */
+		rec(400, 0, IST_OP_READ, 0, 4096, 50, 1, 0),      /* all done */
+		rec(401, 0, IST_OP_READ, 0, 4096, 50, 0, 0),      /* unknown */
+	};
+	struct ann_report rep;
+	ann_state *a;
+
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &defaults, -1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 6), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_FALSE(r[0].flags & IST_F_DEPENDENT);
+	CU_ASSERT_TRUE(r[1].flags & IST_F_DEPENDENT);
+	CU_ASSERT_FALSE(r[2].flags & IST_F_DEPENDENT);
+	CU_ASSERT_FALSE(r[3].flags & IST_F_DEPENDENT);
+	CU_ASSERT_TRUE(r[4].flags & IST_F_DEPENDENT);
+	CU_ASSERT_FALSE(r[5].flags & IST_F_DEPENDENT);
+	CU_ASSERT_EQUAL(rep.dependent, 2);
+	CU_ASSERT_EQUAL(rep.streams, 2);
+	CU_ASSERT_EQUAL(rep.records, 6);
+	CU_ASSERT_EQUAL(r[5].txn, 0);
+}
+
+/* dev 0: random data reads/writes; dev 1: a log, appended and flushed */
+static size_t make_oltp(struct ist_record *r, size_t max)
+{
+	size_t n = 0;
+	uint64_t t = 0, log_off = 0;
+
+	for (unsigned txn = 0; txn < 40 && n + 4 <= max; txn++) {
+		uint64_t s = 1 + txn % 4;
+
+		r[n++] = rec(t, 0, IST_OP_READ, (txn * 7919ull % 1000) * 8192, 8192, 200, s, 0);
+		t += 300;
+		r[n++] = rec(t, 1, IST_OP_WRITE, log_off, 512, 50, s, IST_F_SYNC);
+		log_off += 512;
+		t += 60;
+		r[n++] = rec(t, 1, IST_OP_FLUSH, 0, 0, 30, s, 0);
+		t += 40;
+		if (txn % 5 == 0)
+			r[n++] = rec(t, 0, IST_OP_WRITE, (txn * 104729ull % 1000) * 8192,
+				     8192, 100, 9, 0); /* checkpoint: background */
+		t += 10;
+	}
+	return n;
+}
+
+static void test_log_detection_and_commits(void)
+{
+	struct ist_record r[256];
+	struct ann_devstat ds[2];
+	struct ann_report rep;
+	ann_state *a;
+	double conf;
+	size_t n = make_oltp(r, 256);
+	int log;
+	unsigned commits = 0;
+
+	memset(ds, 0, sizeof(ds));
+	for (size_t i = 0; i < n; i++)
+		ann_devstat_add(ds, 2, &r[i]);
+	log = ann_detect_log_dev(ds, 2, &conf);
+	CU_ASSERT_EQUAL(log, 1);
+	CU_ASSERT(conf >= 0.7 && conf <= 1.0);
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &defaults, log, conf, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, n), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(rep.markers, 40);
+	CU_ASSERT_EQUAL(rep.txns, 40);
+	CU_ASSERT_EQUAL(rep.log_dev, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].flags & IST_F_COMMIT) {
+			commits++;
+			CU_ASSERT_EQUAL(r[i].op, IST_OP_FLUSH);
+		}
+		/* stream 1's k-th transaction is its (k)th group of 3 I/Os */
+	}
+	CU_ASSERT_EQUAL(commits, 40);
+	/* stream 1 ran transactions 0, 4, 8...: its I/Os carry txn 1, 2, ... */
+	CU_ASSERT_EQUAL(r[0].txn, 1);
+	CU_ASSERT_EQUAL(r[2].txn, 1);
+	/* the 5th transaction (index 4) is stream 1's second */
+	{
+		size_t i;
+		unsigned seen = 0;
+
+		for (i = 0; i < n; i++)
+			if (r[i].stream == 1 && r[i].op == IST_OP_READ && ++seen == 2)
+				break;
+		CU_ASSERT_EQUAL(r[i].txn, 2);
+	}
+	/* the background writer never commits: its txn stays the first */
+	for (size_t i = 0; i < n; i++)
+		if (r[i].stream == 9)
+			CU_ASSERT_EQUAL(r[i].txn, 1);
+}
+
+static void test_no_log_device(void)
+{
+	struct ann_devstat ds[1];
+	struct ist_record r;
+	double conf = 5;
+
+	memset(ds, 0, sizeof(ds));
+	for (unsigned i = 0; i < 100; i++) {
+		r = rec(i, 0, i % 3 ? IST_OP_READ : IST_OP_WRITE,
+			(i * 2654435761u % 100000) * 4096, 4096, 0, 0, 0);
+		ann_devstat_add(ds, 1, &r);
+	}
+	CU_ASSERT_EQUAL(ann_detect_log_dev(ds, 1, &conf), -1);
+	CU_ASSERT_EQUAL(conf, 0);
+	/* a device index beyond the table is ignored, not a crash */
+	r.dev = 7;
+	ann_devstat_add(ds, 1, &r);
+	CU_ASSERT_EQUAL(ds[0].records, 100);
+}
+
+static void test_stream_inference(void)
+{
+	/* two closed chains interleaved: A issues 10 ns after each of its
+	 * completions, B 20 ns after; all with stream 0.  At t=1970 an A
+	 * completion and a B completion are both candidates for B's I/O:
+	 * the think times tell them apart. */
+	struct ist_record r[40];
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	uint64_t ta = 0, tb = 50;
+	size_t n = 0;
+	ann_state *a;
+
+	while (n < 40) {
+		if (ta <= tb) {
+			r[n] = rec(ta, 0, IST_OP_READ, 1000 + n, 512, 100, 0, 0);
+			ta += 110;
+		} else {
+			r[n] = rec(tb, 0, IST_OP_READ, 9000 + n, 512, 300, 0, 0);
+			tb += 320;
+		}
+		n++;
+	}
+	o.dep_window_ns = 50;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, -1, 0, 1), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, n), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(rep.streams, 2);
+	CU_ASSERT_TRUE(rep.streams_inferred);
+	CU_ASSERT_EQUAL(rep.dependent, 38); /* all but the first of each */
+	for (size_t i = 0; i < n; i++) {
+		/* offsets tell the chains apart: A < 9000 */
+		uint64_t want = r[i].offset < 9000 ? r[0].stream : r[1].stream;
+
+		CU_ASSERT_EQUAL(r[i].stream, want);
+	}
+	CU_ASSERT_NOT_EQUAL(r[0].stream, r[1].stream);
+	CU_ASSERT_EQUAL(rep.chains_max_inflight, 2);
+}
+
+static void test_inference_window(void)
+{
+	/* an I/O issued long after the completion does not depend on it */
+	struct ist_record r[] = {
+		rec(0, 0, IST_OP_READ, 0, 512, 100, 0, 0),
+		rec(100000, 0, IST_OP_READ, 512, 512, 100, 0, 0),
+	};
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	ann_state *a;
+
+	o.dep_window_ns = 1000;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, -1, 0, 1), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 2), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(rep.dependent, 0);
+	/* the idle chain id is reused rather than growing the stream count */
+	CU_ASSERT_EQUAL(r[0].stream, r[1].stream);
+}
+
+static void test_txn_per_and_rules(void)
+{
+	struct ist_record r[10];
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	struct ann_rule ru;
+	ann_state *a;
+
+	for (unsigned i = 0; i < 10; i++)
+		r[i] = rec(i * 1000, 0, IST_OP_WRITE, i * 4096, 4096, 10, 3, 0);
+	o.txn_per = 3;
+	CU_ASSERT_EQUAL(ann_rule_parse("dev=0,op=flush", &o.rules[0]), 0);
+	o.nrules = 1;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, -1, 0, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 10), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(rep.txns, 3);
+	CU_ASSERT_EQUAL(rep.markers, 0);
+	CU_ASSERT_EQUAL(r[0].txn, 1);
+	CU_ASSERT_EQUAL(r[2].txn, 1);
+	CU_ASSERT_TRUE(r[2].flags & IST_F_COMMIT);
+	CU_ASSERT_EQUAL(r[3].txn, 2);
+	CU_ASSERT_EQUAL(r[9].txn, 4);
+
+	CU_ASSERT_EQUAL(ann_rule_parse("dev=log,op=write,flags=fua|sync", &ru), 0);
+	CU_ASSERT_TRUE(ru.log_dev_only);
+	CU_ASSERT_EQUAL(ru.op, IST_OP_WRITE);
+	CU_ASSERT_EQUAL(ru.flags, IST_F_FUA | IST_F_SYNC);
+	CU_ASSERT(ann_rule_parse("dev=x", &ru) < 0);
+	CU_ASSERT(ann_rule_parse("op=fly", &ru) < 0);
+	CU_ASSERT(ann_rule_parse("flags=", &ru) < 0);
+	CU_ASSERT(ann_rule_parse("color=red", &ru) < 0);
+	CU_ASSERT(ann_rule_parse("dev", &ru) < 0);
+}
+
+int main(void)
+{
+	static const struct cutest tests[] = {
+		{ "dependencies within known streams", test_dependency_known_streams },
+		{ "log detection and commit markers", test_log_detection_and_commits },
+		{ "no log device", test_no_log_device },
+		{ "stream inference from timing", test_stream_inference },
+		{ "inference window", test_inference_window },
+		{ "txn-per and rules", test_txn_per_and_rules },
+		{ NULL, NULL },
+	};
+
+	return cutest_main("annotate", tests);
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* test_core.c - op and flag names, canonical CSV lines, the header object. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "iostorm.h"
+#include "tests/unit/cutest.h"
+
+static void test_op_names(void)
+{
+	for (unsigned op = 0; op < IST_OP_COUNT; op++) {
+		const char *n = ist_op_name(op);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+		CU_ASSERT_EQUAL(ist_op_parse(n, strlen(n)), (int)op);
+	}
+	CU_ASSERT_PTR_NULL(ist_op_name(IST_OP_COUNT));
+	CU_ASSERT_EQUAL(ist_op_parse("rea", 3), IST_EPARSE);
+	CU_ASSERT_EQUAL(ist_op_parse("reads", 5), IST_EPARSE);
+	CU_ASSERT_EQUAL(ist_op_parse("", 0), IST_EPARSE);
+}
+
+static void test_flags(void)
+{
+	char buf[128];
+
+	CU_ASSERT_EQUAL(ist_flags_format(0, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "");
+	CU_ASSERT_EQUAL(ist_flags_format(IST_F_SYNC | IST_F_FUA, buf, sizeof(buf)), 8);
+	CU_ASSERT_STRING_EQUAL(buf, "sync|fua");
+	CU_ASSERT_EQUAL(ist_flags_parse("sync|fua", 8), (int)(IST_F_SYNC | IST_F_FUA));
+	CU_ASSERT_EQUAL(ist_flags_parse("", 0), 0);
+	CU_ASSERT_EQUAL(ist_flags_parse("sync|", 5), IST_EPARSE);
+	CU_ASSERT_EQUAL(ist_flags_parse("|sync", 5), IST_EPARSE);
+	CU_ASSERT_EQUAL(ist_flags_parse("bogus", 5), IST_EPARSE);
+	/* every flag round-trips, and all together fit */
+	CU_ASSERT(ist_flags_format(IST_F_ALL, buf, sizeof(buf)) > 0);
+	CU_ASSERT_EQUAL(ist_flags_parse(buf, strlen(buf)), (int)IST_F_ALL);
+	CU_ASSERT_EQUAL(ist_flags_format(IST_F_ALL, buf, 5), IST_ERANGE);
+	CU_ASSERT_EQUAL(ist_flags_format(1u << 15, buf, sizeof(buf)), IST_ERANGE);
+	for (unsigned i = 0; i < IST_F_COUNT; i++)
+		CU_ASSERT_PTR_NOT_NULL(ist_flag_name(1u << i));
+	CU_ASSERT_PTR_NULL(ist_flag_name(3));
+}
+
+static void test_csv_round_trip(void)
+{
+	struct ist_record r = {
+		.t_ns = UINT64_MAX, .offset = UINT64_MAX - 511, .lat_ns = 123,
+		.stream = (1ull << 32) + 5, .txn = UINT64_MAX, .len = UINT32_MAX,
+		.dev = 7, .flags = IST_F_SYNC | IST_F_COMMIT, .op = IST_OP_WRITE,
+	}, back;
+	char line[IST_CSV_LINE_MAX];
+	int n = ist_csv_format(&r, line, sizeof(line));
+
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT_STRING_EQUAL(line, "18446744073709551615,7,write,18446744073709551104,"
+			       "4294967295,123,4294967301,18446744073709551615,sync|commit\n");
+	CU_ASSERT_EQUAL(ist_csv_parse(line, (size_t)n, &back), 0);
+	CU_ASSERT_EQUAL(memcmp(&r, &back, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(ist_csv_format(&r, line, 20), IST_ERANGE);
+}
+
+static void test_csv_bad(void)
+{
+	struct ist_record r;
+	static const char *const bad[] = {
+		"", "1,0,read,0,4096,0,0,0", "x,0,read,0,4096,0,0,0,",
+		"1,0,reed,0,4096,0,0,0,", "1,0,read,0,4294967296,0,0,0,",
+		"18446744073709551616,0,read,0,1,0,0,0,", "1,0,read,0,1,0,0,0,bogus",
+		"1,0,read,0,1,0,0,0,,", "1,,read,0,1,0,0,0,", "-1,0,read,0,1,0,0,0,",
+		"1,4294967296,read,0,1,0,0,0,", "1,0,read,0 ,1,0,0,0,",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT(ist_csv_parse(bad[i], strlen(bad[i]), &r) < 0);
+	CU_ASSERT_EQUAL(ist_csv_parse("5,1,flush,0,0,0,0,0,\r\n", 21, &r), 0);
+	CU_ASSERT_EQUAL(r.t_ns, 5);
+	CU_ASSERT_EQUAL(r.op, IST_OP_FLUSH);
+}
+
+static void test_header(void)
+{
+	ist_header *h = ist_header_new(), *d;
+	const char *k, *v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(ist_header_set(h, "source", "synth"), 0);
+	CU_ASSERT_EQUAL(ist_header_set(h, "host", "a"), 0);
+	CU_ASSERT_EQUAL(ist_header_set(h, "source", "csv"), 0);
+	CU_ASSERT_EQUAL(ist_header_set(h, "", "x"), -EINVAL);
+	CU_ASSERT_EQUAL(ist_header_meta_count(h), 2);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(h, "source"), "csv");
+	CU_ASSERT_PTR_NULL(ist_header_get(h, "missing"));
+	CU_ASSERT_EQUAL(ist_header_meta_at(h, 1, &k, &v), 0);
+	CU_ASSERT_STRING_EQUAL(k, "host");
+	CU_ASSERT_EQUAL(ist_header_meta_at(h, 2, &k, &v), IST_ERANGE);
+	CU_ASSERT_EQUAL(ist_header_add_device(h, "sda", 1ull << 40, 512), 0);
+	CU_ASSERT_EQUAL(ist_header_add_device(h, "nvme0n1", 0, 4096), 1);
+	CU_ASSERT_EQUAL(ist_header_find_device(h, "nvme0n1"), 1);
+	CU_ASSERT_EQUAL(ist_header_find_device(h, "sdb"), IST_EDEVICE);
+	CU_ASSERT_EQUAL(ist_header_set_device_size(h, 1, 4096), 0);
+	CU_ASSERT_EQUAL(ist_header_set_device_size(h, 2, 4096), IST_EDEVICE);
+	d = ist_header_dup(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	ist_header_free(h);
+	CU_ASSERT_EQUAL(ist_header_device_count(d), 2);
+	CU_ASSERT_EQUAL(ist_header_device(d, 1)->size, 4096);
+	CU_ASSERT_EQUAL(ist_header_device(d, 0)->block_size, 512);
+	CU_ASSERT_STRING_EQUAL(ist_header_device(d, 1)->name, "nvme0n1");
+	CU_ASSERT_PTR_NULL(ist_header_device(d, 2));
+	CU_ASSERT_STRING_EQUAL(ist_header_get(d, "host"), "a");
+	ist_header_free(d);
+}
+
+static void test_strerror(void)
+{
+	CU_ASSERT_STRING_EQUAL(ist_strerror(IST_ECRC), "checksum mismatch");
+	CU_ASSERT_STRING_EQUAL(ist_strerror(-ENOENT), "No such file or directory");
+	for (int e = IST_E_LAST + 1; e <= IST_EFORMAT; e++)
+		CU_ASSERT_STRING_NOT_EQUAL(ist_strerror(e), "unknown error");
+	CU_ASSERT_STRING_EQUAL(ist_strerror(IST_E_LAST), "unknown error");
+}
+
+int main(void)
+{
+	static const struct cutest tests[] = {
+		{ "op names", test_op_names },
+		{ "flags", test_flags },
+		{ "csv round trip", test_csv_round_trip },
+		{ "csv bad lines", test_csv_bad },
+		{ "header", test_header },
+		{ "strerror", test_strerror },
+		{ NULL, NULL },
+	};
+
+	return cutest_main("core", tests);
+}

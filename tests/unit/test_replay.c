@@ -1,0 +1,663 @@
+/* SPDX-License-Identifier: MIT */
+/* test_replay.c - unit tests of the replay engine: histograms, schedules and closed loop on the null back-end. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay/replay.h"
+#include "tests/unit/cutest.h"
+
+/* ------------------------------------------------------------ histogram */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t exact_q(const uint64_t *v, size_t n, double q)
+{
+	size_t rank = (size_t)ceil(q * (double)n);
+
+	if (rank < 1)
+		rank = 1;
+	return v[rank - 1];
+}
+
+static double rel_err(uint64_t got, uint64_t want)
+{
+	return want ? fabs((double)got - (double)want) / (double)want : (double)got;
+}
+
+static void check_hist_against(uint64_t *v, size_t n)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
+	struct rpl_hist h;
+	struct rpl_pcts p;
+	double sum = 0;
+
+	CU_ASSERT_FATAL(rpl_hist_init(&h) == 0);
+	for (size_t i = 0; i < n; i++) {
+		rpl_hist_add(&h, v[i]);
+		sum += (double)v[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (unsigned k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+		uint64_t got = rpl_hist_quantile(&h, qs[k]), want = exact_q(v, n, qs[k]);
+
+		if (rel_err(got, want) > 0.01)
+			fprintf(stderr, "q%g: got %llu want %llu\n", qs[k],
+				(unsigned long long)got, (unsigned long long)want);
+		CU_ASSERT(rel_err(got, want) <= 0.01);
+	}
+	rpl_hist_summary(&h, &p);
+	CU_ASSERT_EQUAL(p.count, n);
+	CU_ASSERT_EQUAL(p.min, v[0]);
+	CU_ASSERT_EQUAL(p.max, v[n - 1]);
+	CU_ASSERT(fabs(p.mean - sum / (double)n) <= 1e-6 * p.mean + 1e-9);
+	rpl_hist_release(&h);
+}
+
+static void test_hist_accuracy_log_uniform(void)
+{
+	size_t n = 200000;
+	uint64_t *v = malloc(n * sizeof(*v));
+
+	srand48(42);
+	/* 100 ns to 3 hours, log-uniform. */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint64_t)exp(log(100.0) + drand48() * (log(1.08e13) - log(100.0)));
+	check_hist_against(v, n);
+	free(v);
+}
+
+static void test_hist_accuracy_narrow(void)
+{
+	size_t n = 100000;
+	uint64_t *v = malloc(n * sizeof(*v));
+
+	srand48(7);
+	/* Latencies around 80 us with a long tail: typical of an SSD. */
+	for (size_t i = 0; i < n; i++)
+		v[i] = 80000 + (uint64_t)(-log(1.0 - drand48()) * 15000.0) +
+		       (drand48() < 0.001 ? 5000000 : 0);
+	check_hist_against(v, n);
+	free(v);
+}
+
+static void test_hist_buckets_contiguous(void)
+{
+	uint64_t lo, hi, prev_hi = 0;
+
+	for (unsigned i = 0; i < RPL_HIST_BUCKETS; i++) {
+		rpl_hist_bucket_range(i, &lo, &hi);
+		if (i)
+			CU_ASSERT_EQUAL(lo, prev_hi + 1);
+		CU_ASSERT(hi >= lo);
+		/* relative width at most 1/128 */
+		CU_ASSERT((double)(hi - lo) <= (double)lo / 128.0 + 1e-9);
+		CU_ASSERT_EQUAL(rpl_hist_index(lo), i);
+		CU_ASSERT_EQUAL(rpl_hist_index(hi), i);
+		prev_hi = hi;
+	}
+	/* Hours fit; beyond 2^48 ns lands in the last bucket. */
+	CU_ASSERT(rpl_hist_index(3600ull * 1000000000ull * 4) < RPL_HIST_BUCKETS - 1);
+	CU_ASSERT_EQUAL(rpl_hist_index(UINT64_MAX), RPL_HIST_BUCKETS - 1);
+}
+
+static void test_hist_merge_empty(void)
+{
+	struct rpl_hist a, b;
+	struct rpl_pcts p;
+
+	CU_ASSERT_FATAL(rpl_hist_init(&a) == 0 && rpl_hist_init(&b) == 0);
+	rpl_hist_summary(&a, &p);
+	CU_ASSERT_EQUAL(p.count, 0);
+	CU_ASSERT_EQUAL(rpl_hist_quantile(&a, 0.99), 0);
+	rpl_hist_add(&b, 1000);
+	rpl_hist_add(&b, 3000);
+	rpl_hist_merge(&a, &b);
+	CU_ASSERT_EQUAL(a.count, 2);
+	CU_ASSERT(rel_err(rpl_hist_quantile(&a, 0.5), 1000) < 0.005);
+	CU_ASSERT_EQUAL(rpl_hist_quantile(&a, 1.0), 3000);
+	CU_ASSERT_DOUBLE_EQUAL(rpl_hist_mean(&a), 2000.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(rpl_hist_stddev(&a), 1000.0, 1e-6);
+	rpl_hist_release(&a);
+	rpl_hist_release(&b);
+}
+
+/* ------------------------------------------------------------ runs */
+
+#define MAXEV 4096
+
+struct evlog {
+	size_t n;
+	struct rpl_io_event ev[MAXEV];
+	struct ist_record rec[MAXEV];
+};
+
+/* Called from the worker threads: serialized. */
+static pthread_mutex_t evlock = PTHREAD_MUTEX_INITIALIZER;
+
+static void log_event(void *arg, const struct rpl_io_event *ev)
+{
+	struct evlog *l = arg;
+
+	pthread_mutex_lock(&evlock);
+	if (l->n < MAXEV) {
+		l->ev[l->n] = *ev;
+		l->rec[l->n] = *ev->rec;
+		l->ev[l->n].rec = &l->rec[l->n];
+		l->n++;
+	}
+	pthread_mutex_unlock(&evlock);
+}
+
+static const struct rpl_io_event *find_seq(const struct evlog *l, uint64_t seq)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->ev[i].seq == seq)
+			return &l->ev[i];
+	return NULL;
+}
+
+static struct ist_record mkrec(uint64_t t, unsigned op, uint64_t off, uint32_t len,
+			       uint64_t lat, uint64_t stream, uint64_t txn)
+{
+	struct ist_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.t_ns = t;
+	r.op = (uint8_t)op;
+	r.offset = off;
+	r.len = len;
+	r.lat_ns = lat;
+	r.stream = stream;
+	r.txn = txn;
+	return r;
+}
+
+/* Runs recs on the null back-end with a virtual clock; events in *l. */
+static const struct rpl_result *run_null(struct rpl_opts *o, const struct ist_record *recs,
+					 size_t n, struct evlog *l, rpl_run **rp)
+{
+	struct rpl_source *src;
+	const struct rpl_result *res;
+	int err;
+
+	o->backend = RPL_BACKEND_NULL;
+	o->virtual_clock = 1;
+	o->io_cb = log_event;
+	o->io_cb_arg = l;
+	l->n = 0;
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, n, NULL) == 0);
+	CU_ASSERT_FATAL(rpl_run_new(rp, o, src) == 0);
+	CU_ASSERT_FATAL(rpl_run_start(*rp) == 0);
+	while (!rpl_run_wait(*rp, 1000))
+		;
+	res = rpl_run_result(*rp, &err);
+	CU_ASSERT_FATAL(res != NULL);
+	return res;
+}
+
+static struct evlog evl;
+
+static void test_original_timing_exact(void)
+{
+	struct ist_record recs[100];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	for (int i = 0; i < 100; i++)
+		recs[i] = mkrec(1000000 + (uint64_t)i * 37000, i % 3 ? IST_OP_READ : IST_OP_WRITE,
+				(uint64_t)i * 4096, 4096, 0, 0, 0);
+	rpl_opts_init(&o);
+	o.speed = 2.0;
+	o.null_latency_ns = 5000;
+	res = run_null(&o, recs, 100, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 100);
+	CU_ASSERT_EQUAL(res->op[IST_OP_READ].ios, 66);
+	CU_ASSERT_EQUAL(res->op[IST_OP_WRITE].ios, 34);
+	CU_ASSERT_EQUAL(res->bytes, 100 * 4096);
+	CU_ASSERT(res->complete);
+	CU_ASSERT(!res->interrupted);
+	CU_ASSERT_EQUAL(evl.n, 100);
+	for (uint64_t i = 0; i < 100; i++) {
+		const struct rpl_io_event *e = find_seq(&evl, i);
+
+		CU_ASSERT_FATAL(e != NULL);
+		/* absolute deadlines: (t - 0) / speed, no drift */
+		CU_ASSERT_EQUAL(e->deadline_ns, (1000000 + i * 37000) / 2);
+		CU_ASSERT_EQUAL(e->issue_ns, e->deadline_ns);
+		CU_ASSERT_EQUAL(e->done_ns, e->issue_ns + 5000);
+		CU_ASSERT_EQUAL(e->rec->offset, i * 4096);
+	}
+	CU_ASSERT_EQUAL(res->late.max, 0);
+	CU_ASSERT_EQUAL(res->lat.p50, 5000);
+	CU_ASSERT(!res->late_warning);
+	rpl_run_free(r);
+}
+
+static void test_afap_iodepth(void)
+{
+	struct ist_record recs[10];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	for (int i = 0; i < 10; i++)
+		recs[i] = mkrec((uint64_t)i * 1000000000ull, IST_OP_READ, (uint64_t)i * 512, 512, 0, 0, 0);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_AFAP;
+	o.iodepth = 2;
+	o.null_latency_ns = 100000;
+	res = run_null(&o, recs, 10, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 10);
+	/* two at a time, 100 us each: 500 us in all, order kept */
+	CU_ASSERT_EQUAL(res->elapsed_ns, 500000);
+	for (uint64_t i = 0; i < 10; i++) {
+		const struct rpl_io_event *e = find_seq(&evl, i);
+
+		CU_ASSERT_FATAL(e != NULL);
+		CU_ASSERT_EQUAL(e->issue_ns, (i / 2) * 100000);
+	}
+	CU_ASSERT_EQUAL(res->max_inflight, 2);
+	CU_ASSERT_EQUAL(res->late.count, 0); /* no deadlines in afap */
+	rpl_run_free(r);
+}
+
+static void test_rate(void)
+{
+	struct ist_record recs[50];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	for (int i = 0; i < 50; i++)
+		recs[i] = mkrec((uint64_t)i * i * 1000, IST_OP_READ, 0, 4096, 0, 0, 0);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_RATE;
+	o.rate_iops = 10000;
+	res = run_null(&o, recs, 50, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 50);
+	for (uint64_t i = 0; i < 50; i++)
+		CU_ASSERT_EQUAL(find_seq(&evl, i)->issue_ns, i * 100000);
+	rpl_run_free(r);
+}
+
+static void test_window_loop_duration(void)
+{
+	struct ist_record recs[100];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	for (int i = 0; i < 100; i++)
+		recs[i] = mkrec((uint64_t)i * 10000, IST_OP_READ, (uint64_t)i * 4096, 4096, 0, 0, 0);
+	/* window [200 us, 500 us): 30 records, rebased to 0 */
+	rpl_opts_init(&o);
+	o.from_ns = 200000;
+	o.to_ns = 500000;
+	res = run_null(&o, recs, 100, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 30);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->deadline_ns, 0);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->rec->offset, 20 * 4096);
+	CU_ASSERT_EQUAL(find_seq(&evl, 29)->deadline_ns, 290000);
+	rpl_run_free(r);
+
+	/* three loops: the second starts one mean gap after the last */
+	rpl_opts_init(&o);
+	o.loops = 3;
+	res = run_null(&o, recs, 100, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 300);
+	CU_ASSERT_EQUAL(find_seq(&evl, 100)->deadline_ns, 1000000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 299)->deadline_ns, 2990000);
+	rpl_run_free(r);
+
+	/* duration caps the schedule */
+	rpl_opts_init(&o);
+	o.duration_ns = 250000;
+	res = run_null(&o, recs, 100, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 25);
+	rpl_run_free(r);
+}
+
+static void test_slow_device_lateness(void)
+{
+	struct ist_record recs[200];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	/* 10k IOPS offered to a device doing 4 x 1 ms at a time = 4k IOPS */
+	for (int i = 0; i < 200; i++)
+		recs[i] = mkrec((uint64_t)i * 100000, IST_OP_READ, 0, 4096, 0, 0, 0);
+	rpl_opts_init(&o);
+	o.iodepth = 4;
+	o.null_latency_ns = 1000000;
+	res = run_null(&o, recs, 200, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 200);
+	CU_ASSERT_EQUAL(res->max_inflight, 4);
+	/* I/O 4k+j issues when 4(k-1)+j completes: the last at 49.3 ms, not 19.9 */
+	CU_ASSERT_EQUAL(find_seq(&evl, 199)->issue_ns, 49300000);
+	CU_ASSERT(res->late.max >= 29000000);
+	CU_ASSERT(res->late_warning);
+	rpl_run_free(r);
+}
+
+/* Closed loop: the expected schedule of a hand-made trace. */
+static void test_closed_dependent_think(void)
+{
+	struct ist_record recs[6];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	/* stream 1: A at 0 (lat 100 us); B at 150 us: issued after A
+	 * completed, think 50 us; C at 170 us while B (lat 100) in flight:
+	 * concurrent, 20 us after B.  stream 2: D at 10 us, E at 500 us
+	 * after D completed at 110 (think 390). */
+	recs[0] = mkrec(0, IST_OP_READ, 0, 4096, 100000, 1, 0);
+	recs[1] = mkrec(10000, IST_OP_READ, 8192, 4096, 100000, 2, 0);
+	recs[2] = mkrec(150000, IST_OP_READ, 4096, 4096, 100000, 1, 0);
+	recs[3] = mkrec(170000, IST_OP_WRITE, 4096, 4096, 100000, 1, 0);
+	recs[4] = mkrec(500000, IST_OP_READ, 4096, 4096, 100000, 2, 0);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10000; /* a drive 10 times faster */
+	res = run_null(&o, recs, 5, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 5);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->issue_ns, 0);
+	CU_ASSERT_EQUAL(find_seq(&evl, 1)->issue_ns, 10000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 10000 + 50000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 60000 + 20000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 20000 + 390000);
+	rpl_run_free(r);
+
+	/* think times doubled */
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10000;
+	o.think_scale = 2.0;
+	res = run_null(&o, recs, 5, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 10000 + 100000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 20000 + 780000);
+	rpl_run_free(r);
+
+	/* a slower drive: B waits for A's 300 us completion */
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 300000;
+	res = run_null(&o, recs, 5, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 300000 + 50000);
+	rpl_run_free(r);
+}
+
+static void test_closed_txn_tps(void)
+{
+	struct ist_record recs[64];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	double tps_fast, tps_slow;
+	size_t n = 0;
+	rpl_run *r;
+
+	/* 4 streams x 4 transactions of 4 dependent I/Os, 20 us think */
+	for (uint64_t s = 1; s <= 4; s++) {
+		uint64_t t = s * 1000;
+
+		for (uint64_t tx = 1; tx <= 4; tx++)
+			for (int k = 0; k < 4; k++) {
+				recs[n] = mkrec(t, k == 3 ? IST_OP_WRITE : IST_OP_READ,
+						n * 4096, 4096, 100000, s, tx);
+				recs[n].flags = IST_F_DEPENDENT;
+				n++;
+				t += 120000;
+			}
+	}
+	/* keep the records sorted by time (as a trace is) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && recs[j].t_ns < recs[j - 1].t_ns; j--) {
+			struct ist_record x = recs[j];
+
+			recs[j] = recs[j - 1];
+			recs[j - 1] = x;
+		}
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10000;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 64);
+	CU_ASSERT_EQUAL(res->txns, 16);
+	/* a transaction: 4 x (10 us + 20 us think) - the last think = 100 us */
+	CU_ASSERT_EQUAL(res->txn_lat.p50, 4 * 10000 + 3 * 20000);
+	CU_ASSERT_EQUAL(res->rec_txn_lat.p50, 3 * 120000 + 100000);
+	tps_fast = (double)res->txns * 1e9 / (double)res->elapsed_ns;
+	rpl_run_free(r);
+
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 400000;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 16);
+	CU_ASSERT_EQUAL(res->txn_lat.p50, 4 * 400000 + 3 * 20000);
+	tps_slow = (double)res->txns * 1e9 / (double)res->elapsed_ns;
+	CU_ASSERT(tps_fast > 2 * tps_slow);
+	rpl_run_free(r);
+
+	/* --txn-per: no ids, every 2 I/Os of a stream */
+	for (size_t i = 0; i < n; i++)
+		recs[i].txn = 0;
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10000;
+	o.txn_per = 2;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 32);
+	CU_ASSERT_EQUAL(res->txn_lat.p50, 2 * 10000 + 20000);
+	rpl_run_free(r);
+}
+
+/* TPS-eq of a closed-loop replay of 4 x 4 transactions of 4 dependent
+ * I/Os (recorded latency 100 us, then think) at a fixed device latency. */
+static double closed_tps(uint64_t think_ns, uint64_t dev_lat_ns)
+{
+	static struct ist_record recs[64];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	size_t n = 0;
+	double tps;
+	rpl_run *r;
+
+	for (uint64_t s = 1; s <= 4; s++)
+		for (uint64_t tx = 1; tx <= 4; tx++)
+			for (int k = 0; k < 4; k++) {
+				uint64_t i = (tx - 1) * 4 + (uint64_t)k;
+
+				recs[n] = mkrec(s * 1000 + i * (100000 + think_ns), IST_OP_READ,
+						n * 4096, 4096, 100000, s, tx);
+				recs[n].flags = IST_F_DEPENDENT;
+				n++;
+			}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && recs[j].t_ns < recs[j - 1].t_ns; j--) {
+			struct ist_record x = recs[j];
+
+			recs[j] = recs[j - 1];
+			recs[j - 1] = x;
+		}
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = dev_lat_ns;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 16);
+	tps = (double)res->txns * 1e9 / (double)res->elapsed_ns;
+	rpl_run_free(r);
+	return tps;
+}
+
+static void test_closed_faster_slower_think(void)
+{
+	double recorded = closed_tps(20000, 100000);
+	double faster = closed_tps(20000, 20000), slower = closed_tps(20000, 500000);
+	double think_fast = closed_tps(10000000, 20000), think_slow = closed_tps(10000000, 500000);
+
+	/* the device at the recorded latency replays the recorded TPS */
+	CU_ASSERT(faster > 1.5 * recorded);
+	CU_ASSERT(slower < recorded / 1.5);
+	/* think times dominate: the device hardly matters (within 10%) */
+	CU_ASSERT(think_fast / think_slow < 1.10);
+	CU_ASSERT(think_fast >= think_slow);
+}
+
+static void test_workers_partition(void)
+{
+	static struct ist_record recs[3000];
+	static unsigned char seen[3000];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	for (int i = 0; i < 3000; i++)
+		recs[i] = mkrec((uint64_t)i * 1000, IST_OP_READ, (uint64_t)i * 4096, 4096, 0,
+				(uint64_t)(i % 7), 0);
+	for (unsigned part = 0; part < 2; part++) {
+		rpl_opts_init(&o);
+		o.workers = 3;
+		o.partition = part ? RPL_PART_STREAM : RPL_PART_DEVICE;
+		o.null_latency_ns = 2000;
+		res = run_null(&o, recs, 3000, &evl, &r);
+		CU_ASSERT_EQUAL(res->ios, 3000);
+		CU_ASSERT(res->complete);
+		/* MAXEV events logged: each seq at most once, on time */
+		memset(seen, 0, sizeof(seen));
+		for (size_t i = 0; i < evl.n; i++) {
+			CU_ASSERT_FATAL(evl.ev[i].seq < 3000);
+			seen[evl.ev[i].seq]++;
+			CU_ASSERT_EQUAL(evl.ev[i].issue_ns, evl.ev[i].deadline_ns);
+		}
+		for (size_t i = 0; i < evl.n; i++)
+			CU_ASSERT_EQUAL(seen[evl.ev[i].seq], 1);
+		rpl_run_free(r);
+	}
+}
+
+static void test_options_and_refusals(void)
+{
+	struct ist_record recs[2];
+	struct rpl_source *src;
+	struct rpl_opts o;
+	enum rpl_data d;
+	unsigned p;
+	rpl_run *r;
+
+	recs[0] = mkrec(0, IST_OP_READ, 0, 4096, 0, 0, 0);
+	recs[1] = mkrec(10, IST_OP_WRITE, 0, 4096, 0, 0, 0);
+	/* io_uring without a target is refused with a message */
+	rpl_opts_init(&o);
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, 2, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "target") != NULL);
+	rpl_run_free(r);
+	/* rate without IOPS */
+	rpl_opts_init(&o);
+	o.backend = RPL_BACKEND_NULL;
+	o.timing = RPL_TIMING_RATE;
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, 2, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	rpl_run_free(r);
+	/* a missing file without --create */
+	rpl_opts_init(&o);
+	o.ntargets = 1;
+	o.targets[0].dev = -1;
+	o.targets[0].path = "/nonexistent/dir/x.img";
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, 2, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -ENOENT);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "/nonexistent/dir/x.img") != NULL);
+	rpl_run_free(r);
+
+	CU_ASSERT(rpl_data_parse("compress:2.5", &d, &p) == 0 && d == RPL_DATA_COMPRESS && p == 250);
+	CU_ASSERT(rpl_data_parse("dedupe:30", &d, &p) == 0 && d == RPL_DATA_DEDUPE && p == 30);
+	CU_ASSERT(rpl_data_parse("dedupe:130", &d, &p) < 0);
+	CU_ASSERT(rpl_data_parse("compress:0.5", &d, &p) < 0);
+	CU_ASSERT(rpl_data_parse("bogus", &d, &p) < 0);
+	CU_ASSERT(rpl_timing_parse("closed") == RPL_TIMING_CLOSED);
+	CU_ASSERT(rpl_remap_parse("scale") == RPL_REMAP_SCALE);
+	CU_ASSERT(rpl_remap_parse("nope") < 0);
+}
+
+static void test_csv_source_errors(void)
+{
+	char path[] = "/tmp/test_replay_csvXXXXXX";
+	struct rpl_source *s;
+	char where[64];
+	int fd = mkstemp(path);
+	FILE *f;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "%s\n0,0,read,0,4096,0,0,0,\n10,0,read,4096,4096,0,0,0,\n"
+		   "20,0,reed,0,4096,0,0,0,\n", IST_CSV_HEADER);
+	fclose(f);
+	CU_ASSERT(rpl_source_csv(&s, path) == IST_EPARSE);
+	CU_ASSERT_FATAL(s != NULL);
+	s->ops->where(s, where, sizeof(where));
+	CU_ASSERT_STRING_EQUAL(where, "line 4");
+	rpl_source_close(s);
+
+	f = fopen(path, "w");
+	fprintf(f, "%s\n0,1,read,0,4096,0,0,0,\n10,0,write,8192,512,7,0,0,\n", IST_CSV_HEADER);
+	fclose(f);
+	CU_ASSERT_FATAL(rpl_source_open(&s, path) == 0);
+	{
+		struct ist_totals t;
+		struct ist_record rec[4];
+
+		CU_ASSERT(s->ops->totals(s, &t) == 0);
+		CU_ASSERT_EQUAL(t.records, 2);
+		CU_ASSERT_EQUAL(t.ndev, 2);
+		CU_ASSERT_EQUAL(t.dev_max_end[0], 8704);
+		CU_ASSERT_EQUAL(t.dev_max_end[1], 4096);
+		CU_ASSERT_EQUAL(t.with_latency, 1);
+		ist_totals_release(&t);
+		CU_ASSERT(s->ops->read(s, rec, 4) == 2);
+		CU_ASSERT(s->ops->read(s, rec, 4) == 0);
+		CU_ASSERT(s->ops->rewind(s) == 0);
+		CU_ASSERT(s->ops->read(s, rec, 4) == 2);
+		CU_ASSERT_EQUAL(ist_header_device_count(s->header), 2);
+	}
+	rpl_source_close(s);
+	unlink(path);
+}
+
+static const struct cutest tests[] = {
+	{ "hist accuracy log-uniform 100ns..3h", test_hist_accuracy_log_uniform },
+	{ "hist accuracy narrow + tail", test_hist_accuracy_narrow },
+	{ "hist buckets contiguous, width <= 1/128", test_hist_buckets_contiguous },
+	{ "hist merge and empty", test_hist_merge_empty },
+	{ "original timing: absolute deadlines, exact", test_original_timing_exact },
+	{ "afap keeps order with iodepth", test_afap_iodepth },
+	{ "fixed rate", test_rate },
+	{ "window, loop, duration", test_window_loop_duration },
+	{ "slow device: capped in flight, lateness", test_slow_device_lateness },
+	{ "closed loop: dependencies and think time", test_closed_dependent_think },
+	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
+	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
+	{ "three workers, partitioned by device and stream", test_workers_partition },
+	{ "options and refusals", test_options_and_refusals },
+	{ "CSV source: errors and totals", test_csv_source_errors },
+	{ NULL, NULL },
+};
+
+int main(void)
+{
+	return cutest_main("replay", tests);
+}
