@@ -15,7 +15,8 @@ iostorm_SOURCES += \
 	src/cli/cmd_cat.c \
 	src/cli/cmd_verify.c
 
-# bench/format.sh's speed probe (built by make check)
+# bench/format.sh and its speed probe (built by make check)
+EXTRA_DIST += bench/format.sh
 check_PROGRAMS += bench/ist_speed
 bench_ist_speed_SOURCES = bench/ist_speed.c
 bench_ist_speed_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
