@@ -9,7 +9,14 @@ set -euo pipefail
 runs=${1:-5}
 IOSTORM=${IOSTORM:-./iostorm}
 IST_SPEED=${IST_SPEED:-./bench/ist_speed}
-SHARED_DIR=${SHARED_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
+top=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "${SHARED_DIR:-}" ]; then
+	# ../shared beside the checkout, or beside the worktrees' folder
+	for d in "$top/../shared" "$top/../../shared"; do
+		[ -d "$d/realdata" ] && { SHARED_DIR=$d; break; }
+	done
+fi
+SHARED_DIR=${SHARED_DIR:-$top/../shared}
 R="$SHARED_DIR/realdata"
 N=${SYNTH_RECORDS:-1000000}
 W=$(mktemp -d "${TMPDIR:-/tmp}/iostorm-bench.XXXXXX")

@@ -556,7 +556,8 @@ DEFINE_DECODER(dec_txn, SET_TXN, UINT64_MAX)
 static int dec_offset(struct fmt_hist *h, struct fmt_colcur *c,
 		      struct ist_record *recs, size_t m)
 {
-	const uint8_t *p = c->p, *end = c->end, *sym = c->sym + c->done;
+	const uint8_t *p = c->p, *end = c->end;
+	const uint8_t *sym = c->sym ? c->sym + c->done : NULL; /* HIST only */
 	const uint64_t g = c->d.param;
 	uint64_t v;
 

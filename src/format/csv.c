@@ -353,13 +353,12 @@ static const char *const field_names[] = {
 /* Explains why ist_csv_parse() rejected a line. */
 static int diagnose(ist_csv_reader *c, const char *s, size_t n, int err)
 {
-	const char *f[9], *p = s, *end = s + n;
+	const char *f[9], *p = s, *end = s + n, *q = NULL;
 	size_t fl[9];
 	unsigned nf = 0;
 
 	while (nf < 9) {
-		const char *q = memchr(p, ',', (size_t)(end - p));
-
+		q = memchr(p, ',', (size_t)(end - p));
 		f[nf] = p;
 		fl[nf] = q ? (size_t)(q - p) : (size_t)(end - p);
 		nf++;
@@ -367,7 +366,7 @@ static int diagnose(ist_csv_reader *c, const char *s, size_t n, int err)
 			break;
 		p = q + 1;
 	}
-	if (nf < 9 || memchr(f[8], ',', fl[8]))
+	if (nf < 9 || q) /* too few, or a comma after the ninth */
 		return fail(c, IST_EPARSE, "expected 9 fields (%s)", IST_CSV_HEADER);
 	if (n == 0)
 		return fail(c, IST_EPARSE, "empty line");

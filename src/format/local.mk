@@ -15,7 +15,8 @@ iostorm_SOURCES += \
 	src/cli/cmd_cat.c \
 	src/cli/cmd_verify.c
 
-# bench/format.sh's speed probe (built by make check)
+# bench/format.sh and its speed probe (built by make check)
+EXTRA_DIST += bench/format.sh
 check_PROGRAMS += bench/ist_speed
 bench_ist_speed_SOURCES = bench/ist_speed.c
 bench_ist_speed_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
@@ -46,3 +47,9 @@ tests_fuzz_fuzz_csv_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-trace.5 man/iostorm-convert.1 man/iostorm-info.1 \
 	man/iostorm-cat.1 man/iostorm-verify.1
+
+check_PROGRAMS += tests/unit/test_format_csv
+TESTS += tests/unit/test_format_csv
+tests_unit_test_format_csv_SOURCES = tests/unit/test_format_csv.c
+tests_unit_test_format_csv_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_format_csv_LDADD = $(TEST_LIBS)
