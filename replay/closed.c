@@ -129,8 +129,11 @@ struct cl_stream {
 	unsigned head, tail;   /* FIFO of pending nodes */
 	unsigned ver;          /* bumps when the head's readiness changes */
 	int have_prev;
-	uint64_t prev_t, prev_lat, prev_seq;
-	uint64_t prev_issue, prev_done; /* absolute; prev_done 0 = in flight */
+	int explicit_deps;     /* the stream's records carry "dependent" flags */
+	unsigned inflight;     /* issued, not completed */
+	uint64_t prev_t, prev_issue;     /* previous I/O: trace time, actual issue */
+	uint64_t rec_end;      /* max recorded completion (t + lat) so far */
+	uint64_t last_done;    /* max actual completion so far (absolute) */
 };
 
 struct cl_heap_ent {
@@ -235,13 +238,22 @@ static void heap_pop(struct rpl_closed *c)
 		c->heap[i] = last;
 }
 
+/* The recorded latency of an I/O: lat_ns, or the trace's nominal latency
+ * (synthesized traces record none: their header gives it). */
+static uint64_t rec_lat(const struct rpl_run *r, const struct ist_record *rec)
+{
+	return rec->lat_ns ? rec->lat_ns : r->nominal_lat_ns;
+}
+
 /*
  * When the head of stream s may issue (absolute ns), or UINT64_MAX while
- * it waits for a completion.  An I/O the stream issued after its previous
- * one completed (flag "dependent", or recorded issue time at or after the
- * previous recorded completion) waits for the replayed completion plus
- * the recorded think time; one issued while the previous was in flight
- * keeps its recorded distance to the previous issue.
+ * it waits for completions.  An I/O the stream issued after its earlier
+ * I/Os had completed (flag "dependent"; in a stream without such flags,
+ * a recorded issue time at or after the recorded completions, or no
+ * recorded latency at all) waits for all of them to complete in the
+ * replay, plus the recorded think time (issue time minus the last recorded
+ * completion) times think_scale.  An I/O issued while earlier ones were in
+ * flight keeps its recorded distance to the previous issue.
  */
 static uint64_t head_deadline(struct rpl_worker *w, const struct cl_stream *s)
 {
@@ -251,15 +263,18 @@ static uint64_t head_deadline(struct rpl_worker *w, const struct cl_stream *s)
 
 	if (!s->have_prev || !s->id)
 		return r->epoch + (uint64_t)((double)h->t_ns / r->o.speed);
-	dependent = (h->flags & IST_F_DEPENDENT) ||
-		    (!s->prev_lat ? 1 : h->t_ns >= s->prev_t + s->prev_lat);
+	if (h->flags & IST_F_DEPENDENT)
+		dependent = 1;
+	else if (s->explicit_deps)
+		dependent = 0;
+	else
+		dependent = !s->rec_end || h->t_ns >= s->rec_end;
 	if (dependent) {
-		uint64_t end = s->prev_t + s->prev_lat, think;
+		uint64_t think = h->t_ns > s->rec_end ? h->t_ns - s->rec_end : 0;
 
-		if (!s->prev_done)
+		if (s->inflight)
 			return UINT64_MAX;
-		think = h->t_ns > end ? h->t_ns - end : 0;
-		return s->prev_done + (uint64_t)((double)think * r->o.think_scale);
+		return s->last_done + (uint64_t)((double)think * r->o.think_scale);
 	}
 	return s->prev_issue + (uint64_t)((double)(h->t_ns - s->prev_t) / r->o.speed);
 }
@@ -364,11 +379,13 @@ void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 	c->free_head = n;
 	c->pending--;
 	s->have_prev = 1;
+	if (io->rec.flags & IST_F_DEPENDENT)
+		s->explicit_deps = 1;
 	s->prev_t = io->rec.t_ns;
-	s->prev_lat = io->rec.lat_ns;
-	s->prev_seq = io->seq;
 	s->prev_issue = issue;
-	s->prev_done = 0;
+	if (io->rec.t_ns + rec_lat(w->run, &io->rec) > s->rec_end)
+		s->rec_end = io->rec.t_ns + rec_lat(w->run, &io->rec);
+	s->inflight++;
 	requeue(w, si);
 }
 
@@ -381,10 +398,13 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 	if (!map_get(&c->map, io->rec.stream, &si))
 		return;
 	s = &c->s[si];
-	if (s->prev_seq != io->seq)
-		return; /* an older I/O of the stream: nobody waits on it */
-	s->prev_done = done ? done : 1;
-	requeue(w, si);
+	if (s->inflight)
+		s->inflight--;
+	if (done > s->last_done)
+		s->last_done = done;
+	/* A dependent head waits for the stream to drain. */
+	if (!s->inflight)
+		requeue(w, si);
 }
 
 /* ------------------------------------------------------------ transactions */

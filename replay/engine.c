@@ -218,6 +218,12 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 			    ist_strerror(ret));
 	if (r->have_totals)
 		r->expected = r->totals.records * r->o.loops;
+	{
+		const char *nl = ist_header_get(src->header, "nominal_latency_ns");
+
+		if (nl)
+			r->nominal_lat_ns = strtoull(nl, NULL, 10);
+	}
 	r->ndev = (unsigned)count_devices(r);
 	r->dev_size = calloc(r->ndev + 1, sizeof(*r->dev_size));
 	r->dev_map = calloc(r->ndev + 1, sizeof(*r->dev_map));

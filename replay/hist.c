@@ -83,6 +83,12 @@ int rpl_hist_merge(struct rpl_hist *dst, const struct rpl_hist *src)
 {
 	if (!src->count)
 		return 0;
+	/* Buckets of a lazily created histogram (empty intervals own none). */
+	if (!dst->b) {
+		dst->b = calloc(RPL_HIST_BUCKETS, sizeof(*dst->b));
+		if (!dst->b)
+			return -ENOMEM;
+	}
 	for (unsigned i = 0; i < RPL_HIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
 	dst->count += src->count;
@@ -99,7 +105,7 @@ uint64_t rpl_hist_quantile(const struct rpl_hist *h, double q)
 {
 	uint64_t rank, seen = 0, lo, hi, mid;
 
-	if (!h->count)
+	if (!h->count || !h->b)
 		return 0;
 	if (q <= 0)
 		return h->min;

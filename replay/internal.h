@@ -165,6 +165,7 @@ struct rpl_run {
 	pthread_cond_t cond;
 	uint64_t epoch;
 	uint64_t expected;
+	uint64_t nominal_lat_ns; /* header "nominal_latency_ns" (synth traces) */
 	int src_err;
 	char src_where[96];
 	uint64_t skipped_ro, skipped_end, skipped_big;
@@ -172,7 +173,7 @@ struct rpl_run {
 	uint64_t schedule_ns;
 	/* intervals: shared accumulators, merged by workers */
 	struct rpl_interval_acc *iv;
-	size_t niv;
+	size_t niv, ivcap, rowcap;
 	uint64_t cpu0_user, cpu0_sys;
 	struct rpl_result res;
 	int have_result;

@@ -26,6 +26,8 @@ tests_unit_test_replay_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-replay.1 man/iostorm-timing.7
 
-TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
-EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh
+TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
+	tests/cli/replay-closed.sh
+EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
+	tests/cli/replay-closed.sh
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh

@@ -125,6 +125,8 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "sqpoll", json_object_new_boolean(op->sqpoll));
 	add(o, "iopoll", json_object_new_boolean(op->iopoll));
 	add(o, "realtime", json_object_new_boolean(op->realtime));
+	add(o, "virtual_time", json_object_new_boolean(op->virtual_clock));
+	add(o, "null_latency_ns", ju64(op->null_latency_ns));
 	add(o, "interval_ns", ju64(op->interval_ns));
 	add(o, "spin_ns", ju64(op->spin_ns));
 	add(o, "think_scale", json_object_new_double(op->think_scale));

@@ -43,35 +43,48 @@ static int iacc_add(struct rpl_interval_acc *dst, const struct rpl_interval_acc 
 	}
 	dst->errors += src->errors;
 	dst->txns += src->txns;
-	rpl_hist_merge(&dst->lat, &src->lat);
-	rpl_hist_merge(&dst->late, &src->late);
+	if (rpl_hist_merge(&dst->lat, &src->lat) || rpl_hist_merge(&dst->late, &src->late))
+		return -ENOMEM;
 	return 0;
 }
 
-/* Turns the oldest pending accumulator into a row (lock held). */
-static int finalize_oldest(struct rpl_run *r)
+/* Turns the k oldest pending accumulators into rows (lock held). */
+static int finalize_oldest(struct rpl_run *r, size_t k)
 {
 	struct rpl_result *res = &r->res;
-	struct rpl_interval *row, *rows;
-	struct rpl_interval_acc *a = &r->iv[0];
+	struct rpl_interval *row;
 
-	rows = realloc(res->intervals, (res->nintervals + 1) * sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	res->intervals = rows;
-	row = &rows[res->nintervals++];
-	memset(row, 0, sizeof(*row));
-	row->start_ns = (uint64_t)(res->nintervals - 1) * r->o.interval_ns;
-	row->length_ns = r->o.interval_ns;
-	memcpy(row->ios, a->ios, sizeof(row->ios));
-	memcpy(row->bytes, a->bytes, sizeof(row->bytes));
-	row->errors = a->errors;
-	row->txns = a->txns;
-	rpl_hist_summary(&a->lat, &row->lat);
-	rpl_hist_summary(&a->late, &row->late);
-	rpl_iacc_release(a);
-	memmove(r->iv, r->iv + 1, (r->niv - 1) * sizeof(*r->iv));
-	r->niv--;
+	if (k > r->niv)
+		k = r->niv;
+	if (res->nintervals + k > r->rowcap) {
+		size_t cap = r->rowcap ? r->rowcap : 16;
+		struct rpl_interval *rows;
+
+		while (cap < res->nintervals + k)
+			cap *= 2;
+		rows = realloc(res->intervals, cap * sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+		res->intervals = rows;
+		r->rowcap = cap;
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct rpl_interval_acc *a = &r->iv[i];
+
+		row = &res->intervals[res->nintervals++];
+		memset(row, 0, sizeof(*row));
+		row->start_ns = (uint64_t)(res->nintervals - 1) * r->o.interval_ns;
+		row->length_ns = r->o.interval_ns;
+		memcpy(row->ios, a->ios, sizeof(row->ios));
+		memcpy(row->bytes, a->bytes, sizeof(row->bytes));
+		row->errors = a->errors;
+		row->txns = a->txns;
+		rpl_hist_summary(&a->lat, &row->lat);
+		rpl_hist_summary(&a->late, &row->late);
+		rpl_iacc_release(a);
+	}
+	memmove(r->iv, r->iv + k, (r->niv - k) * sizeof(*r->iv));
+	r->niv -= k;
 	return 0;
 }
 
@@ -112,24 +125,29 @@ int rpl_interval_merge(struct rpl_run *r, uint64_t idx,
 		goto out;
 	}
 	while (r->niv <= idx - base) {
-		struct rpl_interval_acc *iv = realloc(r->iv, (r->niv + 1) * sizeof(*iv));
+		/* Intervals in progress (usually two); after a stall of the
+		 * worker, many empty ones: they own no histogram buckets. */
+		if (r->niv == r->ivcap) {
+			size_t cap = r->ivcap ? r->ivcap * 2 : 8;
+			struct rpl_interval_acc *iv = realloc(r->iv, cap * sizeof(*iv));
 
-		if (!iv) {
-			ret = -ENOMEM;
-			goto out;
+			if (!iv) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			r->iv = iv;
+			r->ivcap = cap;
 		}
-		r->iv = iv;
-		ret = rpl_iacc_init(&r->iv[r->niv]);
-		if (ret < 0)
-			goto out;
+		memset(&r->iv[r->niv], 0, sizeof(r->iv[r->niv]));
+		r->iv[r->niv].lat.min = r->iv[r->niv].late.min = UINT64_MAX;
 		r->niv++;
 	}
-	iacc_add(&r->iv[idx - base], acc);
+	ret = iacc_add(&r->iv[idx - base], acc);
 	minw = min_worker_interval(r);
-	while (r->niv > 1 && r->res.nintervals < minw) {
-		ret = finalize_oldest(r);
-		if (ret < 0)
-			break;
+	if (r->niv > 1 && r->res.nintervals < minw) {
+		size_t k = minw - r->res.nintervals;
+
+		ret = finalize_oldest(r, k < r->niv - 1 ? k : r->niv - 1);
 	}
 out:
 	pthread_mutex_unlock(&r->lock);
@@ -167,12 +185,10 @@ int rpl_results_build(struct rpl_run *r)
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&r->lock);
-	while (r->niv) {
-		ret = finalize_oldest(r);
-		if (ret < 0) {
-			pthread_mutex_unlock(&r->lock);
-			goto out;
-		}
+	ret = finalize_oldest(r, r->niv);
+	if (ret < 0) {
+		pthread_mutex_unlock(&r->lock);
+		goto out;
 	}
 	pthread_mutex_unlock(&r->lock);
 	res->interrupted = atomic_load(&r->stop) & 1;

@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"  -t, --target [DEV=]PATH  trace device DEV (all devices without DEV) to PATH\n"
 	"      --null               null back-end: no device, engine cost alone\n"
 	"      --null-latency T     null back-end completes after T (default 0)\n"
+	"      --virtual-time       null back-end on a simulated clock: no waiting,\n"
+	"                           exact schedules (what-if with --null-latency)\n"
 	"      --remap MODE         offsets beyond a target: strict (refuse, default),\n"
 	"                           wrap, scale\n"
 	"      --buffered           page cache I/O (default O_DIRECT)\n"
@@ -76,13 +78,14 @@ enum {
 	O_ALLOW_WRITE, O_FORCE, O_READ_ONLY, O_DATA, O_SEED, O_TIMING, O_SPEED,
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
-	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME,
+	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL,
 };
 
 static const struct option longopts[] = {
 	{ "target", required_argument, NULL, 't' },
 	{ "null", no_argument, NULL, O_NULL },
 	{ "null-latency", required_argument, NULL, O_NULL_LAT },
+	{ "virtual-time", no_argument, NULL, O_VIRTUAL },
 	{ "remap", required_argument, NULL, O_REMAP },
 	{ "buffered", no_argument, NULL, O_BUFFERED },
 	{ "create", no_argument, NULL, O_CREATE },
@@ -442,6 +445,9 @@ int cmd_replay(int argc, char **argv)
 		case O_REALTIME:
 			o.realtime = 1;
 			break;
+		case O_VIRTUAL:
+			o.virtual_clock = 1;
+			break;
 		case O_SPIN:
 			if (cli_parse_duration_ns(optarg, &o.spin_ns))
 				return cli_usage_error(CMD, "bad --spin '%s'", optarg);
@@ -479,6 +485,8 @@ int cmd_replay(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error(CMD, optind == argc ? "no trace given" : "one trace only");
 	trace = argv[optind];
+	if (o.virtual_clock && o.backend != RPL_BACKEND_NULL)
+		return cli_usage_error(CMD, "--virtual-time needs --null");
 	if (o.backend != RPL_BACKEND_NULL && !o.ntargets)
 		return cli_usage_error(CMD, "no --target (or --null) given");
 	if (o.to_ns && o.to_ns <= o.from_ns)
