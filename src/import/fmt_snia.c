@@ -41,14 +41,16 @@ static int snia_dev(struct imp_ctx *c, struct snia_state *st, const char *name,
 static int prefixed_dev(struct imp_ctx *c, struct snia_state *st,
 			const char *prefix, const char *id, size_t len)
 {
+	size_t pl = strlen(prefix);
 	char name[96];
-	int n = snprintf(name, sizeof(name), "%s%.*s", prefix, (int)len, id);
 
 	if (len == 0)
 		return imp_bad(c, "empty device field");
-	if (n < 0 || (size_t)n >= sizeof(name))
+	if (pl + len >= sizeof(name))
 		return imp_bad(c, "device name too long");
-	return snia_dev(c, st, name, n);
+	memcpy(name, prefix, pl);
+	memcpy(name + pl, id, len);
+	return snia_dev(c, st, name, pl + len);
 }
 
 static int want_fields(struct imp_ctx *c, const struct imp_fields *fl,

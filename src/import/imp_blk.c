@@ -8,7 +8,7 @@
 
 #include "import/imp_blk.h"
 
-#define MAX_PENDING (1u << 20) /* records held waiting for completion */
+#define MAX_PENDING (1u << 18) /* records held waiting for completion */
 
 struct pend {
 	struct ist_record rec;

@@ -36,6 +36,7 @@ struct imp_sorter {
 	struct sort_key *keys;
 	size_t n;
 	int in_order;          /* buf[0..n) is sorted */
+	size_t sorted;         /* buf[0..sorted) is sorted */
 	int64_t buf_last;      /* t of buf[n-1] when in order */
 	uint64_t count, reordered;
 	int64_t min_t, max_t;
@@ -140,20 +141,36 @@ static int key_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Sorts buf[0..n) stably by time (through keys and tmp). */
+/*
+ * Sorts buf[0..n) stably by time.  buf[0..sorted) is already in order (the
+ * half kept from the previous window): only the rest is sorted (through
+ * keys), then the two are merged into tmp, the prefix first on ties.
+ */
 static void sort_buf(struct imp_sorter *s)
 {
 	struct ist_record *t;
+	size_t a = 0, b = 0, o = 0, na = s->sorted, nb;
 
 	if (s->in_order)
 		return;
-	for (size_t i = 0; i < s->n; i++) {
-		s->keys[i].t = (int64_t)s->buf[i].t_ns;
-		s->keys[i].idx = i;
+	if (na > s->n)
+		na = 0;
+	nb = s->n - na;
+	for (size_t i = 0; i < nb; i++) {
+		s->keys[i].t = (int64_t)s->buf[na + i].t_ns;
+		s->keys[i].idx = na + i;
 	}
-	qsort(s->keys, s->n, sizeof(*s->keys), key_cmp);
-	for (size_t i = 0; i < s->n; i++)
-		s->tmp[i] = s->buf[s->keys[i].idx];
+	qsort(s->keys, nb, sizeof(*s->keys), key_cmp);
+	while (a < na && b < nb) {
+		if ((int64_t)s->buf[a].t_ns <= s->keys[b].t)
+			s->tmp[o++] = s->buf[a++];
+		else
+			s->tmp[o++] = s->buf[s->keys[b++].idx];
+	}
+	while (a < na)
+		s->tmp[o++] = s->buf[a++];
+	while (b < nb)
+		s->tmp[o++] = s->buf[s->keys[b++].idx];
 	t = s->buf;
 	s->buf = s->tmp;
 	s->tmp = t;
@@ -350,6 +367,7 @@ int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec)
 			return ret;
 		memmove(s->buf, s->buf + half, (s->n - half) * sizeof(*s->buf));
 		s->n -= half;
+		s->sorted = s->n;
 		s->buf_last = (int64_t)s->buf[s->n - 1].t_ns;
 	}
 	if (s->n && t < s->buf_last)

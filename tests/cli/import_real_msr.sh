@@ -30,6 +30,15 @@ expect_eq "$(sed -n 2p "$TMP/t.csv" | cut -d, -f1,3,4,5,6)" "$want_first" "first
 expect_eq "$(tail -1 "$TMP/t.csv" | cut -d, -f1)" "$want_last_t" "last record time"
 expect_eq "$(tail -1 "$TMP/t.csv" | cut -d, -f4,5)" "$(tail -1 "$F" | cut -d, -f5,6)" "last record offset,len"
 expect_eq "$(awk '$3 == "add" { print $2 }' "$TMP/t.fio" | sort -u | tr '\n' ' ')" "$want_hosts" "devices (hostname_disk)"
+# the original start is kept in the metadata (FILETIME -> UTC with date(1))
+ft=$(head -1 "$F" | cut -d, -f1)
+secs=$(echo "$ft" | awk '{ printf "%d", substr($1, 1, 11) - 11644473600 }')
+frac=$(echo "$ft" | cut -c12-18)
+expect_status 0 "$IOSTORM" info "$TMP/t.ist"
+expect_grep "start_time = $(date -u -d "@$secs" +%Y-%m-%dT%H:%M:%S).${frac}00Z" "$TMP/out"
+expect_grep "source_format = msr" "$TMP/out"
+expect_grep "source_file = $F" "$TMP/out"
+expect_grep "source_time_unit = 100ns" "$TMP/out"
 # every record has its response time as latency
 expect_eq "$(awk -F, 'NR > 1 && $6 == 0' "$TMP/t.csv" | wc -l)" 0 "records without latency"
 done_ok
