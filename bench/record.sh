@@ -43,7 +43,8 @@ for r in $(seq "$RUNS"); do
 	"$IOSTORM" record -d "$DEV" -o "$tmp/rec.ist" 2>"$tmp/rec.err" &
 	rp=$!
 	for i in $(seq 200); do
-		[ "$(cat /sys/kernel/tracing/instances/iostorm-record-$rp/tracing_on 2>/dev/null)" = 1 ] && break
+		inst=/sys/kernel/tracing/instances/iostorm-record-$rp
+		[ "$(cat $inst/tracing_on 2>/dev/null)" = 1 ] && grep -q . $inst/set_event && break
 		sleep 0.02
 	done
 	"${FIO[@]}" --output="$tmp/rec.json"

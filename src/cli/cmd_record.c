@@ -284,13 +284,13 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		return EXIT_FAIL;
 	}
 	o.buffer_kb = buffer_bytes / 1024;
+	install_signals();
 	ret = cap_rec_open(&r, &o, s->h, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("%s", err);
 		return EXIT_FAIL;
 	}
 	ist_header_set(s->h, "command", "iostorm record");
-	install_signals();
 	ret = cap_rec_start(r);
 	if (ret < 0) {
 		cli_err("record: cannot start tracing: %s", err_reason(ret));
