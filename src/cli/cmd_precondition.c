@@ -14,6 +14,8 @@
 #include "cli/commands.h"
 #include "cli/rpt_out.h"
 #include "report/sweep.h"
+#include "report/synthsrc.h"
+#include "synth/synth.h"
 
 static void usage(FILE *f)
 {
@@ -31,7 +33,9 @@ static void usage(FILE *f)
 		"Options:\n"
 		"      --passes N        sequential fill passes (default 2; 0: no fill)\n"
 		"      --workload W      4k-randwrite (default), another built-in pattern\n"
-		"                        (iostorm sweep --list) or a trace file\n"
+		"                        (iostorm sweep --list), a synth profile or .ini\n"
+		"                        file (iostorm synth --list), or a trace file\n"
+		"      --set NAME=VALUE  a parameter of a synth profile (repeatable)\n"
 		"      --round T         length of a round (default 60s)\n"
 		"      --max-rounds N    give up after N rounds (default 25)\n"
 		"      --threads N       threads of the workload (default 16)\n"
@@ -59,16 +63,27 @@ static void usage(FILE *f)
 struct workload {
 	const char *trace;
 	const struct rpt_pattern *pattern;
+	struct rpt_synth_spec synth;
 	uint64_t region;
 };
 
 static int open_workload(void *arg, struct rpl_source **s)
 {
 	struct workload *w = arg;
+	char err[256];
 
 	if (w->trace)
 		return rpl_source_open(s, w->trace);
+	if (w->synth.profile)
+		return rpt_synth_source(s, &w->synth, err, sizeof(err));
 	return rpt_pattern_source(s, w->pattern, w->region, 0, 1);
+}
+
+static int synth_known(const char *name)
+{
+	size_t n = strlen(name);
+
+	return syn_profile_find(name) || (n > 4 && !strcmp(name + n - 4, ".ini"));
 }
 
 static void print_point(void *arg, const char *phase, const struct rpt_point *p)
@@ -87,7 +102,7 @@ static void print_point(void *arg, const char *phase, const struct rpt_point *p)
 	fflush(stdout);
 }
 
-enum { O_PASSES = 256, O_WORKLOAD, O_ROUND, O_MAXR, O_THREADS, O_QD, O_REGION, O_NULL,
+enum { O_PASSES = 256, O_WORKLOAD, O_SET, O_ROUND, O_MAXR, O_THREADS, O_QD, O_REGION, O_NULL,
        O_CREATE, O_SIZE, O_BUFFERED, O_ALLOW, O_FORCE, O_DATA, O_QUIET };
 
 int cmd_precondition(int argc, char **argv)
@@ -95,6 +110,7 @@ int cmd_precondition(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "passes", required_argument, NULL, O_PASSES },
 		{ "workload", required_argument, NULL, O_WORKLOAD },
+		{ "set", required_argument, NULL, O_SET },
 		{ "round", required_argument, NULL, O_ROUND },
 		{ "max-rounds", required_argument, NULL, O_MAXR },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -144,6 +160,14 @@ int cmd_precondition(int argc, char **argv)
 			break;
 		case O_WORKLOAD:
 			wname = optarg;
+			break;
+		case O_SET:
+			if (w.synth.nsets == RPT_SYNTH_MAX_SETS || !strchr(optarg, '=')) {
+				rc = cli_usage_error("precondition", "--set: expected NAME=VALUE "
+						     "(at most %d)", RPT_SYNTH_MAX_SETS);
+				goto out;
+			}
+			w.synth.sets[w.synth.nsets++] = optarg;
 			break;
 		case O_ROUND:
 			if (cli_parse_duration_ns(optarg, &round_ns) < 0 || round_ns < 10000000) {
@@ -260,8 +284,31 @@ int cmd_precondition(int argc, char **argv)
 		v = region;
 	v -= v % 131072;
 	w.pattern = rpt_pattern_find(wname);
-	if (!w.pattern)
+	if (!w.pattern && synth_known(wname)) {
+		struct rpl_source *probe;
+
+		w.synth.profile = wname;
+		w.synth.duration_ns = 60000000000ull;
+		e = rpt_synth_source(&probe, &w.synth, err, sizeof(err));
+		if (e < 0) {
+			if (e == -ENOENT || e == IST_ERANGE || (e == IST_EPARSE && !strstr(err, "line")))
+				rc = cli_usage_error("precondition", "--workload: %s", err);
+			else {
+				cli_err("%s", err);
+				rc = EXIT_FAIL;
+			}
+			goto out;
+		}
+		rpl_source_close(probe);
+		/* the profile's devices are scaled onto the target */
+		o->base.remap = RPL_REMAP_SCALE;
+	} else if (!w.pattern) {
 		w.trace = wname;
+	}
+	if (w.synth.nsets && !w.synth.profile) {
+		rc = cli_usage_error("precondition", "--set needs a synth profile as --workload");
+		goto out;
+	}
 	w.region = v;
 	if (v < 131072) {
 		cli_err("%s: %llu bytes: too small to precondition", target ? target : "null target",

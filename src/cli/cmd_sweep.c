@@ -14,12 +14,14 @@
 #include "cli/commands.h"
 #include "cli/rpt_out.h"
 #include "report/sweep.h"
+#include "report/synthsrc.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iostorm sweep TRACE --target PATH -o FILE [options]\n"
-		"       iostorm sweep --synth PATTERN --target PATH -o FILE [options]\n"
+		"       iostorm sweep --synth PROFILE --target PATH -o FILE [options]\n"
+		"       iostorm sweep --pattern NAME --target PATH -o FILE [options]\n"
 		"\n"
 		"Measures a workload across a grid of threads x queue depth as fast as\n"
 		"possible (the reviews' 2T2Q ... 16T16Q), then along a rate curve: arrivals\n"
@@ -29,9 +31,14 @@ static void usage(FILE *f)
 		"\n"
 		"Workload:\n"
 		"  TRACE                 an IST trace or canonical CSV, repeated as needed\n"
-		"      --synth PATTERN   a built-in pattern (--list), over --region\n"
+		"      --synth PROFILE   a workload emulator (iostorm synth --list) or a\n"
+		"                        .ini mix profile, generated on the fly\n"
+		"      --set NAME=VALUE  a parameter of the profile (repeatable)\n"
+		"      --pattern NAME    a built-in fio-like pattern (--list), over --region\n"
 		"      --region SIZE     bytes of the target the pattern uses (default all)\n"
-		"      --seed N          seed of the pattern's random offsets (default 1)\n"
+		"      --seed N          seed of the profile or pattern (default 1)\n"
+		"      --remap MODE      trace offsets beyond the target: strict (default\n"
+		"                        for traces), wrap, scale (default for --synth)\n"
 		"Grid and curve:\n"
 		"      --threads LIST    thread counts (default 2,4,8,16)\n"
 		"      --qd LIST         queue depths per thread (default 2,4,8,16)\n"
@@ -63,15 +70,19 @@ static void usage(FILE *f)
 struct workload {
 	const char *trace;
 	const struct rpt_pattern *pattern;
+	struct rpt_synth_spec synth;
 	uint64_t region, seed;
 };
 
 static int open_workload(void *arg, struct rpl_source **s)
 {
 	struct workload *w = arg;
+	char err[256];
 
 	if (w->trace)
 		return rpl_source_open(s, w->trace);
+	if (w->synth.profile)
+		return rpt_synth_source(s, &w->synth, err, sizeof(err));
 	return rpt_pattern_source(s, w->pattern, w->region, 0, w->seed);
 }
 
@@ -100,13 +111,16 @@ static char *list_text(const double *v, unsigned n)
 	return s;
 }
 
-enum { O_SYNTH = 256, O_REGION, O_SEED, O_THREADS, O_QD, O_RATES, O_POINT, O_NULL,
+enum { O_SYNTH = 256, O_SET, O_PATTERN, O_REMAP, O_REGION, O_SEED, O_THREADS, O_QD, O_RATES, O_POINT, O_NULL,
        O_CREATE, O_SIZE, O_BUFFERED, O_ALLOW, O_FORCE, O_DATA, O_QUIET, O_LIST };
 
 int cmd_sweep(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "synth", required_argument, NULL, O_SYNTH },
+		{ "set", required_argument, NULL, O_SET },
+		{ "pattern", required_argument, NULL, O_PATTERN },
+		{ "remap", required_argument, NULL, O_REMAP },
 		{ "region", required_argument, NULL, O_REGION },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -130,7 +144,7 @@ int cmd_sweep(int argc, char **argv)
 	};
 	static const double def_tq[] = { 2, 4, 8, 16 };
 	double threads[RPT_SWEEP_MAX], qd[RPT_SWEEP_MAX], rates[RPT_SWEEP_MAX];
-	int nthreads = 4, nqd = 4, nrates = 12, quiet = 0, c, e, rc = EXIT_OK;
+	int nthreads = 4, nqd = 4, nrates = 12, quiet = 0, c, e, rc = EXIT_OK, remap = -1;
 	struct workload w = { .seed = 1 };
 	const char *target = NULL, *output = NULL;
 	uint64_t size = 0, region = 0, point_ns = 5000000000ull, v;
@@ -156,9 +170,28 @@ int cmd_sweep(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "t:o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_SYNTH:
+			w.synth.profile = optarg;
+			break;
+		case O_SET:
+			if (w.synth.nsets == RPT_SYNTH_MAX_SETS || !strchr(optarg, '=')) {
+				rc = cli_usage_error("sweep", "--set: expected NAME=VALUE (at most %d)",
+						     RPT_SYNTH_MAX_SETS);
+				goto out;
+			}
+			w.synth.sets[w.synth.nsets++] = optarg;
+			break;
+		case O_PATTERN:
 			w.pattern = rpt_pattern_find(optarg);
 			if (!w.pattern) {
-				rc = cli_usage_error("sweep", "--synth: unknown pattern '%s' (see --list)",
+				rc = cli_usage_error("sweep", "--pattern: unknown pattern '%s' (see --list)",
+						     optarg);
+				goto out;
+			}
+			break;
+		case O_REMAP:
+			remap = rpl_remap_parse(optarg);
+			if (remap < 0) {
+				rc = cli_usage_error("sweep", "--remap: '%s' is not strict, wrap or scale",
 						     optarg);
 				goto out;
 			}
@@ -247,6 +280,7 @@ int cmd_sweep(int argc, char **argv)
 		case O_LIST:
 			for (const struct rpt_pattern *p = rpt_patterns; p->name; p++)
 				printf("%-14s %s\n", p->name, p->summary);
+			printf("(--synth takes the profiles of `iostorm synth --list`)\n");
 			goto out;
 		case 'h':
 			usage(stdout);
@@ -262,10 +296,35 @@ int cmd_sweep(int argc, char **argv)
 		rc = cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
-	if (!!w.trace == !!w.pattern) {
-		rc = cli_usage_error("sweep", "give a TRACE or --synth PATTERN (one of them)");
+	if (!!w.trace + !!w.pattern + !!w.synth.profile != 1) {
+		rc = cli_usage_error("sweep", "give one of TRACE, --synth PROFILE, --pattern NAME");
 		goto out;
 	}
+	if (w.synth.nsets && !w.synth.profile) {
+		rc = cli_usage_error("sweep", "--set needs --synth");
+		goto out;
+	}
+	if (w.synth.profile) {
+		struct rpl_source *probe;
+
+		/* checked once here: a bad profile or parameter stops before any I/O */
+		w.synth.seed = w.seed;
+		w.synth.duration_ns = 60000000000ull;
+		e = rpt_synth_source(&probe, &w.synth, err, sizeof(err));
+		if (e == -ENOENT || e == IST_ERANGE || (e == IST_EPARSE && w.synth.nsets &&
+							 !strstr(err, "line"))) {
+			rc = cli_usage_error("sweep", "--synth: %s", err);
+			goto out;
+		}
+		if (e < 0) {
+			cli_err("%s", err);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		rpl_source_close(probe);
+	}
+	o->base.remap = remap >= 0 ? (enum rpl_remap)remap :
+			w.synth.profile ? RPL_REMAP_SCALE : RPL_REMAP_STRICT;
 	if (!output) {
 		rc = cli_usage_error("sweep", "no output: give -o FILE");
 		goto out;
@@ -320,7 +379,7 @@ int cmd_sweep(int argc, char **argv)
 	o->point_ns = point_ns;
 	o->open_source = open_workload;
 	o->source_arg = &w;
-	o->source_name = w.trace ? w.trace : w.pattern->name;
+	o->source_name = w.trace ? w.trace : w.synth.profile ? w.synth.profile : w.pattern->name;
 	o->point_done = print_point;
 	o->point_arg = &quiet;
 	o->stop = cli_stop_flag();
@@ -352,8 +411,17 @@ int cmd_sweep(int argc, char **argv)
 	{
 		json_object *meta = json_object_new_object();
 
+		if (w.synth.profile) {
+			json_object *sets = json_object_new_array();
+
+			json_object_object_add(meta, "profile", json_object_new_string(w.synth.profile));
+			for (unsigned i = 0; i < w.synth.nsets; i++)
+				json_object_array_add(sets, json_object_new_string(w.synth.sets[i]));
+			json_object_object_add(meta, "params", sets);
+			json_object_object_add(meta, "seed", json_object_new_int64((int64_t)w.seed));
+		}
 		if (w.pattern) {
-			json_object_object_add(meta, "profile", json_object_new_string(w.pattern->name));
+			json_object_object_add(meta, "pattern", json_object_new_string(w.pattern->name));
 			json_object_object_add(meta, "seed", json_object_new_int64((int64_t)w.seed));
 			json_object_object_add(meta, "region", json_object_new_int64((int64_t)w.region));
 		}
@@ -375,6 +443,7 @@ int cmd_sweep(int argc, char **argv)
 	json_object_object_add(set, "backend", json_object_new_string(
 		o->base.backend == RPL_BACKEND_NULL ? "null" : "io_uring"));
 	json_object_object_add(set, "direct", json_object_new_boolean(!o->base.buffered));
+	json_object_object_add(set, "remap", json_object_new_string(rpl_remap_name(o->base.remap)));
 	{
 		char buf[32];
 

@@ -8,6 +8,8 @@ libiostorm_core_la_SOURCES += \
 	src/report/svg.h \
 	src/report/run.c \
 	src/report/run.h \
+	src/report/jscan.c \
+	src/report/jscan.h \
 	src/report/html.c \
 	src/report/report.h \
 	src/report/noise.c \
@@ -19,7 +21,9 @@ libiostorm_core_la_SOURCES += \
 	src/report/measure.c \
 	src/report/measure.h \
 	src/report/sweep.c \
-	src/report/sweep.h
+	src/report/sweep.h \
+	src/report/synthsrc.c \
+	src/report/synthsrc.h
 
 iostorm_SOURCES += \
 	src/cli/rpt_out.c \
@@ -51,3 +55,9 @@ tests_fuzz_fuzz_runjson_LDADD = $(TEST_LIBS)
 
 dist_man_MANS += man/iostorm-report.1 man/iostorm-compare.1 man/iostorm-sweep.1 \
 	man/iostorm-precondition.1
+
+TESTS += tests/cli/report-screenshot.sh
+EXTRA_DIST += tests/cli/report-screenshot.sh tests/cli/pngstat.py
+
+dist_noinst_SCRIPTS += bench/report-screenshot.sh
+EXTRA_DIST += bench/README.md

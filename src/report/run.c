@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/jscan.h"
 #include "report/run.h"
 
 /* Result files are small (a row per interval); refuse absurd ones rather
@@ -456,14 +458,15 @@ static int load_precond(struct ctx *c, struct rpt_run *r, json_object *root)
 	return load_settings(r, get(root, "settings"));
 }
 
-/* Reads the whole file (bounded) for the tokenizer. */
-static int slurp(struct ctx *c, const char *path, char **buf, size_t *len)
+/* Maps the file (bounded) for the scanner and the tokenizer. */
+static int map_file(struct ctx *c, const char *path, const char **buf, size_t *len)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-	char *b;
+	void *m;
 
+	*buf = NULL;
+	*len = 0;
 	if (fd < 0)
 		return fail(c, -errno, "%s", strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -475,76 +478,133 @@ static int slurp(struct ctx *c, const char *path, char **buf, size_t *len)
 		return fail(c, -EFBIG, "larger than %u MiB: not a result file",
 			    MAX_RESULT_BYTES >> 20);
 	}
-	b = malloc((size_t)st.st_size + 1);
-	if (!b) {
+	if (st.st_size == 0) {
 		close(fd);
-		return -ENOMEM;
+		return 0;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, b + got, (size_t)st.st_size - got);
-
-		if (n < 0) {
-			int e = errno;
-
-			free(b);
-			close(fd);
-			return fail(c, -e, "%s", strerror(e));
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	b[got] = 0;
-	*buf = b;
-	*len = got;
+	if (m == MAP_FAILED)
+		return fail(c, -errno, "%s", strerror(errno));
+	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	*buf = m;
+	*len = (size_t)st.st_size;
 	return 0;
 }
 
-static json_object *parse(struct ctx *c, const char *buf, size_t len, int *err)
+static size_t line_of(const char *buf, size_t off)
+{
+	size_t line = 1;
+
+	for (size_t k = 0; k < off; k++)
+		line += buf[k] == '\n';
+	return line;
+}
+
+/* A piece of the text to parse: p[0..n), at file offset off. */
+struct piece {
+	const char *p;
+	size_t n, off;
+};
+
+/* Parses the concatenation of pieces as one JSON value; errors name the
+ * line in the file. */
+static json_object *parse(struct ctx *c, const char *file, const struct piece *pc,
+			  size_t npc, int *err)
 {
 	json_tokener *tok = json_tokener_new();
-	json_object *o;
-	enum json_tokener_error je;
-	size_t off, line = 1;
+	enum json_tokener_error je = json_tokener_continue;
+	json_object *o = NULL;
+	size_t i, used = 0;
 
 	if (!tok) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (len > (size_t)INT32_MAX)
-		len = INT32_MAX;
-	o = json_tokener_parse_ex(tok, buf, (int)len);
-	je = json_tokener_get_error(tok);
-	off = tok->char_offset;
+	for (i = 0; i < npc && je == json_tokener_continue; i++) {
+		if (pc[i].n > (size_t)INT32_MAX) {
+			*err = fail(c, IST_EPARSE, "line 1: too large");
+			json_tokener_free(tok);
+			return NULL;
+		}
+		o = json_tokener_parse_ex(tok, pc[i].p, (int)pc[i].n);
+		je = json_tokener_get_error(tok);
+		used = (size_t)tok->char_offset;
+	}
+	i--;
 	if (o && je == json_tokener_success) {
 		/* nothing but white space may follow */
-		for (size_t i = off; i < len; i++)
-			if (buf[i] != ' ' && buf[i] != '\n' && buf[i] != '\t' &&
-			    buf[i] != '\r') {
-				json_object_put(o);
-				o = NULL;
-				off = i;
-				for (size_t k = 0; k < off; k++)
-					line += buf[k] == '\n';
-				*err = fail(c, IST_EPARSE, "line %zu: data after the JSON value", line);
-				json_tokener_free(tok);
-				return NULL;
-			}
+		size_t rest = rpt_jscan_ws(pc[i].p, pc[i].n, used);
+
+		if (rest < pc[i].n || i + 1 < npc) {
+			json_object_put(o);
+			*err = fail(c, IST_EPARSE, "line %zu: data after the JSON value",
+				    line_of(file, pc[i].off + rest));
+			o = NULL;
+		}
 		json_tokener_free(tok);
 		return o;
 	}
 	if (o)
 		json_object_put(o);
-	for (size_t k = 0; k < off && k < len; k++)
-		line += buf[k] == '\n';
 	if (je == json_tokener_continue)
-		*err = fail(c, IST_EPARSE, "line %zu: truncated JSON", line);
+		*err = fail(c, IST_EPARSE, "line %zu: truncated JSON",
+			    line_of(file, pc[i].off + pc[i].n));
 	else
-		*err = fail(c, IST_EPARSE, "line %zu: bad JSON: %s", line,
+		*err = fail(c, IST_EPARSE, "line %zu: bad JSON: %s",
+			    line_of(file, pc[i].off + (used < pc[i].n ? used : pc[i].n)),
 			    json_tokener_error_desc(je));
 	json_tokener_free(tok);
 	return NULL;
+}
+
+/* The intervals array [vs, ve) of a replay result, one row at a time. */
+static int stream_intervals(struct ctx *c, struct rpt_run *r, const char *buf,
+			    size_t vs, size_t ve)
+{
+	size_t n = 0, pos;
+	int e;
+
+	/* count first: one allocation of the right size */
+	for (pos = rpt_jscan_ws(buf, ve, vs + 1); pos < ve && buf[pos] != ']';) {
+		size_t end = rpt_jscan_value_end(buf, ve, pos);
+
+		if (!end || end == pos)
+			return fail(c, IST_EPARSE, "line %zu: bad JSON in intervals",
+				    line_of(buf, pos));
+		n++;
+		pos = rpt_jscan_ws(buf, ve, end);
+		if (pos < ve && buf[pos] == ',')
+			pos = rpt_jscan_ws(buf, ve, pos + 1);
+		else if (pos >= ve || buf[pos] != ']')
+			return fail(c, IST_EPARSE, "line %zu: bad JSON in intervals",
+				    line_of(buf, pos));
+	}
+	free(r->iv);
+	r->iv = n ? calloc(n, sizeof(*r->iv)) : NULL;
+	r->niv = 0;
+	if (n && !r->iv)
+		return -ENOMEM;
+	for (pos = rpt_jscan_ws(buf, ve, vs + 1); r->niv < n;) {
+		size_t end = rpt_jscan_value_end(buf, ve, pos);
+		struct piece pc = { buf + pos, end - pos, pos };
+		json_object *o = parse(c, buf, &pc, 1, &e);
+
+		if (!o)
+			return e;
+		if (!json_object_is_type(o, json_type_object)) {
+			json_object_put(o);
+			return fail(c, IST_EPARSE, "intervals[%zu]: not an object", r->niv);
+		}
+		load_interval(o, &r->iv[r->niv]);
+		json_object_put(o);
+		if (!(r->iv[r->niv].len_s > 0))
+			return fail(c, IST_EPARSE, "intervals[%zu].length_ns: missing", r->niv);
+		r->niv++;
+		pos = rpt_jscan_ws(buf, ve, end);
+		pos = rpt_jscan_ws(buf, ve, pos + 1); /* past the comma */
+	}
+	return 0;
 }
 
 static char *default_label(const char *path)
@@ -571,24 +631,35 @@ int rpt_run_load(struct rpt_run **out, const char *path, char *err,
 	struct ctx c = { err, errsize };
 	struct rpt_run *r;
 	json_object *root, *sch;
-	const char *schema;
-	char *buf = NULL;
-	size_t len = 0;
-	int e;
+	const char *schema, *buf = NULL;
+	struct piece pc[3];
+	size_t len = 0, npc = 1, vs = 0, ve = 0;
+	int e, split;
 
 	*out = NULL;
 	if (err && errsize)
 		err[0] = 0;
-	e = slurp(&c, path, &buf, &len);
+	e = map_file(&c, path, &buf, &len);
 	if (e < 0)
 		return e;
-	root = parse(&c, buf, len, &e);
-	free(buf);
-	if (!root)
+	/* a replay's intervals are parsed row by row, the rest as a tree */
+	split = rpt_jscan_member(buf, len, "intervals", &vs, &ve) == 0 && buf[vs] == '[';
+	pc[0] = (struct piece){ buf, split ? vs : len, 0 };
+	if (split) {
+		pc[1] = (struct piece){ "[]", 2, vs };
+		pc[2] = (struct piece){ buf + ve, len - ve, ve };
+		npc = 3;
+	}
+	root = parse(&c, buf, pc, npc, &e);
+	if (!root) {
+		if (buf)
+			munmap((void *)buf, len);
 		return e;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		json_object_put(root);
+		munmap((void *)buf, len);
 		return -ENOMEM;
 	}
 	r->path = strdup(path);
@@ -615,6 +686,8 @@ int rpt_run_load(struct rpt_run **out, const char *path, char *err,
 	if (!strcmp(schema, "iostorm-replay/1")) {
 		r->kind = RPT_REPLAY;
 		e = load_replay(&c, r, root);
+		if (e == 0 && split)
+			e = stream_intervals(&c, r, buf, vs, ve);
 	} else if (!strcmp(schema, "iostorm-sweep/1")) {
 		r->kind = RPT_SWEEP;
 		e = load_sweep(&c, r, root);
@@ -626,6 +699,8 @@ int rpt_run_load(struct rpt_run **out, const char *path, char *err,
 	}
 out:
 	json_object_put(root);
+	if (buf)
+		munmap((void *)buf, len);
 	if (e < 0) {
 		if (e == -ENOMEM && err && errsize && !err[0])
 			snprintf(err, errsize, "%s", strerror(ENOMEM));
@@ -673,33 +748,30 @@ const char *rpt_run_setting(const struct rpt_run *r, const char *key)
 
 #define PO(f) offsetof(struct rpt_pcts, f)
 
-/* Pseudo-offsets for figures that are not latency summaries. */
-enum { M_IOPS = 1000, M_MBPS, M_TPS, M_CPU, M_ERRORS, M_TXN_MEAN, M_TXN_P99,
-       M_READ_P99, M_WRITE_P99, M_READ_IOPS, M_WRITE_IOPS };
-
 const struct rpt_metric rpt_metrics[] = {
-	{ "iops", "IOPS", "IOPS", 1, 0, RPT_IV_IOPS, M_IOPS },
-	{ "mbps", "Throughput", "MB/s", 1, 0, RPT_IV_MBPS, M_MBPS },
-	{ "tps", "TPS-eq", "txn/s", 1, 0, RPT_IV_TPS, M_TPS },
-	{ "lat_mean", "Mean latency", "us", 0, 1, RPT_IV_LAT, PO(mean) },
-	{ "lat_p50", "p50 latency", "us", 0, 1, RPT_IV_LAT, PO(p50) },
-	{ "lat_p90", "p90 latency", "us", 0, 1, RPT_IV_LAT, PO(p90) },
-	{ "lat_p99", "p99 latency", "us", 0, 1, RPT_IV_LAT, PO(p99) },
-	{ "lat_p999", "p99.9 latency", "us", 0, 1, RPT_IV_LAT, PO(p999) },
-	{ "lat_p9999", "p99.99 latency", "us", 0, 1, RPT_IV_NONE, PO(p9999) },
-	{ "lat_max", "Max latency", "us", 0, 1, RPT_IV_NONE, PO(max) },
-	{ "lat_stddev", "Latency std dev", "us", 0, 1, RPT_IV_NONE, PO(stddev) },
-	{ "read_iops", "Read IOPS", "IOPS", 1, 0, RPT_IV_NONE, M_READ_IOPS },
-	{ "write_iops", "Write IOPS", "IOPS", 1, 0, RPT_IV_NONE, M_WRITE_IOPS },
-	{ "read_p99", "Read p99 latency", "us", 0, 1, RPT_IV_NONE, M_READ_P99 },
-	{ "write_p99", "Write p99 latency", "us", 0, 1, RPT_IV_NONE, M_WRITE_P99 },
-	{ "txn_mean", "Mean txn latency", "us", 0, 1, RPT_IV_NONE, M_TXN_MEAN },
-	{ "txn_p99", "p99 txn latency", "us", 0, 1, RPT_IV_NONE, M_TXN_P99 },
-	{ "late_p99", "p99 lateness", "us", 0, 1, RPT_IV_LATE, PO(p99) },
-	{ "late_max", "Max lateness", "us", 0, 1, RPT_IV_NONE, PO(max) + 10000 },
-	{ "errors", "I/O errors", "", 0, 0, RPT_IV_NONE, M_ERRORS },
-	{ "cpu_per_io", "CPU per I/O", "us", 0, 1, RPT_IV_NONE, M_CPU },
-	{ NULL, NULL, NULL, 0, 0, RPT_IV_NONE, 0 },
+	{ "iops", "IOPS", "IOPS", 1, 0, RPT_V_IOPS, RPT_IV_IOPS, 0 },
+	{ "mbps", "Throughput", "MB/s", 1, 0, RPT_V_MBPS, RPT_IV_MBPS, 0 },
+	{ "tps", "TPS-eq", "txn/s", 1, 0, RPT_V_TPS, RPT_IV_TPS, 0 },
+	{ "lat_mean", "Mean latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(mean) },
+	{ "lat_p50", "p50 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p50) },
+	{ "lat_p90", "p90 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p90) },
+	{ "lat_p99", "p99 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p99) },
+	{ "lat_p999", "p99.9 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_LAT, PO(p999) },
+	/* an interval holds too few I/Os for its p99.99 or max to mean much */
+	{ "lat_p9999", "p99.99 latency", "us", 0, 1, RPT_V_LAT, RPT_IV_NONE, PO(p9999) },
+	{ "lat_max", "Max latency", "us", 0, 1, RPT_V_LAT, RPT_IV_NONE, PO(max) },
+	{ "lat_stddev", "Latency std dev", "us", 0, 1, RPT_V_LAT, RPT_IV_NONE, PO(stddev) },
+	{ "read_iops", "Read IOPS", "IOPS", 1, 0, RPT_V_READ_IOPS, RPT_IV_NONE, 0 },
+	{ "write_iops", "Write IOPS", "IOPS", 1, 0, RPT_V_WRITE_IOPS, RPT_IV_NONE, 0 },
+	{ "read_p99", "Read p99 latency", "us", 0, 1, RPT_V_READ_LAT, RPT_IV_NONE, PO(p99) },
+	{ "write_p99", "Write p99 latency", "us", 0, 1, RPT_V_WRITE_LAT, RPT_IV_NONE, PO(p99) },
+	{ "txn_mean", "Mean txn latency", "us", 0, 1, RPT_V_TXN_LAT, RPT_IV_NONE, PO(mean) },
+	{ "txn_p99", "p99 txn latency", "us", 0, 1, RPT_V_TXN_LAT, RPT_IV_NONE, PO(p99) },
+	{ "late_p99", "p99 lateness", "us", 0, 1, RPT_V_LATE, RPT_IV_LATE, PO(p99) },
+	{ "late_max", "Max lateness", "us", 0, 1, RPT_V_LATE, RPT_IV_NONE, PO(max) },
+	{ "errors", "I/O errors", "", 0, 0, RPT_V_ERRORS, RPT_IV_NONE, 0 },
+	{ "cpu_per_io", "CPU per I/O", "us", 0, 1, RPT_V_CPU_PER_IO, RPT_IV_NONE, 0 },
+	{ NULL, NULL, NULL, 0, 0, RPT_V_IOPS, RPT_IV_NONE, 0 },
 };
 
 const struct rpt_metric *rpt_metric_find(const char *key)
@@ -719,30 +791,26 @@ double rpt_pcts_field(const struct rpt_pcts *p, size_t off)
 
 double rpt_metric_value(const struct rpt_metric *m, const struct rpt_run *r)
 {
-	switch (m->pcts_off) {
-	case M_IOPS: return r->iops;
-	case M_MBPS: return r->mbps;
-	case M_TPS: return r->txns > 0 ? r->tps : NAN;
-	case M_CPU: return r->ios > 0 && r->cpu_s > 0 ? r->cpu_s / r->ios * 1e9 : NAN;
-	case M_ERRORS: return r->errors;
-	case M_TXN_MEAN: return r->txns > 0 ? rpt_pcts_field(&r->txn_lat, PO(mean)) : NAN;
-	case M_TXN_P99: return r->txns > 0 ? rpt_pcts_field(&r->txn_lat, PO(p99)) : NAN;
-	case M_READ_P99: return rpt_pcts_field(&r->op_lat[IST_OP_READ], PO(p99));
-	case M_WRITE_P99: return rpt_pcts_field(&r->op_lat[IST_OP_WRITE], PO(p99));
-	case M_READ_IOPS:
+	switch (m->value) {
+	case RPT_V_IOPS: return r->iops;
+	case RPT_V_MBPS: return r->mbps;
+	case RPT_V_TPS: return r->txns > 0 ? r->tps : NAN;
+	case RPT_V_LAT: return rpt_pcts_field(&r->lat, m->pcts_off);
+	case RPT_V_LATE: return rpt_pcts_field(&r->late, m->pcts_off);
+	case RPT_V_TXN_LAT: return r->txns > 0 ? rpt_pcts_field(&r->txn_lat, m->pcts_off) : NAN;
+	case RPT_V_READ_LAT: return rpt_pcts_field(&r->op_lat[IST_OP_READ], m->pcts_off);
+	case RPT_V_WRITE_LAT: return rpt_pcts_field(&r->op_lat[IST_OP_WRITE], m->pcts_off);
+	case RPT_V_READ_IOPS:
 		return r->op_ios[IST_OP_READ] > 0 && r->elapsed_s > 0 ?
 		       r->op_ios[IST_OP_READ] / r->elapsed_s : NAN;
-	case M_WRITE_IOPS:
+	case RPT_V_WRITE_IOPS:
 		return r->op_ios[IST_OP_WRITE] > 0 && r->elapsed_s > 0 ?
 		       r->op_ios[IST_OP_WRITE] / r->elapsed_s : NAN;
-	default:
-		break;
+	case RPT_V_ERRORS: return r->errors;
+	case RPT_V_CPU_PER_IO:
+		return r->ios > 0 && r->cpu_s > 0 ? r->cpu_s / r->ios * 1e9 : NAN;
 	}
-	if (m->pcts_off >= 10000)
-		return rpt_pcts_field(&r->late, m->pcts_off - 10000);
-	if (m->src == RPT_IV_LATE)
-		return rpt_pcts_field(&r->late, m->pcts_off);
-	return rpt_pcts_field(&r->lat, m->pcts_off);
+	return NAN;
 }
 
 double rpt_metric_interval(const struct rpt_metric *m,

@@ -109,14 +109,31 @@ enum rpt_series_src {
 	RPT_IV_LATE, /* a field of the interval's lateness summary  */
 };
 
+/* Where a figure's headline value comes from. */
+enum rpt_value_src {
+	RPT_V_IOPS = 0,
+	RPT_V_MBPS,
+	RPT_V_TPS,
+	RPT_V_LAT,        /* a field of the run's latency summary          */
+	RPT_V_LATE,       /* a field of the lateness summary               */
+	RPT_V_TXN_LAT,    /* a field of the transaction latency summary    */
+	RPT_V_READ_LAT,   /* a field of the reads' latency summary         */
+	RPT_V_WRITE_LAT,  /* a field of the writes' latency summary        */
+	RPT_V_READ_IOPS,
+	RPT_V_WRITE_IOPS,
+	RPT_V_ERRORS,
+	RPT_V_CPU_PER_IO, /* ns of CPU time per I/O                         */
+};
+
 struct rpt_metric {
 	const char *key;     /* "iops", "lat_p99" ... (JSON, thresholds) */
 	const char *name;    /* "IOPS", "p99 latency" ...                */
 	const char *unit;    /* "IOPS", "MB/s", "us" ...                 */
 	int higher_better;
 	int is_ns;           /* value in ns; shown in us                 */
+	enum rpt_value_src value;
 	enum rpt_series_src src;
-	size_t pcts_off;     /* offset of the field in struct rpt_pcts   */
+	size_t pcts_off;     /* the summary's field (RPT_V_*LAT*, RPT_IV_LAT*) */
 };
 
 /* The headline figures, terminated by a NULL key. */

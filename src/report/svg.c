@@ -104,6 +104,8 @@ static void fmt_pct_tick(char *buf, size_t size, double t)
 	snprintf(buf, size, "p%.*f", t <= 1 ? 0 : (int)t - 2 > 0 ? (int)t - 2 : 0, p);
 	if (t < 0.31)
 		snprintf(buf, size, "p%.0f", p);
+	if (t < 0.01) /* p0: the smallest value */
+		snprintf(buf, size, "min");
 }
 
 static void range_of(const struct rpt_series *s, size_t ns, int want_x,
@@ -213,6 +215,14 @@ int rpt_svg_chart(FILE *f, const struct rpt_chart *c,
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/>"
 				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 				x, mt, x, mt + ph, x, mt + ph + 15, buf);
+		}
+		/* the median has its own tick between "min" and p90 */
+		if (ax.pct && ax.lo < 0.2 && ax.hi > 0.5) {
+			double x = ml + (log10(2.0) - ax.lo) / (ax.hi - ax.lo) * pw;
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eeeeee\"/>"
+				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">p50</text>\n",
+				x, mt, x, mt + ph, x, mt + ph + 15);
 		}
 	}
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444444\"/>\n",

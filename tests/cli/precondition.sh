@@ -49,6 +49,13 @@ expect_status 0 "$IOSTORM" report "$TMP/p.json" -o "$TMP/p.html"
 expect_grep '>Preconditioning: IOPS per round<' "$TMP/p.html"
 expect_grep '>Preconditioning: latency per round<' "$TMP/p.html"
 
+# a synth profile as the workload
+expect_status 4 "$IOSTORM" precondition --null --size 16M --passes 0 --round 20ms \
+	--max-rounds 2 --workload sql-80-20 --threads 1 --qd 4 -o "$TMP/s.json"
+expect_grep '"workload": ?"sql-80-20"' "$TMP/s.json"
+expect_status 2 "$IOSTORM" precondition --null --workload sql --set bogus=1 -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" precondition --null --set a=1 -o "$TMP/x.json"
+
 # errors
 expect_status 1 "$IOSTORM" precondition "$TMP/none.img" --passes 0 --round 20ms -o "$TMP/x.json"
 expect_err_line "none.img: No such file"

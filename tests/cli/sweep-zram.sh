@@ -32,16 +32,16 @@ command -v udevadm >/dev/null && udevadm settle 2>/dev/null
 sleep 1
 
 # reads need no permission
-expect_status 0 "$IOSTORM" sweep --synth 4k-randread --target "$DEV" --threads 1,2 --qd 1,8 \
+expect_status 0 "$IOSTORM" sweep --pattern 4k-randread --target "$DEV" --threads 1,2 --qd 1,8 \
 	--rates 50,100 --point 100ms -o "$TMP/r.json"
 expect_grep '"target": ?"/dev/zram' "$TMP/r.json"
 expect_eq "$(grep -c '"pct"' "$TMP/r.json")" 2 "curve points"
 # writes on a block device need --allow-write
-expect_status 1 "$IOSTORM" sweep --synth 4k-randwrite --target "$DEV" --threads 1 --qd 4 \
+expect_status 1 "$IOSTORM" sweep --pattern 4k-randwrite --target "$DEV" --threads 1 --qd 4 \
 	--rates none --point 100ms -o "$TMP/w.json"
 expect_err_line "allow-write"
 [ ! -e "$TMP/w.json" ] || fail "output after a refusal"; ok
-expect_status 0 "$IOSTORM" sweep --synth 4k-randwrite --target "$DEV" --allow-write \
+expect_status 0 "$IOSTORM" sweep --pattern 4k-randwrite --target "$DEV" --allow-write \
 	--threads 1 --qd 4 --rates 50 --point 100ms -o "$TMP/w.json"
 
 # precondition: refused without --allow-write, then fill + rounds

@@ -7,7 +7,7 @@
 count() { grep -c "\"$1\"" "$2"; }
 
 # null back-end: 2 x 2 grid, rate curve from a list with "..."
-expect_status 0 "$IOSTORM" sweep --synth 4k-randread --null --threads 1,2 --qd 1,4 \
+expect_status 0 "$IOSTORM" sweep --pattern 4k-randread --null --threads 1,2 --qd 1,4 \
 	--rates 25,50,...,100 --point 50ms -o "$TMP/null.json"
 expect_grep '"schema": ?"iostorm-sweep/1"' "$TMP/null.json"
 expect_eq "$(count threads "$TMP/null.json")" 10 "threads fields (4 grid, 4 curve, max point, settings)"
@@ -17,7 +17,7 @@ expect_grep '^curve  100% \(' "$TMP/out"
 expect_grep '^max [0-9]+ IOPS at [12]T[14]Q; result in ' "$TMP/out"
 
 # a small file, created; a mixed pattern writes: allowed on files
-expect_status 0 "$IOSTORM" sweep --synth 4k-randrw --target "$TMP/f.img" --create --size 8M \
+expect_status 0 "$IOSTORM" sweep --pattern 4k-randrw --target "$TMP/f.img" --create --size 8M \
 	--threads 1,2 --qd 2 --rates 50,100 --point 100ms -o "$TMP/file.json" --quiet
 [ ! -s "$TMP/out" ] || fail "--quiet printed"; ok
 expect_eq "$(count pct "$TMP/file.json")" 2 "curve points"
@@ -59,20 +59,39 @@ expect_status 0 "$IOSTORM" sweep "$TMP/t.csv" --target "$TMP/g.img" --threads 1 
 expect_grep '"path": ?"[^"]*t.csv"' "$TMP/trace.json"
 expect_eq "$(count pct "$TMP/trace.json")" 0 "no curve"
 
+# a workload emulator, generated on the fly and scaled onto the target
+expect_status 0 "$IOSTORM" sweep --synth sql-90-10 --set region=1G --null --size 64M \
+	--threads 1,2 --qd 4 --rates 50 --point 100ms -o "$TMP/synth.json"
+expect_grep '"profile": ?"sql-90-10"' "$TMP/synth.json"
+expect_grep '"region=1G"' "$TMP/synth.json"
+expect_grep '"remap": ?"scale"' "$TMP/synth.json"
+expect_eq "$(count pct "$TMP/synth.json")" 1 "curve points"
+expect_status 0 "$IOSTORM" sweep --synth "$top_srcdir/traces/profiles/oltp-70-30.ini" \
+	--target "$TMP/f.img" --threads 1 --qd 2 --rates none --point 100ms -o "$TMP/ini.json"
+printf '[nonsense\n' >"$TMP/bad.ini"
+expect_status 1 "$IOSTORM" sweep --synth "$TMP/bad.ini" --null -o "$TMP/x.json"
+expect_err_line "bad.ini: line 1"
+expect_status 2 "$IOSTORM" sweep --synth nope --null -o "$TMP/x.json"
+expect_grep "unknown synth profile 'nope'" "$TMP/err"
+expect_status 2 "$IOSTORM" sweep --synth sql --set nope=1 --null -o "$TMP/x.json"
+expect_grep "sql has no parameter 'nope'" "$TMP/err"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --set a=1 --null -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --synth sql --null --remap bent -o "$TMP/x.json"
+
 # errors
 expect_status 1 "$IOSTORM" sweep "$TMP/missing.csv" --target "$TMP/g.img" --threads 1 --qd 1 \
 	--rates none --point 50ms -o "$TMP/x.json"
 expect_err_line "missing.csv"
 [ ! -e "$TMP/x.json" ] || fail "output left after a failure"; ok
-expect_status 1 "$IOSTORM" sweep --synth 4k-randread --target "$TMP/nofile.img" -o "$TMP/x.json"
+expect_status 1 "$IOSTORM" sweep --pattern 4k-randread --target "$TMP/nofile.img" -o "$TMP/x.json"
 expect_err_line "nofile.img: No such file"
-expect_status 2 "$IOSTORM" sweep --synth 4k-randread -o "$TMP/x.json"
-expect_status 2 "$IOSTORM" sweep --synth 4k-randread --null
-expect_status 2 "$IOSTORM" sweep "$TMP/t.csv" --synth 4k-randread --null -o "$TMP/x.json"
-expect_status 2 "$IOSTORM" sweep --synth nope --null -o "$TMP/x.json"
-expect_status 2 "$IOSTORM" sweep --synth 4k-randread --null --threads 0 -o "$TMP/x.json"
-expect_status 2 "$IOSTORM" sweep --synth 4k-randread --null --rates 10,...,50 -o "$TMP/x.json"
-expect_status 2 "$IOSTORM" sweep --synth 4k-randread --null --point 1ms -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null
+expect_status 2 "$IOSTORM" sweep "$TMP/t.csv" --pattern 4k-randread --null -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --pattern nope --null -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 0 -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --rates 10,...,50 -o "$TMP/x.json"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --point 1ms -o "$TMP/x.json"
 expect_status 0 "$IOSTORM" sweep --list
 expect_grep '^4k-randwrite ' "$TMP/out"
 expect_status 0 "$IOSTORM" sweep --help

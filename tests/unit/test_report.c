@@ -192,6 +192,8 @@ static void test_load_replay(void)
 	rpt_run_free(r);
 	r = load("afap-long.json");
 	CU_ASSERT(r->interrupted);
+	CU_ASSERT_EQUAL(r->niv, 120);
+	CU_ASSERT_DOUBLE_EQUAL(r->iv[119].start_s, 119, 1e-9);
 	CU_ASSERT(isnan(r->tps));
 	CU_ASSERT(isnan(rpt_metric_value(rpt_metric_find("tps"), r)));
 	rpt_run_free(r);
@@ -263,6 +265,22 @@ static void test_load_errors(void)
 				  sizeof(err)), IST_EPARSE);
 	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-precondition/1\", \"rounds\": "
 				  "[{\"round\": 1}]}", err, sizeof(err)), IST_EPARSE);
+	/* the intervals are parsed row by row: errors still name their line */
+	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-replay/1\",\n\"intervals\": [\n"
+				  "{\"start_ns\": 0, \"length_ns\": 1},\n{\"start_ns\": x}\n],\n"
+				  "\"run\": {\"elapsed_ns\": 5}, \"totals\": {\"ios\": 0, "
+				  "\"latency_ns\": {\"count\": 0}}}", err, sizeof(err)), IST_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 4"));
+	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-replay/1\", \"intervals\": [{}, 3]}",
+				  err, sizeof(err)), IST_EPARSE);
+	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-replay/1\", \"intervals\": [{},]}",
+				  err, sizeof(err)), IST_EPARSE);
+	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-replay/1\", \"intervals\": [{}}",
+				  err, sizeof(err)), IST_EPARSE);
+	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-replay/1\", \"intervals\": []}\n,",
+				  err, sizeof(err)), IST_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 2: data after"));
+	CU_ASSERT_EQUAL(load_text("", err, sizeof(err)), IST_EPARSE);
 	CU_ASSERT_EQUAL(rpt_run_load(&r, "/nonexistent/run.json", err, sizeof(err)), -ENOENT);
 	CU_ASSERT_PTR_NULL(r);
 	/* a minimal valid replay result */
