@@ -38,3 +38,8 @@ tests_fuzz_fuzz_pcap_SOURCES = tests/fuzz/fuzz_pcap.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_pcap_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_pcap_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_pcap_LDADD = $(TEST_LIBS)
+
+dist_man_MANS += man/iostorm-record.1
+dist_noinst_SCRIPTS += bench/record.sh
+TESTS += tests/cli/pcap_live.sh
+EXTRA_DIST += tests/cli/pcap_live.sh

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -650,7 +651,18 @@ static int run_pass(struct cap_pctx *x, pcap_t *pc, const char *name,
 
 		if (x->stop || (x->o->stop && *x->o->stop))
 			break;
-		r = pcap_next_ex(pc, &ph, &data);
+		if (live) {
+			/* Immediate mode may block without a timeout: wait
+			 * here, so that the duration and signals are seen. */
+			struct pollfd pfd = { pcap_get_selectable_fd(pc), POLLIN, 0 };
+
+			if (pfd.fd >= 0 && poll(&pfd, 1, 100) == 0)
+				r = 0;
+			else
+				r = pcap_next_ex(pc, &ph, &data);
+		} else {
+			r = pcap_next_ex(pc, &ph, &data);
+		}
 		if (r == PCAP_ERROR_BREAK)
 			break;
 		if (r == 0) { /* live timeout */
@@ -905,6 +917,10 @@ int cap_pcap_live(const char *iface, const struct cap_pcap_opts *opts,
 		 x->iscsi_port, x->nbd_port);
 	ret = apply_filter(pc, opts->filter ? opts->filter : deffilter, iface,
 			   err, errlen);
+	if (ret == 0 && pcap_setnonblock(pc, 1, ebuf) < 0) {
+		snprintf(err, errlen, "%s: %s", iface, ebuf);
+		ret = -EIO;
+	}
 	ist_header_set(h, "source", "pcap-live");
 	ist_header_set(h, "pcap.interface", iface);
 	if (ret == 0) {

@@ -2,7 +2,9 @@
 /* trace_rec.c - live block I/O recorder on a private tracefs instance. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +309,36 @@ static int open_cpus(cap_rec *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* Removes the instances of recorders that were killed (SIGKILL leaves
+ * them behind, tracing into a buffer nobody reads). */
+static void remove_stale_instances(void)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, "iostorm-record-", 15))
+			continue;
+		pid = strtol(de->d_name + 15, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", dir, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		 char *err, size_t errlen)
 {
@@ -346,6 +378,7 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		ret = -ENOENT;
 		goto fail;
 	}
+	remove_stale_instances();
 	ret = load_layouts(r, err, errlen);
 	if (ret < 0)
 		goto fail;

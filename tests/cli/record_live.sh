@@ -34,7 +34,9 @@ record_start() {
 	"$IOSTORM" record $args -o "$out" $REC_OPTS 2>"$TMP/rec.err" &
 	RPID=$!
 	i=0
-	while [ "$(cat "$TRACING/instances/iostorm-record-$RPID/tracing_on" 2>/dev/null)" != 1 ]; do
+	# Ready: events enabled (done while tracing is off) and tracing on.
+	inst="$TRACING/instances/iostorm-record-$RPID"
+	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
 		i=$((i + 1))
 		[ $i -lt 100 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
 		sleep 0.05
@@ -76,6 +78,32 @@ check_seq "$TMP/loop.csv" "$pid" 0
 expect_grep 'complete$' "$TMP/rec.err"
 expect_grep ' 0 overrun, 0 missed' "$TMP/rec.err"
 [ ! -d "$TRACING/instances/iostorm-record-$RPID" ] || fail "tracefs instance left behind"
+ok
+
+# -- the same as IST: metadata names the event kind and the process
+record_start "$TMP/loop.ist" "$LOOP"
+pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+record_stop
+expect_eq "$RSTATUS" 0 "recorder exit status (IST)"
+"$IOSTORM" cat "$TMP/loop.ist" >"$TMP/loop-ist.csv" || fail "iostorm cat failed"
+check_seq "$TMP/loop-ist.csv" "$pid" 0
+"$IOSTORM" info "$TMP/loop.ist" >"$TMP/info" || fail "iostorm info failed"
+expect_grep "dev\.${LOOP#/dev/}\.event = rq" "$TMP/info"
+expect_grep "stream\.$pid = dio_seq" "$TMP/info"
+expect_grep "block size 512" "$TMP/info"
+
+# -- killed: every chunk written before (one a second) stays readable
+record_start "$TMP/killed.ist" "$LOOP"
+pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+sleep 2.5
+kill -KILL $RPID
+wait $RPID 2>/dev/null
+"$IOSTORM" cat "$TMP/killed.ist" >"$TMP/killed.csv" 2>/dev/null
+check_seq "$TMP/killed.csv" "$pid" 0
+# The next recorder removes the instance the killed one left behind.
+[ -d "$TRACING/instances/iostorm-record-$RPID" ] || fail "no stale instance to clean"
+expect_status 0 "$IOSTORM" record -q -d "$LOOP" --duration 100ms -o "$TMP/after.csv"
+[ ! -d "$TRACING/instances/iostorm-record-$RPID" ] || fail "stale instance not removed"
 ok
 
 # -- zram: bio-based (block_bio_queue/complete), together with the loop

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pcap_live.sh - `iostorm record --pcap lo` while qemu-io talks to a
+# qemu-nbd server on 127.0.0.1: the requests are recorded with latencies.
+# Needs root, qemu-nbd and qemu-io; skips (77) otherwise.
+. "$top_srcdir/tests/cli/lib.sh"
+need_root
+command -v qemu-nbd >/dev/null && command -v qemu-io >/dev/null || skip "no qemu-nbd/qemu-io"
+PORT=10913
+truncate -s 8M "$TMP/exp.img"
+qemu-nbd -f raw -x exp -b 127.0.0.1 -p $PORT -t "$TMP/exp.img" &
+NBD=$!
+trap 'kill $NBD 2>/dev/null; rm -rf "$TMP"' EXIT
+"$IOSTORM" record --pcap lo --nbd-port $PORT --duration 4 -o "$TMP/live.csv" 2>"$TMP/rec.err" &
+REC=$!
+sleep 1.5
+qemu-io -f raw "nbd://127.0.0.1:$PORT/exp" -c 'write 65536 4k' -c 'read 65536 4k' \
+	-c 'write -z 1M 64k' >/dev/null || fail "qemu-io failed"
+wait $REC || { cat "$TMP/rec.err" >&2; fail "record --pcap failed"; }
+ok
+expect_grep '^[0-9]+,0,write,65536,4096,[1-9][0-9]*,1,0,' "$TMP/live.csv"
+expect_grep '^[0-9]+,0,read,65536,4096,[1-9][0-9]*,1,0,' "$TMP/live.csv"
+expect_grep '^[0-9]+,0,write_zeroes,1048576,65536,[1-9]' "$TMP/live.csv"
+expect_grep '; complete$' "$TMP/rec.err"
+expect_status 1 "$IOSTORM" record --pcap no-such-if0 --duration 1 -o "$TMP/x.csv"
+expect_err_line "no-such-if0"
+done_ok
