@@ -820,7 +820,9 @@ int rpl_run_start(rpl_run *r)
 		usleep(500);
 	}
 	pthread_mutex_lock(&r->lock);
-	r->epoch = rpl_mono_ns() + 200000;
+	/* In the future by more than a thread wake-up on a busy machine:
+	 * the first deadlines are met like the others. */
+	r->epoch = rpl_mono_ns() + 5000000;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	return 0;

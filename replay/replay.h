@@ -108,7 +108,8 @@ struct rpl_target_spec {
 #define RPL_MAX_WORKERS 64
 #define RPL_MAX_IO_LEN (8u << 20)
 
-/* Called from a worker thread for each I/O when set (tests, debugging):
+/* Called from the worker threads (concurrently when several) for each
+ * completed I/O when set (tests, debugging):
  * seq is the record's position in the replay, deadline_ns and issue_ns
  * relative to the run's epoch (deadline 0 in afap mode), done_ns too. */
 struct rpl_io_event {

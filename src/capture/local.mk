@@ -25,3 +25,16 @@ check_PROGRAMS += tests/cli/dio_seq
 tests_cli_dio_seq_SOURCES = tests/cli/dio_seq.c
 TESTS += tests/cli/record_live.sh
 EXTRA_DIST += tests/cli/record_live.sh
+
+check_PROGRAMS += tests/unit/test_capture
+TESTS += tests/unit/test_capture
+tests_unit_test_capture_SOURCES = tests/unit/test_capture.c
+tests_unit_test_capture_CFLAGS = $(TEST_CFLAGS) -DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_capture_LDADD = $(TEST_LIBS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_pcap
+check_PROGRAMS += tests/fuzz/fuzz_pcap
+tests_fuzz_fuzz_pcap_SOURCES = tests/fuzz/fuzz_pcap.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_pcap_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_pcap_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_pcap_LDADD = $(TEST_LIBS)

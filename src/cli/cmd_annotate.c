@@ -48,7 +48,9 @@ static int resolve_dev(const ist_header *h, const char *s)
 
 	if (i >= 0)
 		return i;
-	if (!cli_parse_uint(s, UINT32_MAX, &v) && v < ist_header_device_count(h))
+	/* an index: devices need not be named in the header (a CSV trace
+	 * without device lines has none) */
+	if (!cli_parse_uint(s, IST_MAX_FOOTER_DEVICES - 1, &v))
 		return (int)v;
 	return -1;
 }
@@ -215,6 +217,13 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (scan(in, &ndev_seen, &ds, &has_streams))
 		goto fail;
+	if (log_name && (unsigned)log_dev >= ndev_seen) {
+		cli_usage_error("annotate", "no device %d in %s", log_dev, in);
+		ist_header_free(h);
+		free(ds);
+		free(buf);
+		return EXIT_USAGE;
+	}
 	if (log_dev < 0)
 		log_dev = ann_detect_log_dev(ds, ndev_seen, &conf);
 	infer = o.infer_streams < 0 ? !has_streams : o.infer_streams;

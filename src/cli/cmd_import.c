@@ -17,6 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iostorm import [options] IN... -o OUT.ist\n"
+		"       iostorm import --check [options] IN...\n"
 		"       iostorm import --list-formats\n"
 		"\n"
 		"Converts block I/O traces to an IST file.  The format is detected from\n"
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 		"      --device NAME     device name for single-device inputs (csv without\n"
 		"                        dev, vscsi, disksim, mqsim)\n"
 		"      --skip-bad N      tolerate up to N bad records (default 0)\n"
-		"      --sort-window N   records held in memory for sorting (default 1048576)\n"
+		"      --sort-window N   records held in memory for sorting (default 131072)\n"
+		"      --check           parse and count only, write nothing (no -o)\n"
 		"      --absolute-time   keep the source's time origin (no shift to 0)\n"
 		"  -q, --quiet           no summary on standard output\n"
 		"  -h, --help            this help\n"
@@ -95,7 +97,7 @@ static int expand_inputs(char **in, int n, char ***outp, int *nout)
 int cmd_import(int argc, char **argv)
 {
 	enum { O_LIST = 256, O_EVENT, O_COLUMNS, O_DELIM, O_QUOTE, O_HEADER,
-	       O_DEVICE, O_SKIP, O_WINDOW, O_ABS };
+	       O_DEVICE, O_SKIP, O_WINDOW, O_ABS, O_CHECK };
 	static const struct option lopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "list-formats", no_argument, NULL, O_LIST },
@@ -109,6 +111,7 @@ int cmd_import(int argc, char **argv)
 		{ "skip-bad", required_argument, NULL, O_SKIP },
 		{ "sort-window", required_argument, NULL, O_WINDOW },
 		{ "absolute-time", no_argument, NULL, O_ABS },
+		{ "check", no_argument, NULL, O_CHECK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -117,7 +120,7 @@ int cmd_import(int argc, char **argv)
 	struct imp_result *res;
 	const char *out = NULL;
 	char **inputs = NULL;
-	int c, quiet = 0, ninputs = 0, ret;
+	int c, quiet = 0, ninputs = 0, ret, check = 0;
 	uint64_t v;
 
 	optind = 1;
@@ -178,6 +181,9 @@ int cmd_import(int argc, char **argv)
 		case O_ABS:
 			opt.absolute_time = 1;
 			break;
+		case O_CHECK:
+			check = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -190,8 +196,10 @@ int cmd_import(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("import", "no input file");
-	if (!out)
+	if (!out && !check)
 		return cli_usage_error("import", "no output file (-o OUT.ist)");
+	if (out && check)
+		return cli_usage_error("import", "--check writes nothing: no -o");
 	if (opt.columns && (!opt.format || strcmp(opt.format->name, "csv")))
 		opt.format = imp_format_find("csv");
 	if (expand_inputs(argv + optind, argc - optind, &inputs, &ninputs)) {
@@ -211,14 +219,19 @@ int cmd_import(int argc, char **argv)
 		else if (res->err_reason[0])
 			cli_err("%s: %s", res->err_file, res->err_reason);
 		else
-			cli_err("%s: %s", out, ist_strerror(ret));
+			cli_err("%s: %s", out ? out : argv[optind], ist_strerror(ret));
 		ret = EXIT_FAIL;
 		goto done;
 	}
 	if (!quiet) {
-		printf("imported %" PRIu64 " records from %d file%s (format %s) into %s\n",
-		       res->records, ninputs, ninputs == 1 ? "" : "s",
-		       res->format->name, out);
+		if (check)
+			printf("checked %" PRIu64 " records in %d file%s (format %s)\n",
+			       res->records, ninputs, ninputs == 1 ? "" : "s",
+			       res->format->name);
+		else
+			printf("imported %" PRIu64 " records from %d file%s (format %s) into %s\n",
+			       res->records, ninputs, ninputs == 1 ? "" : "s",
+			       res->format->name, out);
 		printf("reordered %" PRIu64 " records (sort runs spilled: %" PRIu64 ")\n",
 		       res->reordered, res->runs);
 		if (res->skipped) {

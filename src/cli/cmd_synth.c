@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 		"  -d, --duration T      trace length (default 60s; e.g. 500ms, 2m)\n"
 		"  -S, --seed N          random seed (default 1)\n"
 		"  -o, --output FILE     output trace (.ist; .csv for canonical CSV)\n"
+		"      --discard         generate, write nothing, print the speed\n"
 		"  -l, --list            list the profiles\n"
 		"  -D, --describe        list PROFILE's parameters, defaults and sources\n"
 		"  -h, --help            this help\n"
@@ -168,11 +170,13 @@ int cmd_synth(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "discard", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sets[MAX_SETS], *out_path = NULL, *name, *file = NULL;
 	unsigned nsets = 0;
-	int do_list = 0, do_describe = 0, c, rc, ok = 0;
+	int do_list = 0, do_describe = 0, discard = 0, c, rc, ok = 0;
+	struct timespec t0, t1, c0, c1;
 	uint64_t duration = 60ull * 1000000000, seed = 1;
 	const struct syn_profile *p;
 	struct syn_gen *g = NULL;
@@ -204,6 +208,9 @@ int cmd_synth(int argc, char **argv)
 		case 'D':
 			do_describe = 1;
 			break;
+		case 'X':
+			discard = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -232,8 +239,10 @@ int cmd_synth(int argc, char **argv)
 		describe(p);
 		return EXIT_OK;
 	}
-	if (!out_path)
+	if (!out_path && !discard)
 		return cli_usage_error("synth", "no output: -o OUT.ist");
+	if (out_path && discard)
+		return cli_usage_error("synth", "--discard and -o exclude each other");
 	rc = syn_gen_new(&g, p);
 	if (rc < 0) {
 		cli_err("%s: %s", p->name, ist_strerror(rc));
@@ -270,6 +279,34 @@ int cmd_synth(int argc, char **argv)
 		syn_gen_free(g);
 		cli_err("%s", strerror(ENOMEM));
 		return EXIT_FAIL;
+	}
+	if (discard) {
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+		while ((n = syn_gen_read(g, buf, BATCH)) > 0)
+			;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (n == 0) {
+			double s = (double)(t1.tv_sec - t0.tv_sec) +
+				   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+			double cpu = (double)(c1.tv_sec - c0.tv_sec) +
+				     (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
+
+			/* CPU time too: on a shared machine it is the fair one */
+			printf("%s: %" PRIu64 " records in %.3f s (%.3f s CPU): "
+			       "%.0f records/s, %.0f records/CPU-s\n",
+			       p->name, syn_gen_count(g), s, cpu,
+			       s > 0 ? (double)syn_gen_count(g) / s : 0.0,
+			       cpu > 0 ? (double)syn_gen_count(g) / cpu : 0.0);
+		} else {
+			cli_err("%s: %s", p->name, ist_strerror((int)n));
+		}
+		free(buf);
+		syn_gen_free(g);
+		return n == 0 ? EXIT_OK : EXIT_FAIL;
 	}
 	rc = out_open(&o, out_path, syn_gen_header(g));
 	if (rc < 0) {

@@ -31,8 +31,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s %s--help' for more information.\n",
-		cli_progname, cmd ? cmd : "");
+	fprintf(stderr, "\nTry '%s%s%s --help' for more information.\n",
+		cli_progname, cmd ? " " : "", cmd ? cmd : "");
 	return EXIT_USAGE;
 }
 

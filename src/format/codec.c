@@ -457,7 +457,8 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 
 #define SET_T(r, v) ((r)->t_ns = (v))
 #define SET_DEV(r, v) ((r)->dev = (uint32_t)(v))
-#define SET_OP(r, v) ((r)->op = (uint8_t)(v))
+/* reserved is set with op, saving a pass over the records */
+#define SET_OP(r, v) ((r)->op = (uint8_t)(v), (r)->reserved = 0)
 #define SET_FLAGS(r, v) ((r)->flags = (uint16_t)(v))
 #define SET_LEN(r, v) ((r)->len = (uint32_t)(v))
 #define SET_LAT(r, v) ((r)->lat_ns = (v))
@@ -466,29 +467,34 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 #define SET_OFFSET(r, v) ((r)->offset = (v))
 
 /*
- * Decoder template.  MAX is the largest value the field holds; values
- * beyond it make the chunk corrupt (checked per value only for the narrow
- * fields, where the compiler drops the test for MAX == UINT64_MAX).
+ * Decoding runs in blocks: a cursor per column keeps its position, and
+ * the reader decodes every column of a block of records before the next
+ * block, so that the records being filled stay in the cache instead of
+ * streaming the whole chunk through it once per column.
+ *
+ * The block template.  MAX is the largest value the field holds; values
+ * beyond it make the chunk corrupt (the test vanishes for UINT64_MAX).
  */
 #define DEFINE_DECODER(name, SET, MAX)                                         \
-	static int name(const struct fmt_coldesc *d, const uint8_t *in,        \
-			struct ist_record *recs, size_t n)                     \
+	static int name(struct fmt_colcur *c, struct ist_record *recs,        \
+			size_t m)                                              \
 	{                                                                      \
-		const uint8_t *p = in, *end = in + d->raw_len;                 \
-		const uint64_t g = d->param;                                   \
-		uint64_t v, prev = 0, qmax = 0;                                \
+		const uint8_t *p = c->p, *end = c->end;                        \
+		const uint64_t g = c->d.param;                                 \
+		uint64_t v, prev = c->prev;                                    \
 		size_t i;                                                      \
                                                                                \
-		switch (d->coding) {                                           \
+		switch (c->d.coding) {                                         \
 		case FMT_CODE_CONST:                                           \
-			if (d->raw_len || d->param > (MAX))                    \
+			if (c->d.raw_len || c->d.param > (MAX))                \
 				return IST_ECORRUPT;                           \
-			for (i = 0; i < n; i++)                                \
-				SET(&recs[i], d->param);                       \
-			return 0;                                              \
-		case FMT_CODE_RAW:                                             \
-			qmax = (MAX) / g;                                      \
-			for (i = 0; i < n; i++) {                              \
+			for (i = 0; i < m; i++)                                \
+				SET(&recs[i], c->d.param);                     \
+			break;                                                 \
+		case FMT_CODE_RAW: {                                           \
+			const uint64_t qmax = (MAX) / g;                       \
+                                                                               \
+			for (i = 0; i < m; i++) {                              \
 				p = get_varint_fast(p, &v);                    \
 				if (!p || p > end)                             \
 					return IST_ECORRUPT;                   \
@@ -497,8 +503,9 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 				SET(&recs[i], v * g);                          \
 			}                                                      \
 			break;                                                 \
+		}                                                              \
 		case FMT_CODE_DELTA:                                           \
-			for (i = 0; i < n; i++) {                              \
+			for (i = 0; i < m; i++) {                              \
 				p = get_varint_fast(p, &v);                    \
 				if (!p || p > end)                             \
 					return IST_ECORRUPT;                   \
@@ -509,34 +516,30 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 			}                                                      \
 			break;                                                 \
 		case FMT_CODE_DICT: {                                          \
-			uint64_t dict[FMT_DICT_MAX];                           \
-			unsigned k = (unsigned)d->param, w, per, mask;         \
+			const unsigned w = c->w, per = 8 / w, mask = (1u << w) - 1;\
+			size_t j = c->done;                                    \
                                                                                \
-			if (d->param < 2 || d->param > FMT_DICT_MAX)           \
-				return IST_ECORRUPT;                           \
-			for (unsigned j = 0; j < k; j++)                       \
-				if (fmt_get_varint(&p, end, &dict[j]) ||       \
-				    dict[j] > (MAX))                           \
+			for (unsigned k = 0; k < c->k; k++)                    \
+				if (c->dict[k] > (MAX))                        \
 					return IST_ECORRUPT;                   \
-			w = dict_width(k);                                     \
-			per = 8 / w;                                           \
-			mask = (1u << w) - 1;                                  \
-			if ((uint64_t)(end - p) != ((uint64_t)n * w + 7) / 8)  \
-				return IST_ECORRUPT;                           \
-			for (i = 0; i < n; i++) {                              \
-				unsigned ix = (p[i / per] >> ((i % per) * w)) &\
+			for (i = 0; i < m; i++, j++) {                         \
+				unsigned ix = (p[j / per] >> ((j % per) * w)) &\
 					      mask;                            \
                                                                                \
-				if (ix >= k)                                   \
+				if (ix >= c->k)                                \
 					return IST_ECORRUPT;                   \
-				SET(&recs[i], dict[ix]);                       \
+				SET(&recs[i], c->dict[ix]);                    \
 			}                                                      \
-			return 0;                                              \
+			break;                                                 \
 		}                                                              \
 		default:                                                       \
 			return IST_ECORRUPT;                                   \
 		}                                                              \
-		return p == end ? 0 : IST_ECORRUPT;                            \
+		if (c->d.coding != FMT_CODE_DICT)                              \
+			c->p = p;                                              \
+		c->prev = prev;                                                \
+		c->done += m;                                                  \
+		return 0;                                                      \
 	}
 
 DEFINE_DECODER(dec_t, SET_T, UINT64_MAX)
@@ -549,36 +552,19 @@ DEFINE_DECODER(dec_lat, SET_LAT, UINT64_MAX)
 DEFINE_DECODER(dec_stream, SET_STREAM, UINT64_MAX)
 DEFINE_DECODER(dec_txn, SET_TXN, UINT64_MAX)
 
-static int dec_offset(struct fmt_hist *h, const struct fmt_coldesc *d,
-		      const uint8_t *in, struct ist_record *recs, size_t n)
+/* SEQ and HIST offsets; the history lives in h across blocks. */
+static int dec_offset(struct fmt_hist *h, struct fmt_colcur *c,
+		      struct ist_record *recs, size_t m)
 {
-	const uint8_t *p = in, *end = in + d->raw_len;
-	const uint64_t g = d->param;
+	const uint8_t *p = c->p, *end = c->end, *sym = c->sym + c->done;
+	const uint64_t g = c->d.param;
 	uint64_t v;
 
-	hist_reset(h);
-	if (d->coding == FMT_CODE_SEQ) {
-		for (size_t i = 0; i < n; i++) {
-			unsigned sl = hist_slot(h, recs[i].dev);
-			uint64_t off;
-
-			p = get_varint_fast(p, &v);
-			if (!p || p > end)
-				return IST_ECORRUPT;
-			off = hist_at(h, sl, 0) + (uint64_t)fmt_unzigzag(v) * g;
-			recs[i].offset = off;
-			hist_push(h, sl, off, off + recs[i].len);
-		}
-		return p == end ? 0 : IST_ECORRUPT;
-	}
-	/* HIST */
-	if (d->raw_len < n)
-		return IST_ECORRUPT;
-	p = in + n;
-	for (size_t i = 0; i < n; i++) {
-		unsigned sl = hist_slot(h, recs[i].dev), k = in[i];
+	for (size_t i = 0; i < m; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev), k;
 		uint64_t off;
 
+		k = c->d.coding == FMT_CODE_SEQ ? FMT_HIST : sym[i];
 		if (k < FMT_HIST) {
 			off = hist_at(h, sl, k);
 		} else if (k == FMT_HIST) {
@@ -592,30 +578,90 @@ static int dec_offset(struct fmt_hist *h, const struct fmt_coldesc *d,
 		recs[i].offset = off;
 		hist_push(h, sl, off, off + recs[i].len);
 	}
-	return p == end ? 0 : IST_ECORRUPT;
+	c->p = p;
+	c->done += m;
+	return 0;
+}
+
+int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
+		    const struct fmt_coldesc *d, const uint8_t *in, size_t n)
+{
+	memset(c, 0, sizeof(*c));
+	c->d = *d;
+	c->col = col;
+	c->p = in;
+	c->end = in + d->raw_len;
+	if (d->coding >= FMT_CODE_LAST)
+		return IST_ECORRUPT;
+	if (d->coding != FMT_CODE_CONST && d->param == 0)
+		return IST_ECORRUPT;
+	switch (d->coding) {
+	case FMT_CODE_SEQ:
+	case FMT_CODE_HIST:
+		if (col != FMT_COL_OFFSET)
+			return IST_ECORRUPT;
+		hist_reset(h);
+		if (d->coding == FMT_CODE_HIST) {
+			if (d->raw_len < n)
+				return IST_ECORRUPT;
+			c->sym = in;
+			c->p = in + n;
+		}
+		break;
+	case FMT_CODE_DICT:
+		if (d->param < 2 || d->param > FMT_DICT_MAX)
+			return IST_ECORRUPT;
+		c->k = (unsigned)d->param;
+		for (unsigned j = 0; j < c->k; j++)
+			if (fmt_get_varint(&c->p, c->end, &c->dict[j]))
+				return IST_ECORRUPT;
+		c->w = dict_width(c->k);
+		/* the index bits fill the rest of the column exactly */
+		if ((uint64_t)(c->end - c->p) != ((uint64_t)n * c->w + 7) / 8)
+			return IST_ECORRUPT;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
+		     struct ist_record *recs, size_t m)
+{
+	if (c->d.coding == FMT_CODE_SEQ || c->d.coding == FMT_CODE_HIST)
+		return dec_offset(h, c, recs, m);
+	switch (c->col) {
+	case FMT_COL_T: return dec_t(c, recs, m);
+	case FMT_COL_DEV: return dec_dev(c, recs, m);
+	case FMT_COL_OP: return dec_op(c, recs, m);
+	case FMT_COL_FLAGS: return dec_flags(c, recs, m);
+	case FMT_COL_LEN: return dec_len(c, recs, m);
+	case FMT_COL_OFFSET: return dec_raw_offset(c, recs, m);
+	case FMT_COL_LAT: return dec_lat(c, recs, m);
+	case FMT_COL_STREAM: return dec_stream(c, recs, m);
+	case FMT_COL_TXN: return dec_txn(c, recs, m);
+	}
+	return IST_ECORRUPT;
+}
+
+int fmt_colcur_finish(const struct fmt_colcur *c)
+{
+	if (c->d.coding == FMT_CODE_DICT || c->d.coding == FMT_CODE_CONST)
+		return 0; /* sizes checked at init */
+	return c->p == c->end ? 0 : IST_ECORRUPT;
 }
 
 int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 		      const struct fmt_coldesc *d, const uint8_t *in,
 		      struct ist_record *recs, size_t n)
 {
-	if (d->coding != FMT_CODE_CONST && d->param == 0)
-		return IST_ECORRUPT;
-	if (d->coding == FMT_CODE_SEQ || d->coding == FMT_CODE_HIST) {
-		if (col != FMT_COL_OFFSET)
-			return IST_ECORRUPT;
-		return dec_offset(h, d, in, recs, n);
-	}
-	switch (col) {
-	case FMT_COL_T: return dec_t(d, in, recs, n);
-	case FMT_COL_DEV: return dec_dev(d, in, recs, n);
-	case FMT_COL_OP: return dec_op(d, in, recs, n);
-	case FMT_COL_FLAGS: return dec_flags(d, in, recs, n);
-	case FMT_COL_LEN: return dec_len(d, in, recs, n);
-	case FMT_COL_OFFSET: return dec_raw_offset(d, in, recs, n);
-	case FMT_COL_LAT: return dec_lat(d, in, recs, n);
-	case FMT_COL_STREAM: return dec_stream(d, in, recs, n);
-	case FMT_COL_TXN: return dec_txn(d, in, recs, n);
-	}
-	return IST_ECORRUPT;
+	struct fmt_colcur c;
+	int ret = fmt_colcur_init(&c, h, col, d, in, n);
+
+	if (!ret)
+		ret = fmt_decode_block(h, &c, recs, n);
+	if (!ret)
+		ret = fmt_colcur_finish(&c);
+	return ret;
 }

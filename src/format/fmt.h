@@ -202,6 +202,28 @@ struct fmt_coldesc {
 void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 		       const struct ist_record *recs, size_t n, uint8_t *out,
 		       struct fmt_coldesc *d);
+/* A column being decoded block by block (codec.c). */
+struct fmt_colcur {
+	struct fmt_coldesc d;
+	enum fmt_col col;
+	const uint8_t *p, *end; /* next coded byte, column end */
+	const uint8_t *sym;     /* HIST symbols */
+	uint64_t prev;          /* DELTA */
+	uint64_t dict[FMT_DICT_MAX];
+	unsigned k, w;          /* DICT entries and index width */
+	size_t done;            /* values decoded so far */
+};
+
+/* Checks d and positions c at the start of the column [in, in + raw_len)
+ * of n values (FMT_PAD readable bytes must follow it); 0 or IST_ECORRUPT. */
+int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
+		    const struct fmt_coldesc *d, const uint8_t *in, size_t n);
+/* Decodes the next m values of the column into recs[0..m). */
+int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
+		     struct ist_record *recs, size_t m);
+/* After the last block: the column was consumed exactly?  0 or IST_ECORRUPT. */
+int fmt_colcur_finish(const struct fmt_colcur *c);
+
 /*
  * Decodes column col from [in, in + d->raw_len) into recs[0..n) (which
  * already holds the columns before it in decode order).  Returns 0 or

@@ -386,8 +386,6 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		if (k > n)
 			k = n;
 		memcpy(w->recs + w->nrecs, recs, k * sizeof(*recs));
-		for (size_t i = 0; i < k; i++)
-			w->recs[w->nrecs + i].reserved = 0;
 		w->nrecs += k;
 		recs += k;
 		n -= k;

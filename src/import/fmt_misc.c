@@ -255,11 +255,22 @@ const struct imp_format imp_fmt_vscsi = {
 
 static int vscsi_csv_probe(const char *buf, size_t len)
 {
+	struct imp_fields fl;
 	char line[128];
+	uint64_t v;
+	int n = imp_first_line(buf, len, line, sizeof(line), 0);
 
-	if (imp_first_line(buf, len, line, sizeof(line), 0) < 0)
+	if (n < 0)
 		return 0;
-	return !strcmp(line, "version,time,op,size,lbn") ? 95 : 0;
+	if (!strcmp(line, "version,time,op,size,lbn"))
+		return 95;
+	/* headerless: "1,time,hex opcode,size,lbn" */
+	if (imp_split(line, n, ',', &fl) == 5 && fl.len[0] == 1 &&
+	    fl.f[0][0] == '1' && !imp_u64(fl.f[1], fl.len[1], &v) &&
+	    !imp_hex(fl.f[2], fl.len[2], &v) && v <= 0xff && scsi_op(v) >= 0 &&
+	    !imp_u64(fl.f[3], fl.len[3], &v) && !imp_u64(fl.f[4], fl.len[4], &v))
+		return 60;
+	return 0;
 }
 
 static int vscsi_csv_next(struct imp_ctx *c, void *priv, struct ist_record *rec)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* imp_sort.c - window sort with spilled IST runs and a k-way merge. */
+/* imp_sort.c - window sort writing straight to the output, falling back to IST runs and a k-way merge. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,36 +15,46 @@
 #define MERGE_BATCH 1024
 #define OUT_BATCH 4096
 
+enum sort_state { S_MEM, S_DIRECT, S_RUNS };
+
 struct sort_key {
 	int64_t t;
 	uint64_t idx;
 };
 
+struct run {
+	char *path;
+	int64_t shift; /* added back to the times read from it */
+};
+
 struct imp_sorter {
 	size_t window;
+	int absolute;
+	struct imp_sink sink;
+	enum sort_state state;
 	struct ist_record *buf, *tmp;
 	struct sort_key *keys;
 	size_t n;
 	int in_order;          /* buf[0..n) is sorted */
-	int64_t buf_last;      /* t of buf[n-1] */
+	int64_t buf_last;      /* t of buf[n-1] when in order */
 	uint64_t count, reordered;
 	int64_t min_t, max_t;
+	int64_t shift;         /* of the open sink */
+	int64_t last_out;      /* last time written (sink or run) */
+	int have_out;
 	/* runs */
 	char dir[PATH_MAX];
-	uint64_t nruns;        /* run files created (names run-0..) */
-	uint64_t first_live;   /* runs below this were merged away */
+	int dir_made;
+	struct run *runs;
+	size_t nruns, cap_runs, first_live;
+	uint64_t run_files;    /* names run-0.. used in dir */
 	ist_writer *run;       /* the open run, if any */
-	int64_t run_last;
+	struct ist_record *out;/* OUT_BATCH staging for shifted writes */
 	int finished;
 };
 
-static int t_of(const struct ist_record *r, int64_t *t)
-{
-	*t = (int64_t)r->t_ns;
-	return 0;
-}
-
-int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir)
+int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir,
+		   int absolute_time, const struct imp_sink *sink)
 {
 	struct imp_sorter *s;
 
@@ -55,10 +65,13 @@ int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir)
 	if (!s)
 		return -ENOMEM;
 	s->window = window;
+	s->absolute = absolute_time;
+	s->sink = *sink;
 	s->buf = malloc(window * sizeof(*s->buf));
 	s->tmp = malloc(window * sizeof(*s->tmp));
 	s->keys = malloc(window * sizeof(*s->keys));
-	if (!s->buf || !s->tmp || !s->keys) {
+	s->out = malloc(OUT_BATCH * sizeof(*s->out));
+	if (!s->buf || !s->tmp || !s->keys || !s->out) {
 		imp_sorter_free(s);
 		return -ENOMEM;
 	}
@@ -76,31 +89,25 @@ int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir)
 	return 0;
 }
 
-static void run_path(const struct imp_sorter *s, uint64_t i, char *p,
-		     size_t size)
-{
-	snprintf(p, size, "%s/run-%llu.ist", s->dir, (unsigned long long)i);
-}
-
 void imp_sorter_free(struct imp_sorter *s)
 {
-	char p[PATH_MAX + 32];
-
 	if (!s)
 		return;
 	if (s->run)
 		ist_writer_abort(s->run);
-	if (s->nruns) {
-		for (uint64_t i = 0; i < s->nruns; i++) {
-			run_path(s, i, p, sizeof(p));
-			unlink(p);
+	for (size_t i = 0; i < s->nruns; i++) {
+		if (s->runs[i].path) {
+			unlink(s->runs[i].path);
+			free(s->runs[i].path);
 		}
 	}
-	if (!strstr(s->dir, "XXXXXX"))
+	free(s->runs);
+	if (s->dir_made)
 		rmdir(s->dir);
 	free(s->buf);
 	free(s->tmp);
 	free(s->keys);
+	free(s->out);
 	free(s);
 }
 
@@ -141,7 +148,7 @@ static void sort_buf(struct imp_sorter *s)
 	if (s->in_order)
 		return;
 	for (size_t i = 0; i < s->n; i++) {
-		t_of(&s->buf[i], &s->keys[i].t);
+		s->keys[i].t = (int64_t)s->buf[i].t_ns;
 		s->keys[i].idx = i;
 	}
 	qsort(s->keys, s->n, sizeof(*s->keys), key_cmp);
@@ -151,31 +158,60 @@ static void sort_buf(struct imp_sorter *s)
 	s->buf = s->tmp;
 	s->tmp = t;
 	s->in_order = 1;
-	if (s->n)
-		s->buf_last = (int64_t)s->buf[s->n - 1].t_ns;
+}
+
+static int add_run(struct imp_sorter *s, char *path, int64_t shift)
+{
+	if (s->nruns == s->cap_runs) {
+		size_t cap = s->cap_runs ? s->cap_runs * 2 : 16;
+		struct run *n = realloc(s->runs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->runs = n;
+		s->cap_runs = cap;
+	}
+	s->runs[s->nruns].path = path;
+	s->runs[s->nruns].shift = shift;
+	s->nruns++;
+	return 0;
 }
 
 static int open_run(struct imp_sorter *s)
 {
-	char p[PATH_MAX + 32];
 	struct ist_writer_opts o = { .direct = 1, .level = 1 };
+	char p[PATH_MAX + 32], *path;
 	ist_header *h;
 	int ret;
 
-	if (strstr(s->dir, "XXXXXX") && !mkdtemp(s->dir))
-		return -errno;
-	run_path(s, s->nruns, p, sizeof(p));
+	if (!s->dir_made) {
+		if (!mkdtemp(s->dir))
+			return -errno;
+		s->dir_made = 1;
+	}
+	snprintf(p, sizeof(p), "%s/run-%llu.ist", s->dir,
+		 (unsigned long long)s->run_files++);
+	path = strdup(p);
 	h = ist_header_new();
-	if (!h)
+	if (!path || !h) {
+		free(path);
+		ist_header_free(h);
 		return -ENOMEM;
+	}
 	ist_header_set(h, "content", "iostorm import sort run");
-	ret = ist_writer_open(&s->run, p, h, &o);
+	ret = ist_writer_open(&s->run, path, h, &o);
 	ist_header_free(h);
-	if (ret)
+	if (ret) {
+		free(path);
 		return ret;
-	s->nruns++;
-	s->run_last = INT64_MIN;
-	return 0;
+	}
+	ret = add_run(s, path, 0);
+	if (ret) {
+		ist_writer_abort(s->run);
+		s->run = NULL;
+		free(path);
+	}
+	return ret;
 }
 
 static int close_run(struct imp_sorter *s)
@@ -189,15 +225,88 @@ static int close_run(struct imp_sorter *s)
 	return ret;
 }
 
-/* Writes buf[0..k) (sorted) to the open run, or a new one if the records
- * would go back in time. */
-static int spill(struct imp_sorter *s, size_t k)
+/* The output written so far becomes run 0. */
+static int demote(struct imp_sorter *s)
 {
+	char p[PATH_MAX + 64], *path;
+	int ret;
+
+	ret = s->sink.demote(s->sink.ctx, p, sizeof(p));
+	if (ret)
+		return ret;
+	path = strdup(p);
+	if (!path)
+		return -ENOMEM;
+	ret = add_run(s, path, s->shift);
+	if (ret) {
+		unlink(path);
+		free(path);
+		return ret;
+	}
+	s->state = S_RUNS;
+	return 0;
+}
+
+/* Writes recs (absolute times) to the sink, shifted; *done counts what
+ * was written (all of it unless IMP_SINK_REOPEN or an error). */
+static int sink_write(struct imp_sorter *s, const struct ist_record *recs,
+		      size_t n, size_t *done)
+{
+	*done = 0;
+	while (n) {
+		size_t k = n < OUT_BATCH ? n : OUT_BATCH;
+		int ret;
+
+		for (size_t i = 0; i < k; i++) {
+			s->out[i] = recs[i];
+			s->out[i].t_ns = (uint64_t)((int64_t)recs[i].t_ns - s->shift);
+		}
+		ret = s->sink.write(s->sink.ctx, s->out, k);
+		if (ret)
+			return ret;
+		recs += k;
+		n -= k;
+		*done += k;
+	}
+	return 0;
+}
+
+/* Emits buf[0..k) (sorted): to the output while it stays in order, else
+ * to runs. */
+static int emit(struct imp_sorter *s, size_t k)
+{
+	const struct ist_record *recs = s->buf;
+	size_t done = 0;
 	int ret;
 
 	if (!k)
 		return 0;
-	if (s->run && (int64_t)s->buf[0].t_ns < s->run_last) {
+	if (s->state == S_MEM) {
+		s->shift = s->absolute ? 0 : s->min_t;
+		ret = s->sink.open(s->sink.ctx, s->shift);
+		if (ret)
+			return ret;
+		s->state = S_DIRECT;
+	}
+	if (s->state == S_DIRECT) {
+		if (!s->have_out || (int64_t)s->buf[0].t_ns >= s->last_out) {
+			ret = sink_write(s, s->buf, k, &done);
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				goto done;
+			/* what was written is in order: the rest follows it */
+			if (done)
+				s->last_out = (int64_t)s->buf[done - 1].t_ns;
+		}
+		/* late records or the sink cannot go on: fall back */
+		ret = demote(s);
+		if (ret)
+			return ret;
+		recs += done;
+		k -= done;
+	}
+	if (s->run && (int64_t)recs[0].t_ns < s->last_out) {
 		ret = close_run(s);
 		if (ret)
 			return ret;
@@ -207,10 +316,12 @@ static int spill(struct imp_sorter *s, size_t k)
 		if (ret)
 			return ret;
 	}
-	ret = ist_writer_write(s->run, s->buf, k);
+	ret = ist_writer_write(s->run, recs, k);
 	if (ret)
 		return ret;
-	s->run_last = (int64_t)s->buf[k - 1].t_ns;
+done:
+	s->last_out = (int64_t)recs[k - 1].t_ns;
+	s->have_out = 1;
 	return 0;
 }
 
@@ -234,7 +345,7 @@ int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec)
 		size_t half = s->n / 2;
 
 		sort_buf(s);
-		ret = spill(s, half);
+		ret = emit(s, half);
 		if (ret)
 			return ret;
 		memmove(s->buf, s->buf + half, (s->n - half) * sizeof(*s->buf));
@@ -255,39 +366,33 @@ struct merge_src {
 	ist_reader *r;
 	struct ist_record *recs;
 	size_t n, pos;
+	int64_t shift;
 	uint64_t order;
 };
 
-struct out_sink {
-	imp_batch_fn fn;       /* final output, or NULL: write to w */
-	void *ctx;
+/* Where merged records go: a run writer, or the sink (shifted). */
+struct merge_out {
 	ist_writer *w;
-	int64_t shift;
+	struct imp_sorter *s;
 	struct ist_record batch[OUT_BATCH];
 	size_t n;
 };
 
-static int sink_flush(struct out_sink *o)
+static int out_flush(struct merge_out *o)
 {
+	size_t done;
 	int ret;
 
 	if (!o->n)
 		return 0;
-	if (o->fn)
-		ret = o->fn(o->ctx, o->batch, o->n);
-	else
-		ret = ist_writer_write(o->w, o->batch, o->n);
-	o->n = 0;
-	return ret;
-}
 
-static int sink_put(struct out_sink *o, const struct ist_record *r)
-{
-	o->batch[o->n] = *r;
-	o->batch[o->n].t_ns = (uint64_t)((int64_t)r->t_ns - o->shift);
-	if (++o->n == OUT_BATCH)
-		return sink_flush(o);
-	return 0;
+	if (o->w)
+		ret = ist_writer_write(o->w, o->batch, o->n);
+	else
+		ret = sink_write(o->s, o->batch, o->n, &done);
+	o->n = 0;
+	/* the final sink has all the devices: IMP_SINK_REOPEN cannot happen */
+	return ret > 0 ? -EIO : ret;
 }
 
 static int src_fill(struct merge_src *m)
@@ -298,6 +403,10 @@ static int src_fill(struct merge_src *m)
 		return (int)n;
 	m->n = n;
 	m->pos = 0;
+	if (m->shift)
+		for (ssize_t i = 0; i < n; i++)
+			m->recs[i].t_ns = (uint64_t)((int64_t)m->recs[i].t_ns +
+						     m->shift);
 	return 0;
 }
 
@@ -328,28 +437,27 @@ static void heap_down(struct merge_src **h, size_t n, size_t i)
 	}
 }
 
-/* Merges runs [first, first+k) into the sink (plus the in-memory buffer
- * when mem is set). */
-static int merge_runs(struct imp_sorter *s, uint64_t first, size_t k, int mem,
-		      struct out_sink *o)
+/* Merges runs [first, first+k) (plus the in-memory buffer when mem is
+ * set, as the newest run) into o. */
+static int merge_runs(struct imp_sorter *s, size_t first, size_t k, int mem,
+		      struct merge_out *o)
 {
 	struct merge_src *src = calloc(k + 1, sizeof(*src));
 	struct merge_src **heap = calloc(k + 1, sizeof(*heap));
 	size_t nh = 0;
-	char p[PATH_MAX + 32];
 	int ret = -ENOMEM;
 
 	if (!src || !heap)
 		goto out;
 	for (size_t i = 0; i < k; i++) {
 		src[i].order = i;
+		src[i].shift = s->runs[first + i].shift;
 		src[i].recs = malloc(MERGE_BATCH * sizeof(struct ist_record));
 		if (!src[i].recs) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		run_path(s, first + i, p, sizeof(p));
-		ret = ist_reader_open(&src[i].r, p);
+		ret = ist_reader_open(&src[i].r, s->runs[first + i].path);
 		if (ret)
 			goto out;
 		ret = src_fill(&src[i]);
@@ -359,7 +467,6 @@ static int merge_runs(struct imp_sorter *s, uint64_t first, size_t k, int mem,
 			heap[nh++] = &src[i];
 	}
 	if (mem && s->n) {
-		/* the in-memory remainder is the newest run */
 		src[k].order = k;
 		src[k].recs = s->buf;
 		src[k].n = s->n;
@@ -370,22 +477,24 @@ static int merge_runs(struct imp_sorter *s, uint64_t first, size_t k, int mem,
 	while (nh) {
 		struct merge_src *m = heap[0];
 
-		ret = sink_put(o, &m->recs[m->pos]);
-		if (ret)
-			goto out;
+		o->batch[o->n++] = m->recs[m->pos];
+		if (o->n == OUT_BATCH) {
+			ret = out_flush(o);
+			if (ret)
+				goto out;
+		}
 		if (++m->pos == m->n) {
 			if (m->r) {
 				ret = src_fill(m);
 				if (ret)
 					goto out;
 			}
-			if (m->pos == m->n) {
+			if (m->pos == m->n)
 				heap[0] = heap[--nh];
-			}
 		}
 		heap_down(heap, nh, 0);
 	}
-	ret = sink_flush(o);
+	ret = out_flush(o);
 out:
 	if (src) {
 		for (size_t i = 0; i < k; i++) {
@@ -399,73 +508,93 @@ out:
 	return ret;
 }
 
-int imp_sorter_finish(struct imp_sorter *s, int64_t shift, imp_batch_fn fn,
-		      void *ctx)
+static void drop_runs(struct imp_sorter *s, size_t first, size_t k)
 {
-	struct out_sink *o;
-	char p[PATH_MAX + 32];
+	for (size_t i = first; i < first + k; i++) {
+		unlink(s->runs[i].path);
+		free(s->runs[i].path);
+		s->runs[i].path = NULL;
+	}
+}
+
+int imp_sorter_finish(struct imp_sorter *s)
+{
+	struct merge_out *o;
 	int ret;
 
 	if (s->finished)
 		return -EINVAL;
 	s->finished = 1;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	o->fn = fn;
-	o->ctx = ctx;
-	o->shift = shift;
 	sort_buf(s);
-	if (s->nruns == 0) {
-		/* everything fitted in memory */
-		for (size_t i = 0; i < s->n; i++) {
-			ret = sink_put(o, &s->buf[i]);
+	if (s->state != S_RUNS) {
+		/* everything in memory, or the output in order so far */
+		if (s->state == S_MEM) {
+			s->shift = s->absolute ? 0 : imp_sorter_min_t(s);
+			ret = s->sink.open(s->sink.ctx, s->shift);
 			if (ret)
-				goto out;
+				return ret;
+			s->state = S_DIRECT;
 		}
-		ret = sink_flush(o);
-		goto out;
+		if (!s->n)
+			return 0;
+		if (!s->have_out || (int64_t)s->buf[0].t_ns >= s->last_out) {
+			size_t done;
+
+			ret = sink_write(s, s->buf, s->n, &done);
+			if (ret <= 0)
+				return ret;
+			/* the rest of the buffer is merged after run 0 */
+			memmove(s->buf, s->buf + done,
+				(s->n - done) * sizeof(*s->buf));
+			s->n -= done;
+		}
+		ret = demote(s);
+		if (ret)
+			return ret;
 	}
 	/* the buffer joins the open run if it can, else is merged as is */
-	if (s->run && s->n && (int64_t)s->buf[0].t_ns >= s->run_last) {
-		ret = spill(s, s->n);
+	if (s->run && s->n && (int64_t)s->buf[0].t_ns >= s->last_out) {
+		ret = ist_writer_write(s->run, s->buf, s->n);
 		if (ret)
-			goto out;
+			return ret;
 		s->n = 0;
 	}
 	ret = close_run(s);
 	if (ret)
-		goto out;
-	/* reduce to at most MERGE_FANIN runs, merging the oldest first */
+		return ret;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	/* reduce to at most MERGE_FANIN runs, the oldest first */
 	while (s->nruns - s->first_live > MERGE_FANIN) {
-		struct out_sink *m = calloc(1, sizeof(*m));
-		uint64_t first = s->first_live;
+		size_t first = s->first_live;
 
-		if (!m) {
-			ret = -ENOMEM;
-			goto out;
-		}
 		ret = open_run(s);
-		if (!ret) {
-			m->w = s->run;
-			ret = merge_runs(s, first, MERGE_FANIN, 0, m);
-			s->run = NULL;
-			if (ret)
-				ist_writer_abort(m->w);
-			else
-				ret = ist_writer_close(m->w);
-		}
-		free(m);
 		if (ret)
 			goto out;
-		for (uint64_t i = first; i < first + MERGE_FANIN; i++) {
-			run_path(s, i, p, sizeof(p));
-			unlink(p);
+		o->w = s->run;
+		o->n = 0;
+		ret = merge_runs(s, first, MERGE_FANIN, 0, o);
+		s->run = NULL;
+		if (ret) {
+			ist_writer_abort(o->w);
+			goto out;
 		}
-		/* the merged run is the newest file but holds the oldest
-		 * records: merge order only matters for equal times */
+		ret = ist_writer_close(o->w);
+		if (ret)
+			goto out;
+		drop_runs(s, first, MERGE_FANIN);
+		/* the merged run is listed last but holds the oldest records:
+		 * the order only breaks ties between equal times */
 		s->first_live = first + MERGE_FANIN;
 	}
+	s->shift = s->absolute ? 0 : imp_sorter_min_t(s);
+	ret = s->sink.open(s->sink.ctx, s->shift);
+	if (ret)
+		goto out;
+	o->w = NULL;
+	o->s = s;
+	o->n = 0;
 	ret = merge_runs(s, s->first_live, s->nruns - s->first_live, 1, o);
 out:
 	free(o);

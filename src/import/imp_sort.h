@@ -10,27 +10,45 @@
 
 /*
  * Records enter in source order with t_ns holding a signed absolute time
- * and leave sorted by time (stable for equal times within the window).
- * Up to `window` records are kept in memory; a sorted window is released
- * half at a time into a sorted run.  A run is written to a temporary IST
- * file (in a private directory under tmpdir) only when the input does not
- * fit in memory; a record that arrives later than records already spilled
- * starts a new run, and the runs are merged (k-way, in passes of at most
- * 64 runs) at the end.
+ * and leave sorted by time (stable for equal times, except between spilled
+ * runs) into a sink, the output.
+ *
+ * Up to `window` records are kept in memory.  When the window fills, the
+ * sink is opened (with the smallest time seen so far as the shift that
+ * makes the trace start at 0) and the older half of the sorted window is
+ * written to it directly.  Only when a record arrives that is earlier than
+ * what was already written (out-of-order data exceeding the window), or
+ * when the sink cannot take more (it returns IMP_SINK_REOPEN, e.g. because
+ * a new device appeared after its header was written), does the sorter
+ * fall back: the output so far becomes run 0 (sink->demote), later
+ * records go to sorted runs in temporary IST files in a private directory
+ * under tmpdir, and at the end the runs are merged (k-way, in passes of at
+ * most 64) into a newly opened sink.
  */
 struct imp_sorter;
 
-/* Called with sorted batches; returns 0 or a negative error. */
-typedef int (*imp_batch_fn)(void *ctx, const struct ist_record *recs,
-			    size_t n);
+#define IMP_SINK_REOPEN 1
 
-int imp_sorter_new(struct imp_sorter **s, size_t window, const char *tmpdir);
-/* Adds one record; 0 or a negative error (I/O on a run). */
+struct imp_sink {
+	void *ctx;
+	/* Opens the output; every record will have shift subtracted.
+	 * 0 or a negative error. */
+	int (*open)(void *ctx, int64_t shift);
+	/* Writes sorted, shifted records: 0, a negative error, or
+	 * IMP_SINK_REOPEN (nothing written; the sorter falls back). */
+	int (*write)(void *ctx, const struct ist_record *recs, size_t n);
+	/* Closes the output as a complete IST file that the sorter may read
+	 * back and delete, and gives its path; 0 or a negative error. */
+	int (*demote)(void *ctx, char *path, size_t size);
+};
+
+int imp_sorter_new(struct imp_sorter **s, size_t window, const char *tmpdir,
+		   int absolute_time, const struct imp_sink *sink);
+/* Adds one record; 0 or a negative error. */
 int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec);
-/* Delivers every record in time order, with shift subtracted from t_ns,
- * to fn.  Call once, after the last add. */
-int imp_sorter_finish(struct imp_sorter *s, int64_t shift, imp_batch_fn fn,
-		      void *ctx);
+/* Writes what is left (merging runs if any).  Call once, after the last
+ * add; the sink is open afterwards (also for an empty input). */
+int imp_sorter_finish(struct imp_sorter *s);
 /* Removes the temporary runs and frees s. */
 void imp_sorter_free(struct imp_sorter *s);
 
@@ -39,7 +57,7 @@ uint64_t imp_sorter_count(const struct imp_sorter *s);
 int64_t imp_sorter_min_t(const struct imp_sorter *s);
 /* Records that came earlier than a predecessor. */
 uint64_t imp_sorter_reordered(const struct imp_sorter *s);
-/* Runs spilled to disk so far. */
+/* Runs spilled to disk (the demoted output counts as one). */
 uint64_t imp_sorter_runs(const struct imp_sorter *s);
 
 #endif

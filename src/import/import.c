@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "import/imp_sort.h"
 #include "import/imp_text.h"
@@ -16,11 +17,13 @@
 extern const struct imp_format imp_fmt_fio, imp_fmt_blkparse,
 	imp_fmt_blktrace, imp_fmt_msr, imp_fmt_systor, imp_fmt_spc,
 	imp_fmt_alibaba, imp_fmt_tencent, imp_fmt_disksim, imp_fmt_mqsim,
-	imp_fmt_vscsi, imp_fmt_vscsi_csv, imp_fmt_ist_csv, imp_fmt_csv;
+	imp_fmt_vscsi, imp_fmt_vscsi_csv, imp_fmt_ist_csv, imp_fmt_csv,
+	imp_fmt_pcap;
 
 /* Order matters only for equal detection scores: earlier wins. */
 const struct imp_format *const imp_formats[] = {
 	&imp_fmt_blktrace,
+	&imp_fmt_pcap,
 	&imp_fmt_vscsi,
 	&imp_fmt_fio,
 	&imp_fmt_blkparse,
@@ -122,6 +125,11 @@ static uint64_t name_hash(const char *s, size_t len)
 	return h | 1;
 }
 
+ist_header *imp_header(struct imp_ctx *c)
+{
+	return c->h;
+}
+
 int imp_device(struct imp_ctx *c, const char *name, size_t len)
 {
 	uint64_t h = name_hash(name, len);
@@ -195,8 +203,9 @@ void imp_stat(struct imp_ctx *c, const char *name, uint64_t n)
 	r->stats[i].value += n;
 }
 
-static void set_err(struct imp_ctx *c, const char *path, const char *where,
-		    const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+set_err(struct imp_ctx *c, const char *path, const char *where,
+	const char *fmt, va_list ap)
 {
 	struct imp_result *r = c->res;
 
@@ -245,6 +254,18 @@ int imp_bad_file(struct imp_ctx *c, const char *path, const char *fmt, ...)
 	va_end(ap);
 	c->fatal = 1;
 	return IST_EPARSE;
+}
+
+int imp_fail(struct imp_ctx *c, const char *path, const char *where,
+	     const char *reason, int err)
+{
+	struct imp_result *r = c->res;
+
+	snprintf(r->err_file, sizeof(r->err_file), "%s", path ? path : "");
+	snprintf(r->err_where, sizeof(r->err_where), "%s", where);
+	snprintf(r->err_reason, sizeof(r->err_reason), "%s", reason);
+	c->fatal = 1;
+	return err;
 }
 
 int imp_fatal(struct imp_ctx *c, int err)
@@ -515,7 +536,8 @@ out:
 
 struct sort_emit {
 	struct imp_sorter *sorter;
-	uint64_t n;
+	uint64_t n, reordered;
+	int64_t min_t, max_t;
 };
 
 static int emit_to_sorter(void *ctx, const struct ist_record *rec)
@@ -526,9 +548,23 @@ static int emit_to_sorter(void *ctx, const struct ist_record *rec)
 	return imp_sorter_add(e->sorter, rec);
 }
 
-static int write_batch(void *ctx, const struct ist_record *recs, size_t n)
+/* --check: count, nothing kept */
+static int emit_check(void *ctx, const struct ist_record *rec)
 {
-	return ist_writer_write(ctx, recs, n);
+	struct sort_emit *e = ctx;
+	int64_t t = (int64_t)rec->t_ns;
+
+	if (e->n++ == 0) {
+		e->min_t = e->max_t = t;
+		return 0;
+	}
+	if (t < e->max_t)
+		e->reordered++;
+	else
+		e->max_t = t;
+	if (t < e->min_t)
+		e->min_t = t;
+	return 0;
 }
 
 static void fmt_start_time(int64_t t, const char *epoch, char *buf,
@@ -550,48 +586,103 @@ static void fmt_start_time(int64_t t, const char *epoch, char *buf,
 		snprintf(buf, size, "%" PRId64 ".%09ld", (int64_t)sec, ns);
 }
 
-static int add_metadata(struct imp_ctx *c, const struct imp_format *f,
-			const char *const *inputs, unsigned n,
-			struct imp_sorter *s)
-{
-	struct imp_result *r = c->res;
-	char buf[4096], key[96];
-	size_t o = 0;
-	int64_t start = imp_sorter_min_t(s);
+/* The output of an import: written directly (opts.direct) to a temporary
+ * name beside the output, renamed into place at the very end. */
+struct out_sink {
+	struct imp_ctx *c;
+	const struct imp_format *f;
+	const char *const *inputs;
+	unsigned n;
+	const char *out;
+	struct imp_sorter *sorter;
+	ist_writer *w;
+	char tmp[4200];
+	unsigned opens;
+	unsigned ndev_at_open;
+};
 
-	ist_header_set(c->h, "source_format", f->name);
-	for (unsigned i = 0; i < n && o < sizeof(buf) - 1; i++)
-		o += snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? "," : "",
-			      inputs[i]);
-	ist_header_set(c->h, "source_file", buf);
-	ist_header_set(c->h, "source_time_unit", f->time_unit);
-	ist_header_set(c->h, "time_epoch", f->time_epoch);
+static int sink_open(void *ctx, int64_t shift)
+{
+	struct out_sink *o = ctx;
+	struct imp_ctx *c = o->c;
+	struct ist_writer_opts wo = c->opt->writer;
+	char buf[4096];
+	size_t k = 0;
+	ist_header *h;
+	int64_t start = c->opt->absolute_time ? imp_sorter_min_t(o->sorter) :
+						shift;
+	int ret;
+
+	h = ist_header_dup(c->h);
+	if (!h)
+		return -ENOMEM;
+	ist_header_set(h, "source_format", o->f->name);
+	for (unsigned i = 0; i < o->n && k < sizeof(buf) - 1; i++)
+		k += snprintf(buf + k, sizeof(buf) - k, "%s%s", i ? "," : "",
+			      o->inputs[i]);
+	ist_header_set(h, "source_file", buf);
+	ist_header_set(h, "source_time_unit", o->f->time_unit);
+	ist_header_set(h, "time_epoch", o->f->time_epoch);
 	snprintf(buf, sizeof(buf), "%" PRId64, start);
-	ist_header_set(c->h, "start_time_ns", buf);
-	fmt_start_time(start, f->time_epoch, buf, sizeof(buf));
-	ist_header_set(c->h, "start_time", buf);
-	ist_header_set(c->h, "time_normalized",
-		       c->opt->absolute_time || (f->flags & IMP_KEEP_TIME) ?
+	ist_header_set(h, "start_time_ns", buf);
+	fmt_start_time(start, o->f->time_epoch, buf, sizeof(buf));
+	ist_header_set(h, "start_time", buf);
+	ist_header_set(h, "time_normalized",
+		       c->opt->absolute_time || (o->f->flags & IMP_KEEP_TIME) ?
 		       "no" : "yes");
-	snprintf(buf, sizeof(buf), "%" PRIu64, imp_sorter_reordered(s));
-	ist_header_set(c->h, "import_reordered", buf);
-	snprintf(buf, sizeof(buf), "%" PRIu64, r->skipped);
-	ist_header_set(c->h, "import_skipped", buf);
-	for (unsigned i = 0; i < r->nstats; i++) {
-		snprintf(key, sizeof(key), "import_%s", r->stats[i].name);
-		snprintf(buf, sizeof(buf), "%" PRIu64, r->stats[i].value);
-		ist_header_set(c->h, key, buf);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.importing-%ld-%u", o->out,
+		 (long)getpid(), o->opens++);
+	wo.direct = 1;
+	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
+	o->ndev_at_open = ist_header_device_count(c->h);
+	ist_header_free(h);
+	if (ret) {
+		o->w = NULL;
+		return ret;
 	}
 	return 0;
+}
+
+static int sink_write(void *ctx, const struct ist_record *recs, size_t n)
+{
+	struct out_sink *o = ctx;
+
+	/* a device appeared after the header was written */
+	if (ist_header_device_count(o->c->h) != o->ndev_at_open)
+		return IMP_SINK_REOPEN;
+	return ist_writer_write(o->w, recs, n);
+}
+
+static int sink_demote(void *ctx, char *path, size_t size)
+{
+	struct out_sink *o = ctx;
+	int ret = ist_writer_close(o->w);
+
+	o->w = NULL;
+	if (ret) {
+		unlink(o->tmp);
+		return ret;
+	}
+	snprintf(path, size, "%s", o->tmp);
+	return 0;
+}
+
+static void io_error(struct imp_result *res, const char *file, const char *what,
+		     int err)
+{
+	snprintf(res->err_file, sizeof(res->err_file), "%s", file);
+	res->err_where[0] = '\0';
+	snprintf(res->err_reason, sizeof(res->err_reason), "%s: %s", what,
+		 ist_strerror(err));
 }
 
 int imp_run(const char *const *inputs, unsigned n, const char *out,
 	    const struct imp_options *opt, struct imp_result *res)
 {
 	const struct imp_format *f = opt->format;
-	struct imp_sorter *sorter = NULL;
+	struct out_sink o = { 0 };
 	struct sort_emit se = { 0 };
-	ist_writer *w = NULL;
+	struct imp_sink sink;
 	struct imp_ctx c;
 	ist_header *h;
 	int ret;
@@ -611,51 +702,69 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 			goto out;
 	}
 	res->format = f;
-	ret = imp_sorter_new(&sorter, opt->sort_window ? opt->sort_window :
-					  (1u << 20), opt->tmpdir);
+	if (!out) {
+		/* parse only */
+		c.emit = emit_check;
+		c.emit_ctx = &se;
+		ret = parse_inputs(&c, f, inputs, n);
+		res->records = se.n;
+		res->reordered = se.reordered;
+		res->start_ns = se.min_t;
+		if (ret && !res->err_reason[0])
+			io_error(res, inputs[0], "reading", ret);
+		goto out;
+	}
+	o.c = &c;
+	o.f = f;
+	o.inputs = inputs;
+	o.n = n;
+	o.out = out;
+	sink.ctx = &o;
+	sink.open = sink_open;
+	sink.write = sink_write;
+	sink.demote = sink_demote;
+	ret = imp_sorter_new(&o.sorter, opt->sort_window ? opt->sort_window :
+					    IMP_SORT_WINDOW, opt->tmpdir,
+			     opt->absolute_time || (f->flags & IMP_KEEP_TIME),
+			     &sink);
 	if (ret)
 		goto out;
-	se.sorter = sorter;
+	se.sorter = o.sorter;
 	c.emit = emit_to_sorter;
 	c.emit_ctx = &se;
 	ret = parse_inputs(&c, f, inputs, n);
-	if (ret)
-		goto out;
-	res->reordered = imp_sorter_reordered(sorter);
-	res->runs = imp_sorter_runs(sorter);
-	add_metadata(&c, f, inputs, n, sorter);
-	res->start_ns = imp_sorter_min_t(sorter);
-	ret = ist_writer_open(&w, out, h, &opt->writer);
 	if (ret) {
-		snprintf(res->err_file, sizeof(res->err_file), "%s", out);
-		snprintf(res->err_reason, sizeof(res->err_reason),
-			 "cannot create: %s", ist_strerror(ret));
-		w = NULL;
+		/* a write error while parsing is the output's */
+		if (!res->err_reason[0])
+			io_error(res, out, "writing", ret);
 		goto out;
 	}
-	ret = imp_sorter_finish(sorter,
-				opt->absolute_time || (f->flags & IMP_KEEP_TIME) ? 0 :
-					res->start_ns, write_batch, w);
-	res->runs = imp_sorter_runs(sorter);
+	ret = imp_sorter_finish(o.sorter);
+	res->reordered = imp_sorter_reordered(o.sorter);
+	res->runs = imp_sorter_runs(o.sorter);
+	res->start_ns = imp_sorter_min_t(o.sorter);
 	if (ret) {
-		snprintf(res->err_file, sizeof(res->err_file), "%s", out);
-		snprintf(res->err_reason, sizeof(res->err_reason),
-			 "writing: %s", ist_strerror(ret));
+		io_error(res, out, "writing", ret);
 		goto out;
 	}
-	ret = ist_writer_close(w);
-	w = NULL;
+	ret = ist_writer_close(o.w);
+	o.w = NULL;
 	if (ret) {
-		snprintf(res->err_file, sizeof(res->err_file), "%s", out);
-		snprintf(res->err_reason, sizeof(res->err_reason),
-			 "writing: %s", ist_strerror(ret));
+		unlink(o.tmp);
+		io_error(res, out, "writing", ret);
 		goto out;
 	}
-	res->records = imp_sorter_count(sorter);
+	if (rename(o.tmp, out)) {
+		ret = -errno;
+		unlink(o.tmp);
+		io_error(res, out, "cannot create", ret);
+		goto out;
+	}
+	res->records = imp_sorter_count(o.sorter);
 out:
-	if (w)
-		ist_writer_abort(w);
-	imp_sorter_free(sorter);
+	if (o.w)
+		ist_writer_abort(o.w);
+	imp_sorter_free(o.sorter);
 	free(c.devs);
 	ist_header_free(h);
 	return ret;

@@ -75,7 +75,7 @@ const struct imp_format *imp_format_detect(const char *buf, size_t len);
 struct imp_options {
 	const struct imp_format *format; /* NULL: detect from content       */
 	uint64_t skip_bad;        /* bad records tolerated                  */
-	size_t sort_window;       /* records kept in memory (0 = 1 Mi)     */
+	size_t sort_window;       /* records kept in memory (0 = default)  */
 	const char *tmpdir;       /* for sorted runs; NULL = $TMPDIR, /tmp  */
 	int absolute_time;        /* keep source timestamps (no shift to 0) */
 	char event;               /* blktrace/blkparse: 'Q' or 'D' (0 = D)  */
@@ -86,6 +86,10 @@ struct imp_options {
 	const char *device;       /* single-device formats: device name     */
 	struct ist_writer_opts writer; /* output writer options            */
 };
+
+/* Records held for sorting by default: 128 Ki (16 MiB with the sort's
+ * buffers); disorder within half of it costs nothing more. */
+#define IMP_SORT_WINDOW (128u << 10)
 
 #define IMP_MAX_STATS 24
 #define IMP_MAX_BADPOS 5
@@ -111,9 +115,9 @@ struct imp_result {
 };
 
 /*
- * Imports the n input files into the IST file out.  Returns 0 or a
- * negative error; on error res->err_* says where and why, and out is not
- * left behind.  Never prints.
+ * Imports the n input files into the IST file out (NULL: parse and count
+ * only).  Returns 0 or a negative error; on error res->err_* says where and
+ * why, and out is not left behind.  Never prints.
  */
 int imp_run(const char *const *inputs, unsigned n, const char *out,
 	    const struct imp_options *opt, struct imp_result *res);
@@ -136,6 +140,9 @@ unsigned imp_input_count(struct imp_ctx *c);
 const char *imp_input_path(struct imp_ctx *c, unsigned i);
 const struct imp_options *imp_opts(struct imp_ctx *c);
 
+/* The output header (callback-style sources add their devices and metadata
+ * to it directly). */
+ist_header *imp_header(struct imp_ctx *c);
 /* Index of the device called name (added on first use); negative error. */
 int imp_device(struct imp_ctx *c, const char *name, size_t len);
 /* Sets a metadata key of the output header. */
@@ -155,6 +162,10 @@ int imp_bad_at(struct imp_ctx *c, const char *path, uint64_t offset,
 	       int64_t record, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int imp_fatal(struct imp_ctx *c, int err);
+/* A fatal error described by a source that formats its own position
+ * (where may be ""); returns err. */
+int imp_fail(struct imp_ctx *c, const char *path, const char *where,
+	     const char *reason, int err);
 /* A bad input (or option) that concerns the whole file: no position. */
 int imp_bad_file(struct imp_ctx *c, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -16,7 +16,8 @@ libiostorm_core_la_SOURCES += \
 	src/import/fmt_blktrace.c \
 	src/import/fmt_snia.c \
 	src/import/fmt_misc.c \
-	src/import/fmt_csv.c
+	src/import/fmt_csv.c \
+	src/import/fmt_pcap.c
 libiostorm_core_la_SOURCES += \
 	src/import/export.h \
 	src/import/export.c
@@ -33,7 +34,8 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_real_vscsi.sh \
 	tests/cli/import_real_fio.sh \
 	tests/cli/import_compressed.sh \
-	tests/cli/export_roundtrip.sh
+	tests/cli/export_roundtrip.sh \
+	tests/cli/import_pcap.sh
 TESTS += $(IMPORT_CLI_TESTS)
 EXTRA_DIST += $(IMPORT_CLI_TESTS)
 
@@ -140,3 +142,6 @@ tests_fuzz_fuzz_import_ist_csv_SOURCES = tests/fuzz/fuzz_import_ist_csv.c tests/
 tests_fuzz_fuzz_import_ist_csv_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_import_ist_csv_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_import_ist_csv_LDADD = $(TEST_LIBS)
+
+dist_man_MANS += man/iostorm-import.1 man/iostorm-export.1
+EXTRA_DIST += bench/import.sh

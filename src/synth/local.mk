@@ -38,3 +38,6 @@ EXTRA_DIST += tests/cli/synth.sh tests/cli/stats.sh
 
 # The INI parser's fuzz target is in traces/local.mk: FUZZ_TARGETS is
 # first set in tests/local.mk, which is included after src/*/local.mk.
+
+dist_man_MANS += man/iostorm-synth.1 man/iostorm-stats.1 man/iostorm-workloads.7
+EXTRA_DIST += traces/gen-workloads-man.sh

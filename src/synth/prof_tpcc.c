@@ -46,7 +46,7 @@ static const struct syn_param tpcc_params[] = {
 	  "assumption", NULL, 1048576, 1e15 },
 	{ "miss", SYN_P_NUM, "0.35", "",
 	  "read miss ratio at buffer/data = 0.144 (scaled as (buffer/data)^-1/2)",
-	  "calibrated to read:write 1.9:1 [Chen et al. 2011]; law: Hsu, Smith & Young 2001",
+	  "calibrated to read:write 1.9:1 (Chen et al. 2011); law: Hsu, Smith & Young 2001",
 	  NULL, 0, 1 },
 	{ "writeback", SYN_P_NUM, "0.45", "",
 	  "page write-backs per page update at buffer/data = 0.144 (scaled ^-1/4)",

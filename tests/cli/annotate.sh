@@ -53,6 +53,7 @@ expect_grep '^streams: +1 \(inferred from timing\)' "$TMP/out"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'op=fly'
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev nosuch
+expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev 2
 # bad input: one line, exit 1, no output left
 printf 'not a trace\n' >"$TMP/bad.ist"
 expect_status 1 "$IOSTORM" annotate "$TMP/bad.ist" -o "$TMP/x.ist"

@@ -87,12 +87,45 @@ expect_eq "$(wc -l <"$TMP/skip.csv")" 3 "vscsi records after skipping the bad on
 # ... but not a record the importer cannot step over
 expect_status 1 "$IOSTORM" import -q --skip-bad 5 "$D/blk-badmagic.blktrace.0" -o "$TMP/skip2.ist"
 
+# sorting with a small window: in-order input goes straight to the output,
+# a device appearing late or records later than the window fall back to
+# runs merged at the end; the records are the same as sorted in memory
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "%d %d %d 8 %d\n", i * 1000, (i >= 3000 && i % 2), i * 8, i % 3 == 0 }' >"$TMP/seq.trace"
+awk 'BEGIN { for (i = 0; i < 5000; i++) { t = i * 1000; if (i % 500 == 499) t -= 400000; printf "%d 0 %d 8 1\n", t, i } }' >"$TMP/late.trace"
+for f in seq late; do
+	expect_status 0 "$IOSTORM" import "$TMP/$f.trace" -o "$TMP/$f-mem.ist"
+	expect_grep 'sort runs spilled: 0' "$TMP/out"
+	mkdir -p "$TMP/sorttmp"
+	TMPDIR="$TMP/sorttmp" expect_status 0 "$IOSTORM" import --sort-window 100 "$TMP/$f.trace" -o "$TMP/$f-win.ist"
+	[ "$(ls -A "$TMP/sorttmp")" = "" ] || fail "$f: temporary runs left in TMPDIR"
+	cp "$TMP/out" "$TMP/$f.summary"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/$f-mem.ist" -o "$TMP/$f-mem.csv"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/$f-win.ist" -o "$TMP/$f-win.csv"
+	cmp -s "$TMP/$f-mem.csv" "$TMP/$f-win.csv" || fail "$f: small window gives other records"
+	ok
+done
+# device 1 appears at record 3000: the output so far becomes a run
+expect_grep 'reordered 0 records \(sort runs spilled: [1-9]' "$TMP/seq.summary"
+expect_grep 'reordered 10 records \(sort runs spilled: [1-9]' "$TMP/late.summary"
+# a mono-device in-order input never spills
+awk '$2 == 0' "$TMP/seq.trace" >"$TMP/one.trace"
+expect_status 0 "$IOSTORM" import --sort-window 100 "$TMP/one.trace" -o "$TMP/one.ist"
+expect_grep 'reordered 0 records \(sort runs spilled: 0\)' "$TMP/out"
+
+# --check: parse and count, write nothing
+expect_status 0 "$IOSTORM" import --check "$D/systor.csv"
+expect_grep '^checked 4 records in 1 file \(format systor\)$' "$TMP/out"
+expect_grep '^reordered 2 records' "$TMP/out"
+expect_status 1 "$IOSTORM" import --check "$D/systor-bad.csv"
+expect_err_line "^iostorm: $D/systor-bad.csv: line 3: bad offset"
+expect_status 2 "$IOSTORM" import --check "$D/systor.csv" -o "$TMP/x.ist"
+
 # usage errors
 expect_status 2 "$IOSTORM" import "$D/msr.csv"
 expect_status 2 "$IOSTORM" import --format nope "$D/msr.csv" -o "$TMP/x.ist"
 expect_status 2 "$IOSTORM" import --event X "$D/msr.csv" -o "$TMP/x.ist"
 expect_status 0 "$IOSTORM" import --list-formats
-for f in fio blkparse blktrace msr systor spc alibaba tencent disksim mqsim vscsi vscsi-csv csv ist-csv; do
+for f in fio blkparse blktrace pcap msr systor spc alibaba tencent disksim mqsim vscsi vscsi-csv csv ist-csv; do
 	expect_grep "^$f " "$TMP/out"
 done
 # a missing input

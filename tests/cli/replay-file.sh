@@ -102,7 +102,40 @@ expect_status 0 "$IOSTORM" replay "$TMP/two.csv" --target 0="$TMP/m.img" --targe
 	--json "$TMP/two.json"
 expect_grep '"ios": 2,' "$TMP/two.json"
 
-# 8. bad input: one line naming file and line; usage errors exit 2.
+# 8. write data patterns: compressible, dedupable, random, zero.
+gz_ratio() { echo "$(stat -c %s "$1") $(gzip -c "$1" | wc -c)" | awk '{ printf "%.2f", $1 / $2 }'; }
+for spec in random zero compress:4 dedupe:50; do
+	rm -f "$TMP/d.img"
+	expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/d.img" --create --data "$spec" --timing afap
+	r=$(gz_ratio "$TMP/d.img")
+	mkdir -p "$TMP/blk" && rm -f "$TMP/blk/"* && (cd "$TMP/blk" && split -b 4096 "$TMP/d.img")
+	u=$(for b in "$TMP/blk/"*; do md5sum <"$b"; done | sort -u | wc -l)
+	case $spec in
+	random) awk -v r="$r" 'BEGIN { exit !(r < 1.05) }' || fail "random data compresses $r:1"; expect_eq "$u" 300 "unique random blocks" ;;
+	zero) expect_eq "$u" 1 "unique zero blocks" ;;
+	compress:4) awk -v r="$r" 'BEGIN { exit !(r > 3 && r < 5) }' || fail "compress:4 gives $r:1" ;;
+	dedupe:50) [ "$u" -ge 120 ] && [ "$u" -le 195 ] || fail "dedupe:50: $u unique blocks of 300" ;;
+	esac
+	ok
+done
+
+# 9. closed loop on the null back-end: transactions and TPS-eq reported;
+# a faster device gives more TPS-eq than a slower one.
+awk -v hdr="$HDR" 'BEGIN { print hdr; for (i = 0; i < 400; i++)
+	printf "%d,0,read,%d,4096,100000,%d,%d,dependent\n", int(i / 4) * 150000 + (i % 4) * 10, i * 4096, i % 4 + 1, int(i / 16) + 1 }' >"$TMP/cl.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/cl.csv" --null --timing closed --null-latency 20us --json "$TMP/cf.json"
+expect_grep '^transactions 100, TPS-eq ' "$TMP/out"
+expect_grep '"timing": "closed"' "$TMP/cf.json"
+expect_status 0 "$IOSTORM" replay "$TMP/cl.csv" --null --timing closed --null-latency 2ms --json "$TMP/cs.json"
+tps() { awk '/"transactions":/ { t = 1 } t && /"tps":/ { gsub(/[^0-9.]/, "", $2); print $2; exit }' "$1"; }
+awk -v f="$(tps "$TMP/cf.json")" -v s="$(tps "$TMP/cs.json")" 'BEGIN { exit !(f > 1.5 * s) }' ||
+	fail "closed loop: TPS-eq fast $(tps "$TMP/cf.json") vs slow $(tps "$TMP/cs.json")"
+ok
+awk -F, -v OFS=, 'NR > 1 { $8 = 0 } { print }' "$TMP/cl.csv" >"$TMP/cl0.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/cl0.csv" --null --timing closed --txn-per 2 --json "$TMP/tp.json"
+expect_grep '^transactions 200, ' "$TMP/out"
+
+# 10. bad input: one line naming file and line; usage errors exit 2.
 printf '%s\n0,0,read,0,4096,0,0,0,\n5,0,bogus,0,1,0,0,0,\n' "$HDR" >"$TMP/bad.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/bad.csv" --null
 expect_err_line "bad.csv: line 3: "

@@ -72,4 +72,18 @@ expect_status 2 "$IOSTORM" synth
 ok
 expect_status 0 "$IOSTORM" synth --help
 expect_grep '^Usage: iostorm synth PROFILE' "$TMP/out"
+
+# the manual agrees with the code: every option of --help is in
+# iostorm-synth(1); the parameter tables of iostorm-workloads(7) are what
+# --describe says today
+for opt in $(grep -Eo -- '--[a-z]+' "$TMP/out" | sort -u); do
+	grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$top_srcdir/man/iostorm-synth.1" ||
+		fail "$opt missing from iostorm-synth.1"
+	ok
+done
+"$top_srcdir/traces/gen-workloads-man.sh" "$IOSTORM" \
+	"$top_srcdir/man/iostorm-workloads.7" >"$TMP/w.7"
+cmp "$TMP/w.7" "$top_srcdir/man/iostorm-workloads.7" ||
+	fail "iostorm-workloads.7 is stale: run traces/gen-workloads-man.sh"
+ok
 done_ok

@@ -387,86 +387,133 @@ static void test_rwbs(void)
 
 /* ---------------------------------------------------------------- sorting */
 
-struct collect {
-	struct ist_record *r;
-	size_t n, cap;
+/* A test sink: a real IST file, optionally refusing records once (as the
+ * import does when a new device appears) to force the fallback. */
+struct tsink {
+	char dir[64], path[128];
+	ist_writer *w;
+	unsigned opens;
+	uint64_t written, refuse_at;
+	int refused;
+	int64_t shift;
 };
 
-static int collect_batch(void *ctx, const struct ist_record *recs, size_t n)
+static int ts_open(void *ctx, int64_t shift)
 {
-	struct collect *c = ctx;
+	struct tsink *t = ctx;
+	struct ist_writer_opts o = { .direct = 1 };
+	ist_header *h = ist_header_new();
+	int ret;
 
-	if (c->n + n > c->cap)
-		return -ENOSPC;
-	memcpy(c->r + c->n, recs, n * sizeof(*recs));
-	c->n += n;
-	return 0;
+	snprintf(t->path, sizeof(t->path), "%s/out-%u.ist", t->dir, t->opens++);
+	ret = ist_writer_open(&t->w, t->path, h, &o);
+	ist_header_free(h);
+	t->shift = shift;
+	return ret;
 }
 
-static void sort_case(size_t n, size_t window, int64_t jitter, int far)
+static int ts_write(void *ctx, const struct ist_record *r, size_t n)
 {
+	struct tsink *t = ctx;
+
+	if (t->refuse_at && !t->refused && t->written + n > t->refuse_at) {
+		t->refused = 1;
+		return IMP_SINK_REOPEN;
+	}
+	t->written += n;
+	return ist_writer_write(t->w, r, n);
+}
+
+static int ts_demote(void *ctx, char *path, size_t size)
+{
+	struct tsink *t = ctx;
+	int ret = ist_writer_close(t->w);
+
+	t->w = NULL;
+	snprintf(path, size, "%s", t->path);
+	return ret;
+}
+
+static void sort_case(size_t n, size_t window, int64_t jitter, int far,
+		      uint64_t refuse_at, int expect_runs)
+{
+	struct tsink t = { .refuse_at = refuse_at };
+	struct imp_sink sink = { &t, ts_open, ts_write, ts_demote };
 	struct imp_sorter *s;
-	struct collect c = { calloc(n, sizeof(struct ist_record)), 0, n };
-	char dir[] = "/tmp/iostorm-sorttest.XXXXXX";
+	struct ist_record *out = calloc(n + 1, sizeof(*out));
 	uint64_t expect_reord = 0;
 	int64_t max = INT64_MIN;
+	ist_reader *r;
+	ssize_t got, total = 0;
 
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	CU_ASSERT_EQUAL_FATAL(imp_sorter_new(&s, window, dir), 0);
+	snprintf(t.dir, sizeof(t.dir), "/tmp/iostorm-sorttest.XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(t.dir) != NULL);
+	CU_ASSERT_EQUAL_FATAL(imp_sorter_new(&s, window, t.dir, 0, &sink), 0);
 	srand(42);
 	for (size_t i = 0; i < n; i++) {
-		struct ist_record r = { 0 };
-		int64_t t = 1000 + (int64_t)i * 10 + (jitter ? rand() % jitter : 0);
+		struct ist_record rec = { 0 };
+		int64_t tm = 1000 + (int64_t)i * 10 + (jitter ? rand() % jitter : 0);
 
 		if (far && i % 997 == 0 && i > 0)
-			t = 1000 + (int64_t)(rand() % (int)i) * 10; /* far back */
-		r.t_ns = (uint64_t)t;
-		r.offset = i; /* identity */
-		if (i && t < max)
+			tm = 1000 + (int64_t)(rand() % (int)i) * 10; /* far back */
+		rec.t_ns = (uint64_t)tm;
+		rec.offset = i; /* identity */
+		if (i && tm < max)
 			expect_reord++;
-		if (t > max)
-			max = t;
-		CU_ASSERT_EQUAL_FATAL(imp_sorter_add(s, &r), 0);
+		if (tm > max)
+			max = tm;
+		CU_ASSERT_EQUAL_FATAL(imp_sorter_add(s, &rec), 0);
 	}
 	CU_ASSERT_EQUAL(imp_sorter_count(s), n);
 	CU_ASSERT_EQUAL(imp_sorter_reordered(s), expect_reord);
-	CU_ASSERT_EQUAL(imp_sorter_finish(s, imp_sorter_min_t(s), collect_batch, &c), 0);
-	CU_ASSERT_EQUAL(c.n, n);
-	for (size_t i = 1; i < c.n; i++)
-		if (c.r[i].t_ns < c.r[i - 1].t_ns) {
+	CU_ASSERT_EQUAL_FATAL(imp_sorter_finish(s), 0);
+	CU_ASSERT_EQUAL(t.shift, imp_sorter_min_t(s));
+	if (expect_runs) {
+		CU_ASSERT(imp_sorter_runs(s) >= (uint64_t)expect_runs);
+	} else {
+		CU_ASSERT_EQUAL(imp_sorter_runs(s), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(t.w), 0);
+	imp_sorter_free(s);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&r, t.path), 0);
+	while ((got = ist_reader_read(r, out + total, n + 1 - total)) > 0)
+		total += got;
+	ist_reader_close(r);
+	unlink(t.path);
+	CU_ASSERT_EQUAL(rmdir(t.dir), 0); /* runs and demoted outputs removed */
+	CU_ASSERT_EQUAL_FATAL((size_t)total, n);
+	CU_ASSERT_EQUAL(out[0].t_ns, 0);
+	for (size_t i = 1; i < n; i++)
+		if (out[i].t_ns < out[i - 1].t_ns) {
 			CU_FAIL("output not sorted");
 			break;
 		}
-	CU_ASSERT_EQUAL(c.r[0].t_ns, 0);
 	{
 		/* every record exactly once */
 		char *seen = calloc(n, 1);
 		size_t dup = 0;
 
-		for (size_t i = 0; i < c.n; i++) {
-			if (c.r[i].offset >= n || seen[c.r[i].offset])
+		for (size_t i = 0; i < n; i++) {
+			if (out[i].offset >= n || seen[out[i].offset])
 				dup++;
 			else
-				seen[c.r[i].offset] = 1;
+				seen[out[i].offset] = 1;
 		}
 		CU_ASSERT_EQUAL(dup, 0);
 		free(seen);
 	}
-	if (n > window)
-		CU_ASSERT(imp_sorter_runs(s) >= 1);
-	imp_sorter_free(s);
-	CU_ASSERT_EQUAL(rmdir(dir), 0); /* the runs were removed */
-	free(c.r);
+	free(out);
 }
 
 static void test_sort(void)
 {
-	sort_case(1000, 4096, 0, 0);     /* in memory, in order */
-	sort_case(1000, 4096, 500, 0);   /* in memory, shuffled */
-	sort_case(20000, 256, 0, 0);     /* spilled, in order: one run */
-	sort_case(20000, 256, 500, 0);   /* disorder within the window */
-	sort_case(20000, 256, 50, 1);    /* far-back records: several runs */
-	sort_case(100000, 64, 30, 1);    /* more runs than one merge pass */
+	sort_case(1000, 4096, 0, 0, 0, 0);     /* in memory, in order */
+	sort_case(1000, 4096, 500, 0, 0, 0);   /* in memory, shuffled */
+	sort_case(20000, 256, 0, 0, 0, 0);     /* straight to the output */
+	sort_case(20000, 256, 500, 0, 0, 0);   /* disorder within the window */
+	sort_case(20000, 256, 50, 1, 0, 2);    /* far-back records: runs */
+	sort_case(20000, 256, 0, 0, 5000, 2);  /* the sink refuses: runs */
+	sort_case(100000, 64, 30, 1, 0, 65);   /* more runs than one merge pass */
 }
 
 /* ---------------------------------------------------------------- parsers */

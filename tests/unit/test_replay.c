@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,16 +143,21 @@ struct evlog {
 	struct ist_record rec[MAXEV];
 };
 
+/* Called from the worker threads: serialized. */
+static pthread_mutex_t evlock = PTHREAD_MUTEX_INITIALIZER;
+
 static void log_event(void *arg, const struct rpl_io_event *ev)
 {
 	struct evlog *l = arg;
 
+	pthread_mutex_lock(&evlock);
 	if (l->n < MAXEV) {
 		l->ev[l->n] = *ev;
 		l->rec[l->n] = *ev->rec;
 		l->ev[l->n].rec = &l->rec[l->n];
 		l->n++;
 	}
+	pthread_mutex_unlock(&evlock);
 }
 
 static const struct rpl_io_event *find_seq(const struct evlog *l, uint64_t seq)
@@ -512,6 +518,38 @@ static void test_closed_faster_slower_think(void)
 	CU_ASSERT(think_fast >= think_slow);
 }
 
+static void test_workers_partition(void)
+{
+	static struct ist_record recs[3000];
+	static unsigned char seen[3000];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	for (int i = 0; i < 3000; i++)
+		recs[i] = mkrec((uint64_t)i * 1000, IST_OP_READ, (uint64_t)i * 4096, 4096, 0,
+				(uint64_t)(i % 7), 0);
+	for (unsigned part = 0; part < 2; part++) {
+		rpl_opts_init(&o);
+		o.workers = 3;
+		o.partition = part ? RPL_PART_STREAM : RPL_PART_DEVICE;
+		o.null_latency_ns = 2000;
+		res = run_null(&o, recs, 3000, &evl, &r);
+		CU_ASSERT_EQUAL(res->ios, 3000);
+		CU_ASSERT(res->complete);
+		/* MAXEV events logged: each seq at most once, on time */
+		memset(seen, 0, sizeof(seen));
+		for (size_t i = 0; i < evl.n; i++) {
+			CU_ASSERT_FATAL(evl.ev[i].seq < 3000);
+			seen[evl.ev[i].seq]++;
+			CU_ASSERT_EQUAL(evl.ev[i].issue_ns, evl.ev[i].deadline_ns);
+		}
+		for (size_t i = 0; i < evl.n; i++)
+			CU_ASSERT_EQUAL(seen[evl.ev[i].seq], 1);
+		rpl_run_free(r);
+	}
+}
+
 static void test_options_and_refusals(void)
 {
 	struct ist_record recs[2];
@@ -613,6 +651,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
+	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },
 	{ "CSV source: errors and totals", test_csv_source_errors },
 	{ NULL, NULL },
