@@ -39,8 +39,8 @@ static void usage(FILE *f)
 		"  --max-drop FIG=PCT     the same for any figure (see --list)\n"
 		"  --max-rise FIG=PCT     the same for any figure\n"
 		"  --confidence PCT       confidence of the intervals (default 95%%)\n"
-		"  --ignore KEY           leave a setting (or \"trace\") out of the\n"
-		"                         comparability check (repeatable)\n"
+		"  --ignore KEY           leave a setting (or \"trace\", \"interrupted\")\n"
+		"                         out of the comparability check (repeatable)\n"
 		"  --json                 machine-readable result on stdout\n"
 		"  --list                 list the figures and their names\n"
 		"  -h, --help             this help\n"
@@ -325,6 +325,16 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	rc = !cmp.comparable ? EXIT_INCOMPARABLE : cmp.fails ? EXIT_FAIL : EXIT_OK;
+	/* a threshold on a figure neither run has cannot be checked: say so */
+	for (unsigned i = 0; cmp.comparable && i < o.nth; i++) {
+		size_t k;
+
+		for (k = 0; k < cmp.nfig && cmp.fig[k].m != o.th[i].m; k++)
+			;
+		if (k == cmp.nfig)
+			cli_err("warning: neither run has %s: its threshold is not checked",
+				o.th[i].m->name);
+	}
 	if (!cmp.comparable)
 		cli_err("%s and %s are not comparable: %s", a->path, b->path, cmp.why);
 	if (json)

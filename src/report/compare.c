@@ -69,7 +69,7 @@ int rpt_comparable(const struct rpt_run *a, const struct rpt_run *b,
 			(a->kind != RPT_REPLAY ? a : b)->schema);
 		return 0;
 	}
-	if (a->interrupted || b->interrupted)
+	if ((a->interrupted || b->interrupted) && !ignored(o, "interrupted"))
 		why_add(why, size, "%s was interrupted", a->interrupted ? "BASE" : "NEW");
 	if (!ignored(o, "trace")) {
 		if (!same_num(a->trace_records, b->trace_records))

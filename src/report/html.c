@@ -417,7 +417,7 @@ static int precond_chart(struct out *o, struct rpt_run *const *runs, size_t n,
 		for (int q = 0; q < (lat ? 2 : 1); q++) {
 			snprintf(label, sizeof(label), "%s%s", r->label,
 				 lat ? (q ? " p99" : " mean") : " IOPS");
-			x = sset_add(&ss, label, r->nrounds, 0, q, &y);
+			x = sset_add(&ss, label, r->nrounds, run_colour(i), q, &y);
 			if (!x)
 				break;
 			ss.s[ss.n - 1].markers = 1;
@@ -434,7 +434,7 @@ static int precond_chart(struct out *o, struct rpt_run *const *runs, size_t n,
 			for (int q = 0; q < 3; q++) {
 				snprintf(label, sizeof(label), "%s window %s", r->label,
 					 q == 0 ? "average" : q == 1 ? "+10%" : "-10%");
-				x = sset_add(&ss, label, 2, 0, q ? 2 : 1, &y);
+				x = sset_add(&ss, label, 2, run_colour(i), q ? 2 : 1, &y);
 				if (!x)
 					break;
 				x[0] = r->steady_first;
@@ -558,9 +558,21 @@ static void runs_table(FILE *f, struct rpt_run *const *runs, size_t n)
 		td(f, NULL, r->trace_path ? r->trace_path : r->workload ? r->workload :
 		   r->trace_id ? r->trace_id : "-");
 		td(f, NULL, r->target ? r->target : "-");
-		snprintf(set, sizeof(set), "%s%s%s%s%s%s", timing ? "timing " : "",
-			 timing ? timing : "", qd ? ", iodepth " : "", qd ? qd : "",
-			 wk ? ", workers " : "", wk ? wk : "");
+		if (r->kind == RPT_REPLAY) {
+			snprintf(set, sizeof(set), "%s%s%s%s%s%s", timing ? "timing " : "",
+				 timing ? timing : "", qd ? ", iodepth " : "", qd ? qd : "",
+				 wk ? ", workers " : "", wk ? wk : "");
+		} else {
+			/* sweeps and preconditioning: threads and queue depths */
+			const char *th = rpt_run_setting(r, "threads");
+			const char *q = rpt_run_setting(r, "qd");
+			const char *x = rpt_run_setting(r, r->kind == RPT_SWEEP ? "rates" : "passes");
+
+			snprintf(set, sizeof(set), "%s%s%s%s%s%s%s", th ? "threads " : "", th ? th : "",
+				 q ? ", qd " : "", q ? q : "",
+				 x ? (r->kind == RPT_SWEEP ? ", rates % " : ", fill passes ") : "",
+				 x ? x : "", "");
+		}
 		td(f, NULL, set[0] ? set : "-");
 		td(f, NULL, r->started ? r->started : "-");
 		if (r->kind == RPT_REPLAY)

@@ -48,6 +48,11 @@ expect_grep '"significant": ?false' "$TMP/out"
 expect_status 3 "$IOSTORM" compare --json "$D/base.json" "$D/other-qd.json"
 expect_grep '"verdict": ?"incomparable"' "$TMP/out"
 expect_grep '"different setting iodepth: 32 vs 64"' "$TMP/out"
+# a threshold on a figure neither run has is not checked, and says so
+expect_status 0 "$IOSTORM" compare "$D/afap-long.json" "$D/afap-long.json" --max-tps-drop 5 \
+	--ignore interrupted
+expect_err_line "warning: neither run has TPS-eq: its threshold is not checked"
+expect_status 3 "$IOSTORM" compare "$D/afap-long.json" "$D/afap-long.json" --max-tps-drop 5
 # generic thresholds
 expect_status 1 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise lat_mean=20
 expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise lat_mean=30

@@ -78,6 +78,18 @@ expect_grep "sql has no parameter 'nope'" "$TMP/err"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --set a=1 --null -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --synth sql --null --remap bent -o "$TMP/x.json"
 
+# SIGINT: the running point drains, the result says interrupted
+"$IOSTORM" sweep --pattern 4k-randread --null --threads 1,2 --qd 1 --rates 50 --point 5s \
+	-o "$TMP/int.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+expect_eq "$?" 0 "exit status after SIGINT"
+expect_grep '"interrupted": ?true' "$TMP/int.json"
+expect_eq "$(count threads "$TMP/int.json")" 3 "threads fields (1 grid point, max point, settings)"
+expect_grep '\(interrupted\)' "$TMP/out"
+
 # errors
 expect_status 1 "$IOSTORM" sweep "$TMP/missing.csv" --target "$TMP/g.img" --threads 1 --qd 1 \
 	--rates none --point 50ms -o "$TMP/x.json"
