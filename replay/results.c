@@ -83,7 +83,8 @@ static int finalize_oldest(struct rpl_run *r, size_t k)
 		rpl_hist_summary(&a->late, &row->late);
 		rpl_iacc_release(a);
 	}
-	memmove(r->iv, r->iv + k, (r->niv - k) * sizeof(*r->iv));
+	if (k && r->niv > k)
+		memmove(r->iv, r->iv + k, (r->niv - k) * sizeof(*r->iv));
 	r->niv -= k;
 	return 0;
 }

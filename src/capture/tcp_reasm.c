@@ -142,7 +142,8 @@ int cap_tcp_segment(struct cap_tcp_dir *d, uint32_t seq, int syn,
 	s->caplen = caplen;
 	s->len = len;
 	s->ts = ts;
-	memcpy(s->data, payload, caplen);
+	if (caplen) /* payload may be NULL when nothing was captured */
+		memcpy(s->data, payload, caplen);
 	s->next = *pp;
 	*pp = s;
 	d->nheld++;

@@ -414,7 +414,7 @@ static void note_skip(struct imp_ctx *c)
 
 	if (r->skipped < IMP_MAX_BADPOS)
 		snprintf(r->skipped_at[r->skipped], sizeof(r->skipped_at[0]),
-			 "%.60s: %.32s", r->err_file, r->err_where);
+			 "%.1024s: %.64s", r->err_file, r->err_where);
 	r->skipped++;
 }
 

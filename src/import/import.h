@@ -101,7 +101,7 @@ struct imp_result {
 	uint64_t reordered;       /* records earlier than a predecessor     */
 	uint64_t runs;            /* sorted runs spilled to disk            */
 	uint64_t skipped;         /* bad records skipped                    */
-	char skipped_at[IMP_MAX_BADPOS][96]; /* "FILE: line N" of the first */
+	char skipped_at[IMP_MAX_BADPOS][1100]; /* "FILE: line N" of the first */
 	int64_t start_ns;         /* absolute time of the first record      */
 	unsigned nstats;          /* importer-specific counters             */
 	struct {

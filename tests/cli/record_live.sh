@@ -38,7 +38,9 @@ record_start() {
 	inst="$TRACING/instances/iostorm-record-$RPID"
 	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
+		kill -0 $RPID 2>/dev/null || { cat "$TMP/rec.err" >&2; fail "recorder exited before starting"; }
+		# generous: a sanitizer build starts slowly
+		[ $i -lt 600 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
 		sleep 0.05
 	done
 }
