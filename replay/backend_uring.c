@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -24,6 +25,11 @@ struct uring_priv {
 	unsigned char *rbuf;     /* read scratch: data read is discarded */
 	unsigned char **sbuf;    /* stamp mode: per-slot write buffers */
 	size_t *sbuf_size;
+	/* inline targets: I/Os done in prep, completed at the next reap */
+	unsigned *done_idx;
+	int *done_res;
+	uint64_t *done_t;
+	unsigned ndone;
 };
 
 /* IOPOLL only works where the block device has poll queues. */
@@ -121,6 +127,59 @@ done:
 	return 0;
 }
 
+/*
+ * Block devices without REQ_NOWAIT support (zram, other bio-based
+ * drivers) and some files make io_uring hand every read and write to its
+ * io-wq threads.  The first such I/O would pay for creating those threads
+ * (hundreds of microseconds) and the first milliseconds of the replay
+ * would run late.  Create them before the epoch instead, with reads that
+ * are forced async from an anonymous memory file: no I/O reaches a
+ * target, so an observer of the device sees only the trace's I/O.
+ */
+#define WARM_IOS 8
+
+static void warm_io_wq(struct rpl_worker *w, struct uring_priv *u)
+{
+	struct io_uring_cqe *cqe;
+	int fd[2];
+	unsigned n = 0;
+
+	(void)w;
+	if (u->flags & IORING_SETUP_IOPOLL)
+		return; /* neither file can be polled */
+	/* Reads of block devices and other non-regular files run on the
+	 * unbound io-wq threads, reads of regular files on the bound ones:
+	 * warm both, from /dev/zero and from an anonymous memory file. */
+	fd[0] = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	fd[1] = memfd_create("iostorm-warm", MFD_CLOEXEC);
+	if (fd[1] >= 0 && ftruncate(fd[1], 4096) < 0) {
+		close(fd[1]);
+		fd[1] = -1;
+	}
+	for (unsigned round = 0; round < 4; round++) {
+		for (unsigned i = 0; i < 2 * WARM_IOS; i++) {
+			struct io_uring_sqe *sqe;
+			int f = fd[i % 2];
+
+			if (f < 0 || !(sqe = io_uring_get_sqe(&u->ring)))
+				continue;
+			io_uring_prep_read(sqe, f, u->rbuf + 512 * i, 512, 0);
+			sqe->flags |= IOSQE_ASYNC;
+			io_uring_sqe_set_data64(sqe, UINT64_MAX);
+			n++;
+		}
+		if (io_uring_submit(&u->ring) < 0)
+			break;
+		while (n && io_uring_wait_cqe(&u->ring, &cqe) == 0) {
+			io_uring_cqe_seen(&u->ring, cqe);
+			n--;
+		}
+	}
+	for (unsigned i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 static int uring_init(struct rpl_worker *w)
 {
 	struct rpl_run *r = w->run;
@@ -164,6 +223,24 @@ static int uring_init(struct rpl_worker *w)
 	} else if (first) {
 		rpl_note(r, "io_uring: registered buffers unavailable (%s)", strerror(-ret));
 	}
+	if (r->pinned) {
+		/* io-wq threads off the workers' CPUs (see plan_cpus) */
+		ret = io_uring_register_iowq_aff(&u->ring, sizeof(r->others), &r->others);
+		if (ret < 0 && first)
+			rpl_note(r, "io_uring: io-wq CPU affinity unavailable (%s)",
+				 strerror(-ret));
+	}
+	warm_io_wq(w, u);
+	u->done_idx = calloc(w->iodepth, sizeof(*u->done_idx));
+	u->done_res = calloc(w->iodepth, sizeof(*u->done_res));
+	u->done_t = calloc(w->iodepth, sizeof(*u->done_t));
+	if (!u->done_idx || !u->done_res || !u->done_t)
+		return -ENOMEM;
+	for (unsigned k = 0; k < r->ntgt; k++)
+		if (r->tgt[k].inline_io && first) {
+			rpl_feature(r, "inline_io");
+			break;
+		}
 	if (r->o.data == RPL_DATA_STAMP) {
 		u->sbuf = calloc(w->iodepth, sizeof(*u->sbuf));
 		u->sbuf_size = calloc(w->iodepth, sizeof(*u->sbuf_size));
@@ -195,6 +272,9 @@ static void uring_fini(struct rpl_worker *w)
 			free(u->sbuf[i]);
 	free(u->sbuf);
 	free(u->sbuf_size);
+	free(u->done_idx);
+	free(u->done_res);
+	free(u->done_t);
 	free(u);
 	w->be_priv = NULL;
 }
@@ -217,16 +297,98 @@ static unsigned char *stamp_buffer(struct uring_priv *u, struct rpl_slot *s)
 	return u->sbuf[s->idx];
 }
 
+/* Data of a write: the stamp buffer or the next piece of the pattern pool. */
+static unsigned char *write_data(struct rpl_worker *w, struct uring_priv *u,
+				 struct rpl_slot *s, uint64_t *pool_off)
+{
+	*pool_off = UINT64_MAX;
+	if (u->sbuf)
+		return stamp_buffer(u, s);
+	*pool_off = rpl_data_next(w, s->io.rec.len);
+	return w->run->pool + *pool_off;
+}
+
+/*
+ * An inline target: the worker does the I/O itself, now, and completes
+ * it at the next reap (the engine counts it in flight meanwhile).  The
+ * device sees it at the deadline, not after a hand-off to io-wq.
+ */
+static int inline_io(struct rpl_worker *w, struct uring_priv *u, struct rpl_slot *s)
+{
+	const struct ist_record *rec = &s->io.rec;
+	int fd = w->run->tgt[rec->dev].fd;
+	unsigned char *buf;
+	uint64_t po;
+	ssize_t n;
+	int res;
+
+	switch (rec->op) {
+	case IST_OP_READ:
+		n = pread(fd, u->rbuf, rec->len, (off_t)rec->offset);
+		res = n < 0 ? -errno : (int)n;
+		break;
+	case IST_OP_WRITE:
+		buf = write_data(w, u, s, &po);
+		if (!buf)
+			return -ENOMEM;
+		n = pwrite(fd, buf, rec->len, (off_t)rec->offset);
+		res = n < 0 ? -errno : (int)n;
+		break;
+	case IST_OP_FLUSH:
+		res = fdatasync(fd) < 0 ? -errno : 0;
+		break;
+	case IST_OP_DISCARD:
+		res = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)rec->offset, (off_t)rec->len) < 0 ? -errno : 0;
+		break;
+	case IST_OP_WRITE_ZEROES:
+		res = fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+				(off_t)rec->offset, (off_t)rec->len) < 0 ? -errno : 0;
+		break;
+	default:
+		res = 0;
+		break;
+	}
+	u->done_idx[u->ndone] = s->idx;
+	u->done_res[u->ndone] = res;
+	u->done_t[u->ndone] = rpl_mono_ns();
+	u->ndone++;
+	return 0;
+}
+
+static unsigned drain_inline(struct rpl_worker *w, struct uring_priv *u)
+{
+	unsigned n = u->ndone;
+
+	u->ndone = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct rpl_slot *s = &w->slots[u->done_idx[i]];
+		int res = u->done_res[i];
+
+		if (res >= 0 && (s->io.rec.op == IST_OP_READ || s->io.rec.op == IST_OP_WRITE) &&
+		    (unsigned)res != s->io.rec.len)
+			res = -EIO;
+		rpl_complete(w, s, res, u->done_t[i]);
+	}
+	return n;
+}
+
 static int uring_prep(struct rpl_worker *w, struct rpl_slot *s)
 {
 	struct uring_priv *u = w->be_priv;
 	const struct ist_record *rec = &s->io.rec;
 	struct rpl_run *r = w->run;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	struct io_uring_sqe *sqe;
 	int fd = u->fixed_files ? (int)rec->dev : r->tgt[rec->dev].fd;
 	unsigned char *buf;
 	uint64_t po;
 
+	if (r->tgt[rec->dev].inline_io) {
+		int ret = inline_io(w, u, s);
+
+		return ret < 0 ? ret : 1;
+	}
+	sqe = io_uring_get_sqe(&u->ring);
 	if (!sqe) {
 		/* The SQ ring is full of prepared I/Os: push them first. */
 		int ret = io_uring_submit(&u->ring);
@@ -329,6 +491,8 @@ static int uring_reap(struct rpl_worker *w, uint64_t until)
 	uint64_t now;
 	int ret;
 
+	if (u->ndone && drain_inline(w, u) && until)
+		return 0;
 	if (!until) {
 		if ((u->flags & IORING_SETUP_DEFER_TASKRUN) && !io_uring_cq_ready(&u->ring)) {
 			if (u->flags & IORING_SETUP_IOPOLL)

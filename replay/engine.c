@@ -345,7 +345,8 @@ static int worker_prep(struct rpl_worker *w, const struct rpl_io *io,
 		w->free_slots[w->nfree++] = s->idx;
 		return ret;
 	}
-	w->prepared++;
+	if (!ret)
+		w->prepared++; /* 1: done inline, nothing to submit */
 	w->inflight++;
 	if (w->inflight > w->max_inflight)
 		w->max_inflight = w->inflight;
@@ -567,6 +568,13 @@ static void *worker_main(void *arg)
 
 	/* Timers of this thread fire on time, not up to 50 us late. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (w->cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(w->cpu, &one);
+		pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	}
 	if (r->o.realtime) {
 		struct sched_param sp = { .sched_priority = 10 };
 
@@ -647,6 +655,8 @@ static void *decoder_main(void *arg)
 	ssize_t n;
 	int ret = 0, stop = 0;
 
+	if (r->pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof(r->others), &r->others);
 	if (!buf) {
 		r->src_err = -ENOMEM;
 		goto out;
@@ -737,6 +747,42 @@ static uint64_t tv_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
 }
 
+/*
+ * CPU placement.  A worker spins on the clock in the last microseconds
+ * before each deadline; a thread that has to share its CPU (io_uring's
+ * async io-wq threads, which execute every I/O on devices without
+ * REQ_NOWAIT support such as zram; the decoder) waits for a scheduler
+ * slice, and the I/O leaves up to a millisecond late.  When there are more
+ * CPUs than workers, each worker gets a CPU of its own (the highest ones
+ * of the allowed set) and everything else the remaining CPUs.
+ */
+static void plan_cpus(struct rpl_run *r)
+{
+	cpu_set_t allowed;
+	int cpus[CPU_SETSIZE], n = 0;
+
+	for (unsigned i = 0; i < r->nw; i++)
+		r->w[i].cpu = -1;
+	if (r->o.no_pin || r->o.backend == RPL_BACKEND_NULL || r->o.virtual_clock)
+		return;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	if (n < 2 || r->nw >= (unsigned)n) {
+		rpl_note(r, "workers not pinned: %d CPUs for %u workers", n, r->nw);
+		return;
+	}
+	r->others = allowed;
+	for (unsigned i = 0; i < r->nw; i++) {
+		r->w[i].cpu = cpus[n - 1 - (int)i];
+		CPU_CLR(r->w[i].cpu, &r->others);
+	}
+	r->pinned = 1;
+	rpl_feature(r, "cpu_pinning");
+}
+
 int rpl_run_start(rpl_run *r)
 {
 	struct rusage ru;
@@ -782,6 +828,7 @@ int rpl_run_start(rpl_run *r)
 		if (rpl_txn_init(w) < 0)
 			return -ENOMEM;
 	}
+	plan_cpus(r);
 	getrusage(RUSAGE_SELF, &ru);
 	r->cpu0_user = tv_ns(&ru.ru_utime);
 	r->cpu0_sys = tv_ns(&ru.ru_stime);

@@ -4,6 +4,7 @@
 #define IST_REPLAY_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -33,6 +34,7 @@ struct rpl_target {
 	int is_null;
 	int direct;
 	int writable;
+	int inline_io;  /* issued by the worker with pread/pwrite (see rpl_inline) */
 	uint64_t size;
 	unsigned lbs;
 };
@@ -75,7 +77,8 @@ struct rpl_backend_ops {
 	const char *name;
 	int (*init)(struct rpl_worker *w);
 	void (*fini)(struct rpl_worker *w);
-	/* Prepares one I/O (issued at the next submit); 0 or -errno. */
+	/* Prepares one I/O (issued at the next submit): 0; 1 when it was
+	 * done at once (completed at the next reap); or -errno. */
 	int (*prep)(struct rpl_worker *w, struct rpl_slot *s);
 	/* Hands the prepared I/Os to the device; count or -errno. */
 	int (*submit)(struct rpl_worker *w);
@@ -97,6 +100,7 @@ struct rpl_interval_acc {
 struct rpl_worker {
 	struct rpl_run *run;
 	unsigned id;
+	int cpu;         /* CPU the worker is pinned to, or -1 */
 	pthread_t thread;
 	int started;
 	struct rpl_queue q;
@@ -177,6 +181,9 @@ struct rpl_run {
 	uint64_t cpu0_user, cpu0_sys;
 	struct rpl_result res;
 	int have_result;
+	/* CPU placement: workers alone on their CPUs, the rest elsewhere */
+	int pinned;
+	cpu_set_t others;
 	char features[256];
 	char notes[1024];
 };

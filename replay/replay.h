@@ -122,6 +122,16 @@ struct rpl_io_event {
 };
 typedef void (*rpl_io_cb)(void *arg, const struct rpl_io_event *ev);
 
+/* Which targets the worker reads and writes itself (pread/pwrite at the
+ * deadline) instead of through io_uring: RAM-backed block devices that
+ * complete in the caller (zram, brd, pmem) have no REQ_NOWAIT support, so
+ * io_uring would hand each of their I/Os to an io-wq thread, late. */
+enum rpl_inline {
+	RPL_INLINE_AUTO = 0,  /* the synchronous RAM devices above */
+	RPL_INLINE_NEVER,
+	RPL_INLINE_ALWAYS,    /* every target (tests, comparisons) */
+};
+
 struct rpl_opts {
 	enum rpl_timing timing;
 	double speed;               /* original: t / speed (0 = 1.0)           */
@@ -145,6 +155,8 @@ struct rpl_opts {
 	uint64_t seed;              /* data pattern seed (0 = fixed default)   */
 	int sqpoll, iopoll;
 	int realtime;               /* workers SCHED_FIFO (fallback: a note)   */
+	int no_pin;                 /* do not pin workers to their own CPUs    */
+	enum rpl_inline inline_io;  /* I/O issued by the worker itself         */
 	uint64_t interval_ns;       /* per-interval rows (0 = none)            */
 	uint64_t spin_ns;           /* spin before a deadline (0 = 40 us)      */
 	uint64_t late_warn_ns;      /* p99 lateness warning (0 = 1 ms)         */

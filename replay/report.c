@@ -125,6 +125,9 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "sqpoll", json_object_new_boolean(op->sqpoll));
 	add(o, "iopoll", json_object_new_boolean(op->iopoll));
 	add(o, "realtime", json_object_new_boolean(op->realtime));
+	add(o, "inline", json_object_new_string(op->inline_io == RPL_INLINE_NEVER ? "never" :
+						op->inline_io == RPL_INLINE_ALWAYS ? "always" : "auto"));
+	add(o, "pin_cpus", json_object_new_boolean(!op->no_pin));
 	add(o, "virtual_time", json_object_new_boolean(op->virtual_clock));
 	add(o, "null_latency_ns", ju64(op->null_latency_ns));
 	add(o, "interval_ns", ju64(op->interval_ns));

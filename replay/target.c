@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "replay/internal.h"
@@ -88,6 +89,43 @@ static unsigned file_dio_align(int fd)
 	return 512;
 }
 
+/* RAM-backed block devices that complete every I/O in the submitting
+ * context and do not support REQ_NOWAIT: zram, brd (ramN), pmem. */
+static int sync_ram_device(dev_t rdev)
+{
+	static const char *const names[] = { "zram", "ram", "pmem" };
+	char path[96], link[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t l = strlen(names[i]);
+
+		if (!strncmp(base, names[i], l) && base[l] >= '0' && base[l] <= '9')
+			return 1;
+	}
+	return 0;
+}
+
+static void choose_inline(struct rpl_run *r, struct rpl_target *t, const struct stat *st)
+{
+	if (r->o.inline_io == RPL_INLINE_ALWAYS)
+		t->inline_io = 1;
+	else if (r->o.inline_io == RPL_INLINE_AUTO)
+		t->inline_io = t->is_blk && t->direct && sync_ram_device(st->st_rdev);
+	if (t->inline_io && r->o.inline_io == RPL_INLINE_AUTO)
+		rpl_note(r, "%s: RAM-backed device without REQ_NOWAIT: I/O issued inline "
+			 "by the worker (io_uring would defer it to a helper thread); "
+			 "--inline never to change", t->path);
+}
+
 static int open_target(struct rpl_run *r, struct rpl_target *t, int writes)
 {
 	int direct = !r->o.buffered ? O_DIRECT : 0;
@@ -119,6 +157,7 @@ static int open_target(struct rpl_run *r, struct rpl_target *t, int writes)
 			return failf(r, -errno, "%s: %s", t->path, strerror(errno));
 		t->direct = !!direct;
 		t->writable = acc == O_RDWR;
+		choose_inline(r, t, &st);
 		return 0;
 	}
 	if (stat(t->path, &st) == 0 && !S_ISREG(st.st_mode))
@@ -141,6 +180,7 @@ static int open_target(struct rpl_run *r, struct rpl_target *t, int writes)
 	t->direct = !!direct;
 	t->lbs = direct ? file_dio_align(t->fd) : 512;
 	t->writable = acc == O_RDWR;
+	choose_inline(r, t, &st);
 	return 0;
 }
 

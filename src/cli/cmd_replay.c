@@ -60,6 +60,9 @@ static const char usage_text[] =
 	"      --iopoll             polled completions (block devices with poll queues)\n"
 	"      --spin T             spin the last T before a deadline (default 40us)\n"
 	"      --realtime           workers at SCHED_FIFO priority (fewer preemptions)\n"
+	"      --inline MODE        I/O issued by the worker itself: auto (zram, brd,\n"
+	"                           pmem: RAM devices io_uring defers), never, always\n"
+	"      --no-pin             do not give each worker a CPU of its own\n"
 	"Report:\n"
 	"      --interval T         per-interval rows (default 1s)\n"
 	"      --json FILE          JSON report (schema in iostorm-replay(1))\n"
@@ -78,7 +81,7 @@ enum {
 	O_ALLOW_WRITE, O_FORCE, O_READ_ONLY, O_DATA, O_SEED, O_TIMING, O_SPEED,
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
-	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL,
+	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
 };
 
 static const struct option longopts[] = {
@@ -111,6 +114,8 @@ static const struct option longopts[] = {
 	{ "iopoll", no_argument, NULL, O_IOPOLL },
 	{ "spin", required_argument, NULL, O_SPIN },
 	{ "realtime", no_argument, NULL, O_REALTIME },
+	{ "inline", required_argument, NULL, O_INLINE },
+	{ "no-pin", no_argument, NULL, O_NO_PIN },
 	{ "interval", required_argument, NULL, O_INTERVAL },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "csv-intervals", required_argument, NULL, O_CSV },
@@ -444,6 +449,19 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_REALTIME:
 			o.realtime = 1;
+			break;
+		case O_INLINE:
+			if (!strcmp(optarg, "auto"))
+				o.inline_io = RPL_INLINE_AUTO;
+			else if (!strcmp(optarg, "never"))
+				o.inline_io = RPL_INLINE_NEVER;
+			else if (!strcmp(optarg, "always"))
+				o.inline_io = RPL_INLINE_ALWAYS;
+			else
+				return cli_usage_error(CMD, "bad --inline '%s' (auto, never, always)", optarg);
+			break;
+		case O_NO_PIN:
+			o.no_pin = 1;
 			break;
 		case O_VIRTUAL:
 			o.virtual_clock = 1;

@@ -53,6 +53,18 @@ expect_eq "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/iv.csv")" 300 "i
 expect_grep 'write +300 ' "$TMP/out"
 expect_grep 'recorded' "$TMP/out"
 
+# 1b. the same with the worker doing the I/O itself (--inline always):
+# every record once, at its offset; reported as a feature and a setting.
+rm -f "$TMP/t.img"
+expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/t.img" --create \
+	--data stamp --inline always --json "$TMP/ri.json"
+check_stamps "$TMP/t.img" 300 0
+expect_grep '"inline_io"' "$TMP/ri.json"
+expect_grep '"inline": "always"' "$TMP/ri.json"
+expect_grep '"ios": 300,' "$TMP/ri.json"
+expect_status 2 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/t.img" --inline sometimes
+expect_grep "bad --inline 'sometimes' \\(auto, never, always\\)" "$TMP/err"
+
 # 2. strict: a target too small is refused before anything is written.
 truncate -s 512K "$TMP/small.img"
 expect_status 1 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img"

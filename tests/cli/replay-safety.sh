@@ -88,5 +88,12 @@ if [ -w /sys/class/zram-control/hot_add ] && ZRAM=$(cat /sys/class/zram-control/
 		--timing afap --json "$TMP/z.json"
 	expect_grep '"ios": 64,' "$TMP/z.json"
 	expect_grep '"logical_block_size": 4096' "$TMP/z.json"
+	# a RAM device without REQ_NOWAIT: the worker issues inline by default
+	expect_grep '"inline_io"' "$TMP/z.json"
+	expect_grep 'issued inline by the worker' "$TMP/z.json"
+	expect_status 0 "$IOSTORM" replay "$TMP/rw.csv" --target "/dev/zram$ZRAM" --allow-write \
+		--timing afap --inline never --json "$TMP/zn.json"
+	expect_grep '"ios": 64,' "$TMP/zn.json"
+	if grep -q '"inline_io"' "$TMP/zn.json"; then fail "--inline never still inline"; fi; ok
 fi
 done_ok
