@@ -19,6 +19,8 @@
 #define QUEUE_SIZE 65536u    /* records per worker queue (power of two) */
 #define DECODE_BATCH 512u
 #define MAX_SLEEP_NS 2000000ull /* wake at least every 2 ms (stop, intervals) */
+#define WAKE_GUARD_NS 10000ull   /* added to an observed oversleep          */
+#define WAKE_MARGIN_CAP 500000ull /* oversleeps beyond: preemption, not learned */
 
 /* ------------------------------------------------------------ options */
 
@@ -191,6 +193,7 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		return fail(r, -EINVAL, "--think-scale must not be negative");
 	if (!r->o.think_scale && r->o.timing != RPL_TIMING_CLOSED)
 		r->o.think_scale = 1.0;
+	r->spin_adaptive = r->o.spin_auto;
 	if (!r->o.spin_ns)
 		r->o.spin_ns = 40000;
 	if (!r->o.late_warn_ns)
@@ -365,6 +368,56 @@ static int worker_prep(struct rpl_worker *w, const struct rpl_io *io,
 	return 0;
 }
 
+/*
+ * A timed wait that ended at "now" although asked to end at "until": the
+ * thread overslept by now - until (timer, scheduler, or on a VM the host
+ * waking an idle vCPU -- tens to hundreds of microseconds).  The spin
+ * window before a deadline must cover that, or the deadline is missed.
+ * The margin moves a quarter of the way towards a larger oversleep (plus a
+ * guard) and decays by 1/64 of the excess per wait that overslept less,
+ * down to --spin's 40 us.  An oversleep beyond WAKE_MARGIN_CAP is the
+ * thread losing its CPU, which no spinning prevents: counted, not learned.
+ */
+static void wake_learn(struct rpl_worker *w, uint64_t until, uint64_t now)
+{
+	uint64_t floor = w->run->o.spin_ns, over, want;
+
+	if (now < until)
+		return; /* woken early by a completion: says nothing */
+	over = now - until;
+	if (over > w->oversleep_max)
+		w->oversleep_max = over;
+	if (!w->run->spin_adaptive || over > WAKE_MARGIN_CAP)
+		return;
+	want = over + WAKE_GUARD_NS;
+	if (want < floor)
+		want = floor;
+	if (want > WAKE_MARGIN_CAP)
+		want = WAKE_MARGIN_CAP;
+	if (want > w->wake_margin)
+		w->wake_margin += (want - w->wake_margin + 3) / 4;
+	else
+		w->wake_margin -= (w->wake_margin - want) / 64;
+	if (w->wake_margin > w->wake_margin_max)
+		w->wake_margin_max = w->wake_margin;
+}
+
+/* Before the epoch: a few short timed sleeps, so that the first deadlines
+ * are met with a margin measured on this machine rather than guessed. */
+static void wake_calibrate(struct rpl_worker *w)
+{
+	w->wake_margin = w->wake_margin_max = w->run->o.spin_ns;
+	if (!w->run->spin_adaptive || w->run->o.virtual_clock || w->run->o.timing == RPL_TIMING_AFAP)
+		return;
+	for (int i = 0; i < 32; i++) {
+		uint64_t until = rpl_mono_ns() + 100000;
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+		wake_learn(w, until, rpl_mono_ns());
+	}
+}
+
 /* Waits for a completion or until the absolute time until, submitting
  * what is prepared first. */
 static int worker_wait(struct rpl_worker *w, uint64_t until)
@@ -391,10 +444,14 @@ static int worker_wait(struct rpl_worker *w, uint64_t until)
 					       (long)(d % 1000000000ull) };
 
 			nanosleep(&ts, NULL);
+			wake_learn(w, until, rpl_mono_ns());
 		}
 		return 0;
 	}
-	return w->be->reap(w, until);
+	ret = w->be->reap(w, until);
+	if (!ret && until != UINT64_MAX && !w->run->o.virtual_clock)
+		wake_learn(w, until, rpl_mono_ns());
+	return ret;
 }
 
 /* Spins on the clock for the last microseconds before a deadline. */
@@ -503,8 +560,8 @@ static int worker_loop(struct rpl_worker *w)
 			continue;
 		}
 		if (deadline > now) {
-			if (deadline - now > r->o.spin_ns) {
-				ret = worker_wait(w, deadline - r->o.spin_ns);
+			if (deadline - now > w->wake_margin) {
+				ret = worker_wait(w, deadline - w->wake_margin);
 				if (ret < 0)
 					return ret;
 				if (w->closed)
@@ -590,6 +647,7 @@ static void *worker_main(void *arg)
 		snprintf(w->errmsg, sizeof(w->errmsg), "%s back-end: %s",
 			 w->be->name, ist_strerror(ret));
 	w->err = ret;
+	wake_calibrate(w);
 	pthread_mutex_lock(&r->lock);
 	atomic_fetch_add(&r->ready, 1);
 	pthread_cond_broadcast(&r->cond);

@@ -159,6 +159,8 @@ struct rpl_opts {
 	enum rpl_inline inline_io;  /* I/O issued by the worker itself         */
 	uint64_t interval_ns;       /* per-interval rows (0 = none)            */
 	uint64_t spin_ns;           /* spin before a deadline (0 = 40 us)      */
+	int spin_auto;              /* learn the spin window from oversleeps,
+	                             * spin_ns its minimum                     */
 	uint64_t late_warn_ns;      /* p99 lateness warning (0 = 1 ms)         */
 	double think_scale;         /* closed: think times x F (0 = 1.0)       */
 	unsigned txn_per;           /* closed/TPS-eq: N I/Os per txn if no ids */
@@ -267,6 +269,9 @@ struct rpl_result {
 	uint64_t realigned, wrapped, scaled;
 	uint64_t decoder_starved; /* times a worker found its queue empty     */
 	uint64_t max_inflight;
+	int spin_adaptive;           /* the spin window was learned            */
+	uint64_t wake_margin_max_ns; /* largest spin window used              */
+	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	struct rpl_op_result op[IST_OP_COUNT];
 	struct rpl_pcts lat;      /* all ops                                  */
 	struct rpl_pcts late;     /* issue lateness (actual - deadline)       */

@@ -132,6 +132,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "null_latency_ns", ju64(op->null_latency_ns));
 	add(o, "interval_ns", ju64(op->interval_ns));
 	add(o, "spin_ns", ju64(op->spin_ns));
+	add(o, "spin_adaptive", json_object_new_boolean(res->spin_adaptive));
 	add(o, "think_scale", json_object_new_double(op->think_scale));
 	add(o, "txn_per", ju64(op->txn_per));
 	tg = json_object_new_array();
@@ -215,6 +216,8 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		(double)(res->cpu_user_ns + res->cpu_sys_ns) / (double)res->ios : 0));
 	add(o, "max_inflight", ju64(res->max_inflight));
 	add(o, "decoder_starved", ju64(res->decoder_starved));
+	add(o, "wake_margin_max_ns", ju64(res->wake_margin_max_ns));
+	add(o, "oversleep_max_ns", ju64(res->oversleep_max_ns));
 	add(root, "run", o);
 
 	o = json_object_new_object();

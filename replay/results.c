@@ -215,6 +215,11 @@ int rpl_results_build(struct rpl_run *r)
 		res->decoder_starved += w->starved;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
+		res->spin_adaptive = r->spin_adaptive;
+		if (w->wake_margin_max > res->wake_margin_max_ns)
+			res->wake_margin_max_ns = w->wake_margin_max;
+		if (w->oversleep_max > res->oversleep_max_ns)
+			res->oversleep_max_ns = w->oversleep_max;
 		if (w->last_done > last)
 			last = w->last_done;
 		if (!res->first_error && w->first_error)

@@ -58,7 +58,8 @@ static const char usage_text[] =
 	"      --partition BY       device (default) or stream\n"
 	"      --sqpoll             kernel submission thread\n"
 	"      --iopoll             polled completions (block devices with poll queues)\n"
-	"      --spin T             spin the last T before a deadline (default 40us)\n"
+	"      --spin T|auto        spin the last T before a deadline (default 40us);\n"
+	"                           auto: at least 40us, more when sleeps overshoot\n"
 	"      --realtime           workers at SCHED_FIFO priority (fewer preemptions)\n"
 	"      --inline MODE        I/O issued by the worker itself: auto (zram, brd,\n"
 	"                           pmem: RAM devices io_uring defers), never, always\n"
@@ -467,6 +468,10 @@ int cmd_replay(int argc, char **argv)
 			o.virtual_clock = 1;
 			break;
 		case O_SPIN:
+			if (!strcmp(optarg, "auto")) {
+				o.spin_auto = 1;
+				break;
+			}
 			if (cli_parse_duration_ns(optarg, &o.spin_ns))
 				return cli_usage_error(CMD, "bad --spin '%s'", optarg);
 			if (!o.spin_ns)

@@ -65,6 +65,20 @@ expect_grep '"ios": 300,' "$TMP/ri.json"
 expect_status 2 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/t.img" --inline sometimes
 expect_grep "bad --inline 'sometimes' \\(auto, never, always\\)" "$TMP/err"
 
+# 1c. the spin window: fixed by default and with --spin T (the largest
+# window used is T), learned with --spin auto (never below 40 us).
+expect_grep '"spin_adaptive": false' "$TMP/r.json"
+expect_grep '"wake_margin_max_ns": 40000,' "$TMP/r.json"
+expect_grep '"oversleep_max_ns": [0-9]' "$TMP/r.json"
+expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --null --spin 100us --json "$TMP/rs.json"
+expect_grep '"wake_margin_max_ns": 100000,' "$TMP/rs.json"
+expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --null --spin auto --json "$TMP/ra.json"
+expect_grep '"spin_adaptive": true' "$TMP/ra.json"
+margin=$(sed -n 's/.*"wake_margin_max_ns": \([0-9]*\).*/\1/p' "$TMP/ra.json")
+[ "$margin" -ge 40000 ] && [ "$margin" -le 500000 ] || fail "learned spin window $margin ns outside [40 us, 500 us]"
+expect_status 2 "$IOSTORM" replay "$TMP/w.csv" --null --spin often
+expect_grep "bad --spin 'often'" "$TMP/err"
+
 # 2. strict: a target too small is refused before anything is written.
 truncate -s 512K "$TMP/small.img"
 expect_status 1 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img"
