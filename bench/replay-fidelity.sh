@@ -15,6 +15,7 @@
 . "$(dirname "$0")/replay-lib.sh"
 SECS=${SECS:-5}
 RATES=${RATES:-"20000 100000 300000"}
+REPLAYERS=${REPLAYERS:-"iostorm fio"}
 zram_up 2G
 T=$BENCH_TMP/fid
 HOSTGAP=${HOSTGAP:-$here/hostgap}
@@ -33,7 +34,7 @@ for rate in $RATES; do
 	"$IOSTORM" convert "$T.csv" "$T.ist"
 	fio_iolog "$T.csv" "$ZDEV" "$T.iolog"
 	n=$(($(wc -l <"$T.csv") - 1))
-	for tool in iostorm fio; do
+	for tool in $REPLAYERS; do
 		: >"$T.res"
 		for i in $(seq "$RUNS"); do
 			lost=$(host_lost)

@@ -309,6 +309,15 @@ static unsigned char *write_data(struct rpl_worker *w, struct uring_priv *u,
 }
 
 /*
+ * With --inline auto, an I/O is done inline only when it is on time: one
+ * that is already late by more than this (the worker fell behind: a
+ * burst, or the host took the CPU) goes through io_uring like the ones
+ * of --timing afap, so that io-wq threads on the other CPUs catch up in
+ * parallel instead of the worker doing every late read in turn.
+ */
+#define INLINE_MAX_LATE_NS 50000ull
+
+/*
  * An inline target: the worker does the I/O itself, now, and completes
  * it at the next reap (the engine counts it in flight meanwhile).  The
  * device sees it at the deadline, not after a hand-off to io-wq.
@@ -349,6 +358,7 @@ static int inline_io(struct rpl_worker *w, struct uring_priv *u, struct rpl_slot
 		res = 0;
 		break;
 	}
+	w->inline_ios++;
 	u->done_idx[u->ndone] = s->idx;
 	u->done_res[u->ndone] = res;
 	u->done_t[u->ndone] = rpl_mono_ns();
@@ -383,7 +393,9 @@ static int uring_prep(struct rpl_worker *w, struct rpl_slot *s)
 	unsigned char *buf;
 	uint64_t po;
 
-	if (r->tgt[rec->dev].inline_io) {
+	if (r->tgt[rec->dev].inline_io &&
+	    (r->o.inline_io == RPL_INLINE_ALWAYS ||
+	     (s->deadline && s->issue <= s->deadline + INLINE_MAX_LATE_NS))) {
 		int ret = inline_io(w, u, s);
 
 		return ret < 0 ? ret : 1;

@@ -122,6 +122,7 @@ struct rpl_worker {
 	struct rpl_hist txn_lat, rec_txn_lat;
 	uint64_t txns;
 	uint64_t starved, max_inflight;
+	uint64_t inline_ios; /* done by the worker itself (--inline) */
 	uint64_t last_done;
 	/* current interval, merged into the run's table when it ends */
 	uint64_t cur_interval;

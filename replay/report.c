@@ -216,6 +216,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		(double)(res->cpu_user_ns + res->cpu_sys_ns) / (double)res->ios : 0));
 	add(o, "max_inflight", ju64(res->max_inflight));
 	add(o, "decoder_starved", ju64(res->decoder_starved));
+	add(o, "inline_ios", ju64(res->inline_ios));
 	add(o, "wake_margin_max_ns", ju64(res->wake_margin_max_ns));
 	add(o, "oversleep_max_ns", ju64(res->oversleep_max_ns));
 	add(root, "run", o);

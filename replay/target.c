@@ -121,8 +121,8 @@ static void choose_inline(struct rpl_run *r, struct rpl_target *t, const struct 
 	else if (r->o.inline_io == RPL_INLINE_AUTO)
 		t->inline_io = t->is_blk && t->direct && sync_ram_device(st->st_rdev);
 	if (t->inline_io && r->o.inline_io == RPL_INLINE_AUTO)
-		rpl_note(r, "%s: RAM-backed device without REQ_NOWAIT: I/O issued inline "
-			 "by the worker (io_uring would defer it to a helper thread); "
+		rpl_note(r, "%s: RAM-backed device without REQ_NOWAIT: I/O due on time issued "
+			 "inline by the worker (io_uring would defer it to a helper thread); "
 			 "--inline never to change", t->path);
 }
 

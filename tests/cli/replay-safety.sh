@@ -91,6 +91,17 @@ if [ -w /sys/class/zram-control/hot_add ] && ZRAM=$(cat /sys/class/zram-control/
 	# a RAM device without REQ_NOWAIT: the worker issues inline by default
 	expect_grep '"inline_io"' "$TMP/z.json"
 	expect_grep 'issued inline by the worker' "$TMP/z.json"
+	# ... but only I/Os due on time: afap goes through io_uring
+	expect_grep '"inline_ios": 0,' "$TMP/z.json"
+	# original timing, 1 ms apart: the worker waits for each deadline
+	awk -F, 'NR == 1 { print; next } { $1 = (NR - 2) * 1000000; print }' OFS=, \
+		"$TMP/rw.csv" >"$TMP/rw1ms.csv"
+	expect_status 0 "$IOSTORM" replay "$TMP/rw1ms.csv" --target "/dev/zram$ZRAM" --allow-write \
+		--json "$TMP/zo.json"
+	expect_grep '"ios": 64,' "$TMP/zo.json"
+	n=$(sed -n 's/.*"inline_ios": \([0-9]*\),.*/\1/p' "$TMP/zo.json")
+	[ "${n:-0}" -ge 1 ] && [ "$n" -le 64 ] || fail "original timing on zram: $n I/Os inline"
+	ok
 	expect_status 0 "$IOSTORM" replay "$TMP/rw.csv" --target "/dev/zram$ZRAM" --allow-write \
 		--timing afap --inline never --json "$TMP/zn.json"
 	expect_grep '"ios": 64,' "$TMP/zn.json"
