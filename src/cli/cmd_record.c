@@ -209,9 +209,11 @@ static int name_stream(void *ctx, uint64_t stream, const char *comm)
 	struct sink *s = ctx;
 	char key[48];
 
-	if (s->w || s->csv)
-		return 0; /* the header is written: too late */
+	if (s->csv)
+		return 0; /* the CSV header is written: too late */
 	snprintf(key, sizeof(key), "stream.%llu", (unsigned long long)stream);
+	if (s->w) /* the header is written: the footer keeps it */
+		return ist_writer_set_meta(s->w, key, comm);
 	return ist_header_set(s->h, key, comm);
 }
 
