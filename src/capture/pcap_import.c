@@ -665,6 +665,14 @@ static int run_pass(struct cap_pctx *x, pcap_t *pc, const char *name,
 		}
 		if (r == PCAP_ERROR_BREAK)
 			break;
+		if (live && (r == 0 || (x->pktno & 63) == 63) && x->o->tick) {
+			ret = x->o->tick(x->o->tick_ctx);
+			if (ret < 0) {
+				snprintf(err, errlen, "%s: writing the trace: %s", name,
+					 ret > -IST_E_BASE ? strerror(-ret) : ist_strerror(ret));
+				return ret;
+			}
+		}
 		if (r == 0) { /* live timeout */
 			if (live && x->o->duration_ns) {
 				struct timespec now;
