@@ -909,8 +909,10 @@ int cap_pcap_live(const char *iface, const struct cap_pcap_opts *opts,
 	pcap_set_tstamp_precision(pc, PCAP_TSTAMP_PRECISION_NANO);
 	ret = pcap_activate(pc);
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: cannot capture: %s", iface,
-			 pcap_geterr(pc)[0] ? pcap_geterr(pc) : pcap_statustostr(ret));
+		snprintf(err, errlen, "%s: cannot capture: %s%s", iface,
+			 pcap_geterr(pc)[0] ? pcap_geterr(pc) : pcap_statustostr(ret),
+			 ret == PCAP_ERROR_PERM_DENIED ?
+			 " (live capture needs root or CAP_NET_RAW)" : "");
 		pcap_close(pc);
 		free(x);
 		return -EPERM;

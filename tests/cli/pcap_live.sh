@@ -54,6 +54,29 @@ expect_grep '^[0-9]+,0,write,4096,4096,[1-9]' "$TMP/out"
 expect_grep '^[0-9]+,1,read,8192,4096,[1-9]' "$TMP/out"
 expect_grep '^[0-9]+,1,write,12288,8192,[1-9]' "$TMP/out"
 
+# Killed: the chunks written every second stay readable.
+"$IOSTORM" record --pcap lo --nbd-port $PORT -o "$TMP/killed.ist" 2>"$TMP/rec.err" &
+REC=$!
+sleep 1.5
+qemu-io -f raw "nbd://127.0.0.1:$PORT/exp" -c 'write 16384 4k' >/dev/null || fail "qemu-io failed"
+i=0
+# polled through the reader: the chunk is on disk before the kill
+until "$IOSTORM" cat --no-header "$TMP/killed.ist" 2>/dev/null | grep -q ',write,16384,'; do
+	i=$((i + 1)); [ $i -lt 60 ] || { kill $REC; fail "no chunk written"; }
+	sleep 0.05
+done
+kill -KILL $REC
+wait $REC 2>/dev/null
+expect_status 0 "$IOSTORM" cat --no-header "$TMP/killed.ist"
+expect_grep '^[0-9]+,0,write,16384,4096,[1-9]' "$TMP/out"
+
+# Errors: not root, no such interface
+if command -v setpriv >/dev/null; then
+	expect_status 1 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$IOSTORM" record --pcap lo --duration 1 -o "$TMP/np.ist"
+	expect_err_line "^iostorm: lo: cannot capture: .*needs root or CAP_NET_RAW"
+	[ ! -e "$TMP/np.ist" ] || fail "output left behind without permission"
+fi
 expect_status 1 "$IOSTORM" record --pcap no-such-if0 --duration 1 -o "$TMP/x.csv"
 expect_err_line "no-such-if0"
 done_ok

@@ -63,6 +63,12 @@ n=$(awk -F, -v p="$pid2" '$7 == p' "$TMP/out" | wc -l)
 expect_eq "$n" 3 "records of the late process"
 expect_status 0 "$IOSTORM" verify "$TMP/late.ist"
 
+# -- through sudo: the IST output (written in place) belongs to the user
+SUDO_UID=65534 SUDO_GID=65534 "$IOSTORM" record -q -d "$LOOP" --duration 300ms -o "$TMP/sudo.ist" ||
+	fail "record as sudo failed"
+expect_eq "$(stat -c %u:%g "$TMP/sudo.ist")" 65534:65534 "owner of the IST output"
+expect_status 0 "$IOSTORM" info "$TMP/sudo.ist"
+
 # -- no tracefs: in a private mount namespace, tracefs unmounted and
 # /sys/kernel hidden so that it cannot be mounted again.
 if unshare -m true 2>/dev/null; then
