@@ -197,6 +197,18 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n);
 int ist_writer_flush(ist_writer *w);
 /* Running totals so far (valid until the next call on w). */
 const struct ist_totals *ist_writer_totals(const ist_writer *w);
+/*
+ * Footer metadata (IST 1.2) for what a writer learns after the header was
+ * written, such as the names of processes that started later: pairs and
+ * devices kept by ist_writer_close() in the footer, which readers merge
+ * into the header they return (a footer key replaces a header key of the
+ * same name; footer devices follow the header's).  Lost when the writer
+ * never closes.  set_meta returns 0 or a negative error; add_device
+ * returns the device's index (header devices first) or a negative error.
+ */
+int ist_writer_set_meta(ist_writer *w, const char *key, const char *value);
+int ist_writer_add_device(ist_writer *w, const char *name, uint64_t size,
+			  uint32_t block_size);
 /* Writes the last chunk and footer, syncs and renames into place; frees w.
  * Returns 0 or a negative error (the temporary output is then removed; with
  * opts.direct the file stays, without a footer, for recovery). */
@@ -233,6 +245,9 @@ void ist_reader_close(ist_reader *r);
 const ist_header *ist_reader_header(const ist_reader *r);
 int ist_reader_version(const ist_reader *r, unsigned *major, unsigned *minor);
 int ist_reader_has_footer(const ist_reader *r);
+/* The footer's own metadata and devices (IST 1.2; already merged into
+ * ist_reader_header()), or NULL when the file has none or no footer. */
+const ist_header *ist_reader_footer_meta(const ist_reader *r);
 /* Why the footer is not used: 0 (it is), IST_ENOFOOTER (no trailer: the
  * writer did not finish), IST_ECRC or IST_ECORRUPT (damaged). */
 int ist_reader_footer_error(const ist_reader *r);

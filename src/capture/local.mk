@@ -25,6 +25,8 @@ check_PROGRAMS += tests/cli/dio_seq
 tests_cli_dio_seq_SOURCES = tests/cli/dio_seq.c
 TESTS += tests/cli/record_live.sh
 EXTRA_DIST += tests/cli/record_live.sh
+TESTS += tests/cli/record_late.sh
+EXTRA_DIST += tests/cli/record_late.sh
 
 check_PROGRAMS += tests/unit/test_capture
 TESTS += tests/unit/test_capture

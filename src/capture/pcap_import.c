@@ -665,6 +665,14 @@ static int run_pass(struct cap_pctx *x, pcap_t *pc, const char *name,
 		}
 		if (r == PCAP_ERROR_BREAK)
 			break;
+		if (live && (r == 0 || (x->pktno & 63) == 63) && x->o->tick) {
+			ret = x->o->tick(x->o->tick_ctx);
+			if (ret < 0) {
+				snprintf(err, errlen, "%s: writing the trace: %s", name,
+					 ret > -IST_E_BASE ? strerror(-ret) : ist_strerror(ret));
+				return ret;
+			}
+		}
 		if (r == 0) { /* live timeout */
 			if (live && x->o->duration_ns) {
 				struct timespec now;
@@ -901,8 +909,10 @@ int cap_pcap_live(const char *iface, const struct cap_pcap_opts *opts,
 	pcap_set_tstamp_precision(pc, PCAP_TSTAMP_PRECISION_NANO);
 	ret = pcap_activate(pc);
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: cannot capture: %s", iface,
-			 pcap_geterr(pc)[0] ? pcap_geterr(pc) : pcap_statustostr(ret));
+		snprintf(err, errlen, "%s: cannot capture: %s%s", iface,
+			 pcap_geterr(pc)[0] ? pcap_geterr(pc) : pcap_statustostr(ret),
+			 ret == PCAP_ERROR_PERM_DENIED ?
+			 " (live capture needs root or CAP_NET_RAW)" : "");
 		pcap_close(pc);
 		free(x);
 		return -EPERM;

@@ -17,6 +17,10 @@ struct cap_pcap_opts {
 	uint64_t duration_ns;   /* stop after; 0 = until *stop                  */
 	uint64_t max_ios;       /* stop after this many records; 0 = no limit   */
 	volatile int *stop;     /* set non-zero (signal handler) to stop        */
+	/* called at every read timeout (100 ms) and every 64 packets, so that
+	 * the caller writes what it holds; < 0 stops the capture with it   */
+	int (*tick)(void *ctx);
+	void *tick_ctx;
 };
 
 /* What the import saw and what it could not decode. */

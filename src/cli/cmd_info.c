@@ -131,7 +131,8 @@ static void print_text(const char *file, ist_reader *r, const struct ist_totals 
 		       uint64_t bad_chunks)
 {
 	const ist_header *h = ist_reader_header(r);
-	unsigned major, minor;
+	const ist_header *fm = ist_reader_footer_meta(r);
+	unsigned major, minor, hdr_ndev = ist_header_device_count(h);
 	uint64_t dur = t->records ? t->last_t_ns - t->first_t_ns : 0;
 	uint64_t bytes = 0;
 	char b1[32], b2[32];
@@ -152,19 +153,24 @@ static void print_text(const char *file, ist_reader *r, const struct ist_totals 
 		const char *k, *v;
 
 		ist_header_meta_at(h, i, &k, &v);
-		printf("  %s = %s\n", k, v);
+		/* learned after the header was written (IST 1.2) */
+		printf("  %s = %s%s\n", k, v,
+		       fm && ist_header_get(fm, k) ? "  (footer)" : "");
 	}
+	if (fm)
+		hdr_ndev -= ist_header_device_count(fm);
 	if (ist_header_device_count(h))
 		printf("devices:\n");
 	for (unsigned i = 0; i < ist_header_device_count(h); i++) {
 		const struct ist_device *d = ist_header_device(h, i);
 
-		printf("  %u: %s  size %s  block size %" PRIu32 "  highest offset used %s\n",
+		printf("  %u: %s  size %s  block size %" PRIu32 "  highest offset used %s%s\n",
 		       i, d->name, d->size ? cli_fmt_bytes((double)d->size, b1, sizeof(b1))
 					   : "unknown",
 		       d->block_size,
 		       cli_fmt_bytes(i < t->ndev ? (double)t->dev_max_end[i] : 0, b2,
-				     sizeof(b2)));
+				     sizeof(b2)),
+		       i >= hdr_ndev ? "  (footer)" : "");
 	}
 	printf("records:       %" PRIu64 " in %" PRIu64 " chunks\n", t->records,
 	       ist_reader_chunk_count(r));

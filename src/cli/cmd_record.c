@@ -63,19 +63,19 @@ static void usage(FILE *f)
 }
 
 /* Where records go: an IST writer opened lazily (so the header carries
- * the process names seen by then) or a CSV file. */
+ * the process names seen by then; what is learned later goes to the
+ * footer) or a CSV file. */
 struct sink {
 	const char *path;
-	ist_header *h;
+	ist_header *h;        /* grows during the recording */
+	ist_header *written;  /* h as the IST header was written */
 	ist_writer *w;
 	FILE *csv;
 	int is_csv;
-	unsigned ndev_at_open;
 	struct ist_record buf[BATCH];
 	size_t n;
-	uint64_t written;
+	uint64_t written_ios;
 	uint64_t max_ios;
-	uint64_t late_device; /* records for a device found after the header */
 	uint64_t last_flush_ns;
 	int err;
 };
@@ -115,13 +115,15 @@ static int sink_open(struct sink *s)
 			return -errno;
 		fputs(IST_CSV_HEADER "\n", s->csv);
 	} else {
+		s->written = ist_header_dup(s->h);
+		if (!s->written)
+			return -ENOMEM;
 		ret = ist_writer_open(&s->w, s->path, s->h, &wo);
 		if (ret < 0) {
 			s->w = NULL;
 			return ret;
 		}
 	}
-	s->ndev_at_open = ist_header_device_count(s->h);
 	chown_to_sudo_user(s->path);
 	return 0;
 }
@@ -176,28 +178,29 @@ static int sink_tick(struct sink *s, int force)
 	return 0;
 }
 
+static int pcap_tick(void *ctx)
+{
+	return sink_tick(ctx, 0);
+}
+
 static int sink_emit(void *ctx, const struct ist_record *rec)
 {
 	struct sink *s = ctx;
 
-	if (s->max_ios && s->written >= s->max_ios) {
+	if (s->max_ios && s->written_ios >= s->max_ios) {
 		stop_flag = 1;
 		pcap_stop = 1;
 		return 0;
 	}
-	if ((s->w || s->csv) && rec->dev >= s->ndev_at_open) {
-		s->late_device++;
-		return 0;
-	}
 	s->buf[s->n++] = *rec;
-	s->written++;
+	s->written_ios++;
 	if (s->n == BATCH) {
 		int ret = sink_write_batch(s);
 
 		if (ret < 0)
 			return ret;
 	}
-	if (s->max_ios && s->written >= s->max_ios) {
+	if (s->max_ios && s->written_ios >= s->max_ios) {
 		stop_flag = 1;
 		pcap_stop = 1;
 	}
@@ -209,10 +212,38 @@ static int name_stream(void *ctx, uint64_t stream, const char *comm)
 	struct sink *s = ctx;
 	char key[48];
 
-	if (s->w || s->csv)
-		return 0; /* the header is written: too late */
 	snprintf(key, sizeof(key), "stream.%llu", (unsigned long long)stream);
 	return ist_header_set(s->h, key, comm);
+}
+
+/* What was learned after the header was written (process names, session
+ * descriptions, devices first seen later) goes to the footer: records
+ * already use the new devices' indexes, which follow the header's. */
+static int sink_footer_meta(struct sink *s)
+{
+	unsigned ndev = ist_header_device_count(s->h);
+
+	for (unsigned i = 0; i < ist_header_meta_count(s->h); i++) {
+		const char *k, *v, *old;
+		int ret;
+
+		ist_header_meta_at(s->h, i, &k, &v);
+		old = ist_header_get(s->written, k);
+		if (old && !strcmp(old, v))
+			continue;
+		ret = ist_writer_set_meta(s->w, k, v);
+		if (ret < 0)
+			return ret;
+	}
+	for (unsigned i = ist_header_device_count(s->written); i < ndev; i++) {
+		const struct ist_device *d = ist_header_device(s->h, i);
+		int ret = ist_writer_add_device(s->w, d->name, d->size,
+						d->block_size);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 static int sink_close(struct sink *s)
@@ -227,6 +258,8 @@ static int sink_close(struct sink *s)
 		s->csv = NULL;
 	}
 	if (s->w) {
+		if (ret == 0)
+			ret = sink_footer_meta(s);
 		if (ret < 0) {
 			ist_writer_abort(s->w);
 		} else {
@@ -336,14 +369,14 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		return EXIT_FAIL;
 	}
 	lost = st.overruns + st.missed + st.match.evicted +
-	       st.match.no_completion + s->late_device;
+	       st.match.no_completion;
 	lossy = lost != 0;
 	if (!quiet) {
 		fprintf(stderr,
 			"iostorm: recorded %llu I/Os in %s (%llu events): "
 			"%llu overrun, %llu missed, %llu without completion, "
 			"%llu evicted, %llu completions without issue%s\n",
-			(unsigned long long)s->written,
+			(unsigned long long)s->written_ios,
 			cli_fmt_ns((double)(mono_ns() - start), b1, sizeof(b1)),
 			(unsigned long long)st.events,
 			(unsigned long long)(st.overruns),
@@ -371,6 +404,10 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 
 	memset(&st, 0, sizeof(st));
 	po->stop = &pcap_stop;
+	if (iface) {
+		po->tick = pcap_tick;
+		po->tick_ctx = s;
+	}
 	install_signals();
 	s->last_flush_ns = mono_ns();
 	if (file)
@@ -389,7 +426,7 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 		cli_err("%s: %s", s->path, err_reason(ret));
 		return EXIT_FAIL;
 	}
-	lost = st.gaps + st.kernel_drops + st.unmatched_commands + s->late_device;
+	lost = st.gaps + st.kernel_drops + st.unmatched_commands;
 	lossy = lost != 0;
 	if (!quiet)
 		fprintf(stderr,
@@ -398,7 +435,7 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 			"(%llu bytes missing), %llu gaps, %llu resyncs, %llu bytes "
 			"undecoded, %llu without response, %llu responses without "
 			"command, %llu other commands%s\n",
-			(unsigned long long)s->written,
+			(unsigned long long)s->written_ios,
 			(unsigned long long)st.packets,
 			(unsigned long long)st.connections,
 			(unsigned long long)st.iscsi_pdus,
@@ -544,6 +581,7 @@ int cmd_record(int argc, char **argv)
 		ret = record_pcap(s, iface, file, &po, allow_loss, quiet);
 	}
 	ist_header_free(s->h);
+	ist_header_free(s->written);
 	free(s);
 	return ret;
 }

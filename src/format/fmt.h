@@ -17,6 +17,11 @@
 #define FMT_MAGIC_LEN 8
 #define FMT_MAJOR 1
 #define FMT_MINOR 0
+/* 1.2: the footer ends with metadata pairs and devices learned after the
+ * header was written (written by every 1.2 writer, empty or not). */
+#define FMT_MINOR_FOOTER_META 2
+#define FMT_WRITE_MINOR \
+	(FMT_MINOR > FMT_MINOR_FOOTER_META ? FMT_MINOR : FMT_MINOR_FOOTER_META)
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
 #define FMT_MAX_HDR (16u << 20)          /* sanity bound on header length  */
 
@@ -250,13 +255,17 @@ int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len);
 /* Parses a header body into a new header; IST_ECORRUPT on bad data. */
 int fmt_header_decode(const uint8_t *p, size_t len, ist_header **h);
 
-/* Serialises the footer (magic, index, totals, crc) into a malloc'ed
- * buffer. */
+/* Serialises the footer (magic, index, totals, then unless ext is NULL the
+ * 1.2 footer metadata: ext's pairs and devices, coded as a header body,
+ * and crc) into a malloc'ed buffer. */
 int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
-		      const struct ist_totals *t, uint8_t **buf, size_t *len);
+		      const struct ist_totals *t, const ist_header *ext,
+		      uint8_t **buf, size_t *len);
 /* Parses a footer (CRC already checked by the caller is not assumed: this
- * checks it).  On success *idx (malloc'ed) and *t (owning dev_max_end). */
+ * checks it).  On success *idx (malloc'ed) and *t (owning dev_max_end);
+ * when ext is not NULL (a 1.2 file) the footer metadata must follow the
+ * totals and *ext gets it as a new header. */
 int fmt_footer_decode(const uint8_t *p, size_t len, struct ist_chunk_info **idx,
-		      uint64_t *nchunks, struct ist_totals *t);
+		      uint64_t *nchunks, struct ist_totals *t, ist_header **ext);
 
 #endif

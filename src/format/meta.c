@@ -174,7 +174,8 @@ fail:
 }
 
 int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
-		      const struct ist_totals *t, uint8_t **buf, size_t *len)
+		      const struct ist_totals *t, const ist_header *ext,
+		      uint8_t **buf, size_t *len)
 {
 	struct obuf b = { 0 };
 	uint64_t prev = 0;
@@ -205,6 +206,18 @@ int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
 	put_varint(&b, t->ndev);
 	for (uint32_t i = 0; i < t->ndev; i++)
 		put_varint(&b, t->dev_max_end[i]);
+	if (ext) {
+		uint8_t *body;
+		size_t blen;
+		int ret = fmt_header_encode(ext, &body, &blen);
+
+		if (ret) {
+			free(b.p);
+			return ret;
+		}
+		put_bytes(&b, body, blen);
+		free(body);
+	}
 	p = obuf_room(&b, 4);
 	if (p) {
 		fmt_put32(p, (uint32_t)crc32(0, b.p, (uInt)b.len));
@@ -214,7 +227,7 @@ int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,
 }
 
 int fmt_footer_decode(const uint8_t *p, size_t len, struct ist_chunk_info **idxp,
-		      uint64_t *nchunks, struct ist_totals *t)
+		      uint64_t *nchunks, struct ist_totals *t, ist_header **ext)
 {
 	const uint8_t *end, *q;
 	struct ist_chunk_info *idx = NULL;
@@ -280,6 +293,15 @@ int fmt_footer_decode(const uint8_t *p, size_t len, struct ist_chunk_info **idxp
 			}
 	}
 	t->ndev = (uint32_t)ndev;
+	if (ext) {
+		int ret = fmt_header_decode(q, (size_t)(end - q), ext);
+
+		if (ret) {
+			ist_totals_release(t);
+			free(idx);
+			return ret;
+		}
+	}
 	/* bytes left before the CRC belong to later minor versions */
 	*idxp = idx;
 	*nchunks = n;

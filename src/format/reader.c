@@ -21,6 +21,7 @@ struct ist_reader {
 	int has_footer;
 	int footer_err;       /* why there is no usable footer */
 	struct ist_totals totals;
+	ist_header *foot;     /* footer metadata (1.2), merged into h */
 	struct ist_chunk_info *idx;
 	uint64_t nchunks, idx_cap;
 
@@ -229,6 +230,40 @@ static int scan_chunks(ist_reader *r)
 	}
 }
 
+/* Footer metadata joins the header's: a key replaces the header's value,
+ * devices follow the header's table. */
+static int merge_footer_meta(ist_reader *r)
+{
+	ist_header *m = ist_header_dup(r->h);
+	unsigned n = ist_header_meta_count(r->foot);
+	unsigned ndev = ist_header_device_count(r->foot);
+	int ret = 0;
+
+	if (!m)
+		return -ENOMEM;
+	if (ist_header_device_count(m) + ndev > IST_MAX_FOOTER_DEVICES)
+		ret = IST_ECORRUPT;
+	for (unsigned i = 0; !ret && i < n; i++) {
+		const char *k, *v;
+
+		ist_header_meta_at(r->foot, i, &k, &v);
+		ret = ist_header_set(m, k, v);
+	}
+	for (unsigned i = 0; !ret && i < ndev; i++) {
+		const struct ist_device *d = ist_header_device(r->foot, i);
+		int idx = ist_header_add_device(m, d->name, d->size, d->block_size);
+
+		ret = idx < 0 ? idx : 0;
+	}
+	if (ret) {
+		ist_header_free(m);
+		return ret;
+	}
+	ist_header_free(r->h);
+	r->h = m;
+	return 0;
+}
+
 /* Reads and checks the trailer and footer; 0 or why they are unusable. */
 static int read_footer(ist_reader *r)
 {
@@ -256,7 +291,9 @@ static int read_footer(ist_reader *r)
 		return -ENOMEM;
 	ret = pread_all(r->fd, buf, len, off);
 	if (!ret)
-		ret = fmt_footer_decode(buf, len, &r->idx, &r->nchunks, &r->totals);
+		ret = fmt_footer_decode(buf, len, &r->idx, &r->nchunks, &r->totals,
+					r->minor >= FMT_MINOR_FOOTER_META ?
+					&r->foot : NULL);
 	free(buf);
 	if (ret)
 		return ret;
@@ -274,7 +311,11 @@ static int read_footer(ist_reader *r)
 	}
 	if (!ret && sum != r->totals.records)
 		ret = IST_ECORRUPT;
+	if (!ret && r->foot)
+		ret = merge_footer_meta(r);
 	if (ret) {
+		ist_header_free(r->foot);
+		r->foot = NULL;
 		free(r->idx);
 		r->idx = NULL;
 		r->nchunks = r->idx_cap = 0;
@@ -352,6 +393,7 @@ void ist_reader_close(ist_reader *r)
 	if (r->zs_ready)
 		inflateEnd(&r->zs);
 	ist_header_free(r->h);
+	ist_header_free(r->foot);
 	ist_totals_release(&r->totals);
 	free(r->idx);
 	free(r->buf);
@@ -374,6 +416,14 @@ int ist_reader_version(const ist_reader *r, unsigned *major, unsigned *minor)
 	if (minor)
 		*minor = r->minor;
 	return 0;
+}
+
+const ist_header *ist_reader_footer_meta(const ist_reader *r)
+{
+	if (!r->foot || (!ist_header_meta_count(r->foot) &&
+			 !ist_header_device_count(r->foot)))
+		return NULL;
+	return r->foot;
 }
 
 int ist_reader_has_footer(const ist_reader *r)

@@ -40,6 +40,8 @@ struct ist_writer {
 	uint64_t nidx, idx_cap;
 	ist_totals_acc *acc;
 	struct fmt_hist *hist;
+	unsigned hdr_ndev;   /* devices in the header */
+	ist_header *foot;    /* footer metadata and late devices (1.2) */
 };
 
 static int write_all(ist_writer *w, const void *buf, size_t len)
@@ -82,13 +84,14 @@ static int write_header(ist_writer *w, const ist_header *h)
 	}
 	memcpy(buf, FMT_MAGIC, FMT_MAGIC_LEN);
 	fmt_put16(buf + 8, FMT_MAJOR);
-	fmt_put16(buf + 10, FMT_MINOR);
+	fmt_put16(buf + 10, FMT_WRITE_MINOR);
 	fmt_put32(buf + 12, (uint32_t)total);
 	memcpy(buf + FMT_FIXED_HDR, body, blen);
 	fmt_put32(buf + total - 4, (uint32_t)crc32(0, buf, (uInt)(total - 4)));
 	ret = write_all(w, buf, total);
 	free(buf);
 	free(body);
+	w->hdr_ndev = ist_header_device_count(h);
 	return ret;
 }
 
@@ -141,7 +144,8 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
 	w->acc = ist_totals_acc_new();
 	w->hist = calloc(1, sizeof(*w->hist));
-	if (!w->recs || !w->colbuf || !w->acc || !w->hist)
+	w->foot = ist_header_new();
+	if (!w->recs || !w->colbuf || !w->acc || !w->hist || !w->foot)
 		return -ENOMEM;
 	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
@@ -170,6 +174,7 @@ static void writer_free(ist_writer *w)
 	free(w->idx);
 	ist_totals_acc_free(w->acc);
 	free(w->hist);
+	ist_header_free(w->foot);
 	free(w);
 }
 
@@ -413,6 +418,32 @@ const struct ist_totals *ist_writer_totals(const ist_writer *w)
 	return ist_totals_acc_get(w->acc);
 }
 
+int ist_writer_set_meta(ist_writer *w, const char *key, const char *value)
+{
+	if (!w || !key || !*key || !value)
+		return -EINVAL;
+	return ist_header_set(w->foot, key, value);
+}
+
+int ist_writer_add_device(ist_writer *w, const char *name, uint64_t size,
+			  uint32_t block_size)
+{
+	unsigned n;
+	int ret;
+
+	if (!w || !name)
+		return -EINVAL;
+	n = w->hdr_ndev + ist_header_device_count(w->foot);
+	if (n >= IST_MAX_FOOTER_DEVICES)
+		return IST_ERANGE;
+	ret = ist_header_add_device(w->foot, name, size, block_size);
+	if (ret < 0)
+		return ret;
+	/* the footer's per-device table covers every device */
+	ret = ist_totals_acc_reserve_dev(w->acc, n + 1);
+	return ret ? ret : (int)n;
+}
+
 static int write_footer(ist_writer *w)
 {
 	uint8_t *buf = NULL, tr[FMT_TRAILER];
@@ -424,7 +455,7 @@ static int write_footer(ist_writer *w)
 	if (ret)
 		return ret;
 	ret = fmt_footer_encode(w->idx, w->nidx, ist_totals_acc_get(w->acc),
-				&buf, &len);
+				w->foot, &buf, &len);
 	if (ret)
 		return ret;
 	if (len > UINT32_MAX) {

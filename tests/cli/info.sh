@@ -5,7 +5,7 @@
 D="$DATA/format"
 
 expect_status 0 "$IOSTORM" info "$D/small.ist"
-expect_grep '^file: .*small.ist \(508 B, IST 1\.0\)$' "$TMP/out"
+expect_grep '^file: .*small.ist \(510 B, IST 1\.2\)$' "$TMP/out"
 expect_grep '^footer: +yes$' "$TMP/out"
 expect_grep '^  note = tab.and back\\slash, equals = sign$' "$TMP/out"
 expect_grep '^  2: dm-0 with spaces  size 123 B  block size 0' "$TMP/out"
@@ -14,7 +14,17 @@ expect_grep '^  write_zeroes +1 \( 11\.1%\)  4\.0 GiB$' "$TMP/out"
 expect_grep '^streams: +6$' "$TMP/out"
 expect_grep '^transactions: +5$' "$TMP/out"
 expect_grep '^out of order: +2$' "$TMP/out"
-expect_grep '^on disk: +56\.44 bytes per record$' "$TMP/out"
+expect_grep '^on disk: +56\.67 bytes per record$' "$TMP/out"
+
+# a file of IST 1.0 (before footer metadata) reads as it did
+expect_status 0 "$IOSTORM" info "$D/small-1.0.ist"
+expect_grep '^file: .*small-1\.0\.ist \(508 B, IST 1\.0\)$' "$TMP/out"
+expect_grep '^footer: +yes$' "$TMP/out"
+expect_grep '^  2: dm-0 with spaces  size 123 B  block size 0 .*B$' "$TMP/out"
+expect_grep '^records: +9 in 1 chunks$' "$TMP/out"
+expect_status 0 "$IOSTORM" cat "$D/small-1.0.ist"
+cmp -s "$TMP/out" "$D/small.csv" || fail "small-1.0.ist no longer reads as small.csv"
+ok
 
 expect_status 0 "$IOSTORM" info --json "$D/small.ist"
 expect_grep '"records":9,' "$TMP/out"

@@ -486,7 +486,7 @@ static void test_chunks_and_footer(void)
 		CU_ASSERT_EQUAL(ist_header_device(h, 1)->block_size, 4096);
 		ist_reader_version(rd, &major, &minor);
 		CU_ASSERT_EQUAL(major, FMT_MAJOR);
-		CU_ASSERT_EQUAL(minor, FMT_MINOR);
+		CU_ASSERT_EQUAL(minor, FMT_WRITE_MINOR);
 	}
 	/* seeking by time through the index */
 	{
@@ -523,8 +523,8 @@ static void test_chunks_and_footer(void)
 		in.txns = 3;
 		in.ndev = 2;
 		in.dev_max_end = ends;
-		CU_ASSERT_EQUAL_FATAL(fmt_footer_encode(idx, 2, &in, &buf, &len), 0);
-		CU_ASSERT_EQUAL_FATAL(fmt_footer_decode(buf, len, &oi, &nc, &out), 0);
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_encode(idx, 2, &in, NULL, &buf, &len), 0);
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_decode(buf, len, &oi, &nc, &out, NULL), 0);
 		CU_ASSERT_EQUAL(nc, 2);
 		CU_ASSERT_EQUAL(oi[1].offset, 400);
 		CU_ASSERT_EQUAL(oi[1].last_t_ns, UINT64_MAX);
@@ -534,7 +534,7 @@ static void test_chunks_and_footer(void)
 		free(oi);
 		ist_totals_release(&out);
 		buf[6] ^= 1;
-		CU_ASSERT_EQUAL(fmt_footer_decode(buf, len, &oi, &nc, &out), IST_ECRC);
+		CU_ASSERT_EQUAL(fmt_footer_decode(buf, len, &oi, &nc, &out, NULL), IST_ECRC);
 		free(buf);
 	}
 	free(r);
@@ -776,6 +776,119 @@ static void test_versions(void)
 	free(b);
 }
 
+/* A 1.2 footer with metadata and devices learned late: merged by the
+ * reader, skipped by a reader of 1.0 (simulated by patching the minor). */
+static void test_footer_meta(void)
+{
+	char *path = strdup(tmp_path("fmeta.ist")), *p2 = strdup(tmp_path("fmeta0.ist"));
+	struct ist_record recs[2] = {
+		{ .t_ns = 1, .dev = 0, .offset = 0, .len = 512, .stream = 1 },
+		{ .t_ns = 2, .dev = 1, .offset = 4000, .len = 96, .stream = 2 },
+	};
+	ist_header *h = ist_header_new(), *ext;
+	const ist_header *rh, *fm;
+	const struct ist_device *d;
+	const struct ist_totals *t;
+	const char *k, *v;
+	unsigned major, minor;
+	ist_writer *w;
+	ist_reader *rd;
+	uint8_t *b;
+	size_t len;
+
+	CU_ASSERT_FATAL(path && p2 && h);
+	ist_header_set(h, "source", "test");
+	ist_header_set(h, "stream.1", "early");
+	ist_header_add_device(h, "sda", 1 << 20, 512);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, h, NULL), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &recs[0], 1), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "stream.2", "late"), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "source", "replaced"), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "", "x"), -EINVAL);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "k", NULL), -EINVAL);
+	CU_ASSERT_EQUAL(ist_writer_add_device(w, "nbd0", 4096, 512), 1);
+	CU_ASSERT_EQUAL(ist_writer_add_device(w, NULL, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &recs[1], 1), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	ist_reader_version(rd, &major, &minor);
+	CU_ASSERT_EQUAL(major, 1);
+	CU_ASSERT_EQUAL(minor, FMT_MINOR_FOOTER_META);
+	CU_ASSERT(ist_reader_has_footer(rd));
+	rh = ist_reader_header(rd);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "stream.1"), "early");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "stream.2"), "late");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "source"), "replaced");
+	/* a replaced key keeps its place */
+	CU_ASSERT_EQUAL(ist_header_meta_count(rh), 3);
+	ist_header_meta_at(rh, 0, &k, &v);
+	CU_ASSERT_STRING_EQUAL(k, "source");
+	CU_ASSERT_EQUAL_FATAL(ist_header_device_count(rh), 2);
+	d = ist_header_device(rh, 1);
+	CU_ASSERT_STRING_EQUAL(d->name, "nbd0");
+	CU_ASSERT_EQUAL(d->size, 4096);
+	CU_ASSERT_EQUAL(d->block_size, 512);
+	t = ist_reader_totals(rd);
+	CU_ASSERT_FATAL(t && t->ndev >= 2);
+	CU_ASSERT_EQUAL(t->dev_max_end[1], 4096);
+	fm = ist_reader_footer_meta(rd);
+	CU_ASSERT_FATAL(fm != NULL);
+	CU_ASSERT_EQUAL(ist_header_meta_count(fm), 2);
+	CU_ASSERT_EQUAL(ist_header_device_count(fm), 1);
+	ist_reader_close(rd);
+
+	/* what a 1.0 reader sees: the header alone, footer still valid */
+	b = slurp(path, &len);
+	fmt_put16(b + 10, 0);
+	rewrite_header_crc(b);
+	spit(p2, b, len);
+	free(b);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, p2), 0);
+	CU_ASSERT(ist_reader_has_footer(rd));
+	rh = ist_reader_header(rd);
+	CU_ASSERT_PTR_NULL(ist_header_get(rh, "stream.2"));
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "source"), "test");
+	CU_ASSERT_EQUAL(ist_header_device_count(rh), 1);
+	CU_ASSERT_PTR_NULL(ist_reader_footer_meta(rd));
+	ist_reader_close(rd);
+
+	/* a file without late metadata has none in its footer */
+	CU_ASSERT_EQUAL_FATAL(write_file(p2, recs, 1, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, p2), 0);
+	CU_ASSERT(ist_reader_has_footer(rd));
+	CU_ASSERT_PTR_NULL(ist_reader_footer_meta(rd));
+	ist_reader_close(rd);
+
+	/* footer codec: a 1.2 footer must carry the metadata */
+	{
+		struct ist_chunk_info idx = { 16, 1, 1, 1 }, *oi;
+		struct ist_totals in = { .records = 1 }, out;
+		uint64_t nc;
+
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_encode(&idx, 1, &in, NULL, &b, &len), 0);
+		CU_ASSERT_EQUAL(fmt_footer_decode(b, len, &oi, &nc, &out, &ext),
+				IST_ECORRUPT);
+		free(b);
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_encode(&idx, 1, &in, h, &b, &len), 0);
+		CU_ASSERT_EQUAL_FATAL(fmt_footer_decode(b, len, &oi, &nc, &out, &ext), 0);
+		CU_ASSERT_STRING_EQUAL(ist_header_get(ext, "stream.1"), "early");
+		CU_ASSERT_EQUAL(ist_header_device_count(ext), 1);
+		ist_header_free(ext);
+		free(oi);
+		ist_totals_release(&out);
+		/* and a 1.0 reading skips it */
+		CU_ASSERT_EQUAL(fmt_footer_decode(b, len, &oi, &nc, &out, NULL), 0);
+		CU_ASSERT_EQUAL(nc, 1);
+		free(oi);
+		ist_totals_release(&out);
+		free(b);
+	}
+	ist_header_free(h);
+	free(path);
+	free(p2);
+}
+
 static void test_writer_rules(void)
 {
 	const char *path = tmp_path("rules.ist");
@@ -940,6 +1053,7 @@ int main(void)
 		{ "CRC mismatch", test_crc_mismatch },
 		{ "truncation at every byte", test_truncation_every_byte },
 		{ "major and minor versions", test_versions },
+		{ "footer metadata (1.2)", test_footer_meta },
 		{ "writer rules and temp file", test_writer_rules },
 		{ "distinct streams cap", test_distinct_cap },
 		{ "random round trip, extreme values", test_random_roundtrip },
