@@ -16,7 +16,8 @@
 #define FMT_MAGIC "\x89IST\r\n\x1a\n"    /* file magic, 8 bytes            */
 #define FMT_MAGIC_LEN 8
 #define FMT_MAJOR 1
-#define FMT_MINOR 0
+#define FMT_MINOR_ANS 1                  /* first minor with FMT_STORE_ANS */
+#define FMT_MINOR FMT_MINOR_ANS
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
 #define FMT_MAX_HDR (16u << 20)          /* sanity bound on header length  */
 
@@ -73,6 +74,8 @@ enum fmt_coding {
 enum fmt_store {
 	FMT_STORE_PLAIN = 0,   /* bytes as coded                            */
 	FMT_STORE_DEFLATE = 1, /* raw deflate (zlib, windowBits -15)        */
+	FMT_STORE_ANS = 2,     /* rANS with a static byte model (ans.c);
+				  minor version >= FMT_MINOR_ANS            */
 };
 
 /* ---- little-endian helpers */
@@ -233,6 +236,31 @@ int fmt_colcur_finish(const struct fmt_colcur *c);
 int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 		      const struct fmt_coldesc *d, const uint8_t *in,
 		      struct ist_record *recs, size_t n);
+
+/* ---- the ANS column storage (ans.c) */
+
+#define FMT_ANS_BITS 12 /* frequencies sum to 2^12 */
+#define FMT_ANS_CTX 4   /* byte contexts of model 1 */
+
+/* Decoding tables, reused column after column (64 KiB). */
+struct fmt_ans_dec {
+	uint32_t tab[FMT_ANS_CTX][1u << FMT_ANS_BITS];
+};
+
+/* Room fmt_ans_encode() needs in tmp for len bytes. */
+#define FMT_ANS_TMP(len) ((size_t)(len) * 3 + 64)
+
+/*
+ * Codes [in, in + len) into out if the result is shorter than limit
+ * bytes (out has room for limit bytes); returns its size, or 0 to keep
+ * another storage.  tmp: FMT_ANS_TMP(len) bytes of scratch.
+ */
+size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
+		      size_t limit, uint8_t *tmp);
+/* Decodes [in, in + inlen) into exactly want bytes at out; 0 or
+ * IST_ECORRUPT. */
+int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
+		   uint8_t *out, size_t want);
 
 /* ---- running totals (totals.c; the rest of the API is public) */
 
