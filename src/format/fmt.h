@@ -64,8 +64,14 @@ enum fmt_coding {
 	FMT_CODE_DICT = 5,  /* param = k (2..16) dictionary entries: k
 			       varints, then per record its entry's index
 			       in w = 1, 2 or 4 bits (LSB first)            */
+	FMT_CODE_MTF = 6,   /* dev only, minor >= FMT_MINOR_ANS: varint of
+			       the device's rank in the list of the
+			       FMT_MTF last distinct devices of the chunk
+			       (then moved to the front), or FMT_MTF + dev
+			       for a device not in it                       */
 	FMT_CODE_LAST
 };
+#define FMT_MTF 16
 #define FMT_DICT_MAX 16
 #define FMT_SEQ_SLOTS 4096
 #define FMT_HIST 16          /* history entries per slot (power of two) */
@@ -214,6 +220,8 @@ struct fmt_colcur {
 	uint64_t prev;          /* DELTA */
 	uint64_t dict[FMT_DICT_MAX];
 	unsigned k, w;          /* DICT entries and index width */
+	uint32_t mtf[FMT_MTF];  /* MTF: recent devices, newest first */
+	unsigned nmtf;
 	size_t done;            /* values decoded so far */
 };
 

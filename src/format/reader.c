@@ -499,7 +499,9 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 				return IST_ECORRUPT;
 			if (d.store > FMT_STORE_ANS || d.coding >= FMT_CODE_LAST)
 				return IST_ECORRUPT;
-			if (d.store == FMT_STORE_ANS && r->minor < FMT_MINOR_ANS)
+			if ((d.store == FMT_STORE_ANS ||
+			     d.coding == FMT_CODE_MTF) &&
+			    r->minor < FMT_MINOR_ANS)
 				return IST_ECORRUPT;
 			if (c < FMT_NCOLS)
 				desc[c] = d;

@@ -351,6 +351,35 @@ static void test_column_codecs(void)
 	column_roundtrip(FMT_COL_TXN, r, N, FMT_CODE_DELTA);
 	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_DELTA);
 
+	/* devices: bursts on a few of thousands of volumes (MTF), the
+	 * 16th most recent, new ones and extremes */
+	for (size_t i = 0; i < N; i++)
+		r[i].dev = i % 500 < 400 ? (uint32_t)(1000 + (i / 500) * 7 + rnd() % 4)
+		    : i % 500 < 450 ? (uint32_t)(rnd() % 3000)
+		    : i % 2 ? UINT32_MAX : (uint32_t)(i % 17);
+	column_roundtrip(FMT_COL_DEV, r, N, FMT_CODE_MTF);
+	{
+		static struct fmt_hist h;
+		uint8_t buf[64 + FMT_PAD] = { FMT_MTF + 5, 0, 0 };
+		struct fmt_coldesc d = { .coding = FMT_CODE_MTF, .param = 1,
+					 .raw_len = 3 };
+		struct ist_record x[3];
+
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, x, 3), 0);
+		CU_ASSERT_EQUAL(x[0].dev, 5);
+		CU_ASSERT_EQUAL(x[2].dev, 5);
+		buf[2] = 1; /* rank 1 of a one-entry list */
+		buf[1] = 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, x, 3),
+				IST_ECORRUPT);
+		d.param = 2;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, x, 3),
+				IST_ECORRUPT);
+		d.param = 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LEN, &d, buf, x, 3),
+				IST_ECORRUPT);
+	}
+
 	/* offsets: sequential runs (SEQ), repeats (HIST), random (RAW) */
 	for (size_t i = 0; i < N; i++) {
 		r[i].dev = (uint32_t)(i % 3);
