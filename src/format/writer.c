@@ -273,14 +273,20 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	if (len < 64)
 		return 0;
 	if (len > 16384) {
-		/* random offsets or latencies barely deflate: a sample
-		 * of the column says whether the whole is worth trying */
+		/* random offsets or latencies barely deflate, and ANS
+		 * often does better: a sample of the column says whether
+		 * the whole is worth trying (deflate on the whole does
+		 * better than on the sample: 1/4 of slack) */
+		uint64_t room = (uint64_t)limit * 4096 / len * 5 / 4;
+
+		if (room > 4096 - 4096 / 16)
+			room = 4096 - 4096 / 16;
 		if (deflateReset(&w->zs) != Z_OK)
 			return 0;
 		w->zs.next_in = (Bytef *)in;
 		w->zs.avail_in = 4096;
 		w->zs.next_out = out;
-		w->zs.avail_out = 4096 - 4096 / 16;
+		w->zs.avail_out = (uInt)room;
 		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
 			return 0;
 	}
