@@ -5,7 +5,7 @@
 D="$DATA/format"
 
 expect_status 0 "$IOSTORM" info "$D/small.ist"
-expect_grep '^file: .*small.ist \(508 B, IST 1\.0\)$' "$TMP/out"
+expect_grep '^file: .*small.ist \(508 B, IST 1\.1\)$' "$TMP/out"
 expect_grep '^footer: +yes$' "$TMP/out"
 expect_grep '^  note = tab.and back\\slash, equals = sign$' "$TMP/out"
 expect_grep '^  2: dm-0 with spaces  size 123 B  block size 0' "$TMP/out"
