@@ -16,10 +16,11 @@
 #define FMT_MAGIC "\x89IST\r\n\x1a\n"    /* file magic, 8 bytes            */
 #define FMT_MAGIC_LEN 8
 #define FMT_MAJOR 1
-#define FMT_MINOR 0
+#define FMT_MINOR_ANS 1                  /* first minor with FMT_STORE_ANS */
 /* 1.2: the footer ends with metadata pairs and devices learned after the
  * header was written (written by every 1.2 writer, empty or not). */
 #define FMT_MINOR_FOOTER_META 2
+#define FMT_MINOR FMT_MINOR_FOOTER_META
 #define FMT_WRITE_MINOR \
 	(FMT_MINOR > FMT_MINOR_FOOTER_META ? FMT_MINOR : FMT_MINOR_FOOTER_META)
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
@@ -68,8 +69,14 @@ enum fmt_coding {
 	FMT_CODE_DICT = 5,  /* param = k (2..16) dictionary entries: k
 			       varints, then per record its entry's index
 			       in w = 1, 2 or 4 bits (LSB first)            */
+	FMT_CODE_MTF = 6,   /* dev only, minor >= FMT_MINOR_ANS: varint of
+			       the device's rank in the list of the
+			       FMT_MTF last distinct devices of the chunk
+			       (then moved to the front), or FMT_MTF + dev
+			       for a device not in it                       */
 	FMT_CODE_LAST
 };
+#define FMT_MTF 16
 #define FMT_DICT_MAX 16
 #define FMT_SEQ_SLOTS 4096
 #define FMT_HIST 16          /* history entries per slot (power of two) */
@@ -78,6 +85,8 @@ enum fmt_coding {
 enum fmt_store {
 	FMT_STORE_PLAIN = 0,   /* bytes as coded                            */
 	FMT_STORE_DEFLATE = 1, /* raw deflate (zlib, windowBits -15)        */
+	FMT_STORE_ANS = 2,     /* rANS with a static byte model (ans.c);
+				  minor version >= FMT_MINOR_ANS            */
 };
 
 /* ---- little-endian helpers */
@@ -216,6 +225,8 @@ struct fmt_colcur {
 	uint64_t prev;          /* DELTA */
 	uint64_t dict[FMT_DICT_MAX];
 	unsigned k, w;          /* DICT entries and index width */
+	uint32_t mtf[FMT_MTF];  /* MTF: recent devices, newest first */
+	unsigned nmtf;
 	size_t done;            /* values decoded so far */
 };
 
@@ -238,6 +249,31 @@ int fmt_colcur_finish(const struct fmt_colcur *c);
 int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 		      const struct fmt_coldesc *d, const uint8_t *in,
 		      struct ist_record *recs, size_t n);
+
+/* ---- the ANS column storage (ans.c) */
+
+#define FMT_ANS_BITS 12 /* frequencies sum to 2^12 */
+#define FMT_ANS_CTX 4   /* byte contexts of model 1 */
+
+/* Decoding tables, reused column after column (64 KiB). */
+struct fmt_ans_dec {
+	uint32_t tab[FMT_ANS_CTX][1u << FMT_ANS_BITS];
+};
+
+/* Room fmt_ans_encode() needs in tmp for len bytes. */
+#define FMT_ANS_TMP(len) ((size_t)(len) * 3 + 64)
+
+/*
+ * Codes [in, in + len) into out if the result is shorter than limit
+ * bytes (out has room for limit bytes); returns its size, or 0 to keep
+ * another storage.  tmp: FMT_ANS_TMP(len) bytes of scratch.
+ */
+size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
+		      size_t limit, uint8_t *tmp);
+/* Decodes [in, in + inlen) into exactly want bytes at out; 0 or
+ * IST_ECORRUPT. */
+int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
+		   uint8_t *out, size_t want);
 
 /* ---- running totals (totals.c; the rest of the API is public) */
 

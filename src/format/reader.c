@@ -40,6 +40,7 @@ struct ist_reader {
 	z_stream zs;
 	int zs_ready;
 	struct fmt_hist *hist;
+	struct fmt_ans_dec *ans; /* ANS decoding tables */
 	struct fmt_colcur cur[FMT_NCOLS];
 };
 
@@ -356,7 +357,8 @@ int ist_reader_open(ist_reader **rp, const char *path)
 	if (ret)
 		goto fail;
 	r->hist = calloc(1, sizeof(*r->hist));
-	if (!r->hist) {
+	r->ans = malloc(sizeof(*r->ans));
+	if (!r->hist || !r->ans) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -401,6 +403,7 @@ void ist_reader_close(ist_reader *r)
 	free(r->payload);
 	free(r->scratch);
 	free(r->hist);
+	free(r->ans);
 	free(r);
 }
 
@@ -544,7 +547,11 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 				return IST_ECORRUPT;
 			if (d.store == FMT_STORE_PLAIN && d.stored_len != d.raw_len)
 				return IST_ECORRUPT;
-			if (d.store > FMT_STORE_DEFLATE || d.coding >= FMT_CODE_LAST)
+			if (d.store > FMT_STORE_ANS || d.coding >= FMT_CODE_LAST)
+				return IST_ECORRUPT;
+			if ((d.store == FMT_STORE_ANS ||
+			     d.coding == FMT_CODE_MTF) &&
+			    r->minor < FMT_MINOR_ANS)
 				return IST_ECORRUPT;
 			if (c < FMT_NCOLS)
 				desc[c] = d;
@@ -560,11 +567,16 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		const uint8_t *src = p + data_len;
 
-		if (desc[c].store == FMT_STORE_DEFLATE) {
+		if (desc[c].store != FMT_STORE_PLAIN) {
 			uint8_t *dst = r->scratch + scratch_used;
 
-			ret = inflate_column(r, src, desc[c].stored_len, dst,
-					     desc[c].raw_len);
+			if (desc[c].store == FMT_STORE_DEFLATE)
+				ret = inflate_column(r, src, desc[c].stored_len,
+						     dst, desc[c].raw_len);
+			else
+				ret = fmt_ans_decode(r->ans, src,
+						     desc[c].stored_len, dst,
+						     desc[c].raw_len);
 			if (ret)
 				return ret;
 			colp[c] = dst;

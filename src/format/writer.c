@@ -30,6 +30,8 @@ struct ist_writer {
 	size_t nrecs;
 
 	uint8_t *colbuf;     /* one coded column */
+	uint8_t *zbuf;       /* its deflated form */
+	uint8_t *anstmp;     /* scratch of the ANS coder */
 	uint8_t *data;       /* stored column bytes of the chunk */
 	size_t data_cap;
 	z_stream zs;
@@ -142,10 +144,13 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	}
 	w->recs = malloc(w->chunk_records * sizeof(*w->recs));
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+	w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+	w->anstmp = malloc(FMT_ANS_TMP(FMT_MAX_COL_BYTES(w->chunk_records)));
 	w->acc = ist_totals_acc_new();
 	w->hist = calloc(1, sizeof(*w->hist));
 	w->foot = ist_header_new();
-	if (!w->recs || !w->colbuf || !w->acc || !w->hist || !w->foot)
+	if (!w->recs || !w->colbuf || !w->zbuf || !w->anstmp || !w->acc ||
+	    !w->hist || !w->foot)
 		return -ENOMEM;
 	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
@@ -170,6 +175,8 @@ static void writer_free(ist_writer *w)
 	free(w->tmppath);
 	free(w->recs);
 	free(w->colbuf);
+	free(w->zbuf);
+	free(w->anstmp);
 	free(w->data);
 	free(w->idx);
 	ist_totals_acc_free(w->acc);
@@ -263,24 +270,28 @@ static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
 	return 0;
 }
 
-/* Deflates [in, in + len) into out if that saves at least 1/32; returns
- * the deflated size or 0 to store the column as it is. */
+/* Deflates [in, in + len) into out if that is shorter than limit;
+ * returns the deflated size or 0. */
 static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
-			  uint8_t *out)
+			  uint8_t *out, size_t limit)
 {
-	size_t limit = len - len / 32;
-
 	if (len < 64)
 		return 0;
 	if (len > 16384) {
-		/* random offsets or latencies barely deflate: a sample
-		 * of the column says whether the whole is worth trying */
+		/* random offsets or latencies barely deflate, and ANS
+		 * often does better: a sample of the column says whether
+		 * the whole is worth trying (deflate on the whole does
+		 * better than on the sample: 1/4 of slack) */
+		uint64_t room = (uint64_t)limit * 4096 / len * 5 / 4;
+
+		if (room > 4096 - 4096 / 16)
+			room = 4096 - 4096 / 16;
 		if (deflateReset(&w->zs) != Z_OK)
 			return 0;
 		w->zs.next_in = (Bytef *)in;
 		w->zs.avail_in = 4096;
 		w->zs.next_out = out;
-		w->zs.avail_out = 4096 - 4096 / 16;
+		w->zs.avail_out = (uInt)room;
 		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
 			return 0;
 	}
@@ -320,11 +331,21 @@ static int write_chunk(ist_writer *w)
 		struct fmt_coldesc *d = &desc[c];
 		size_t z;
 
+		size_t a, limit;
+
 		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
-		z = try_deflate(w, w->colbuf, d->raw_len, w->data + dlen);
+		/* stored as coded unless ANS or deflate saves 1/32 */
+		limit = d->raw_len - d->raw_len / 32;
+		a = fmt_ans_encode(w->colbuf, d->raw_len, w->data + dlen, limit,
+				   w->anstmp);
+		z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf, a ? a : limit);
 		if (z) {
+			memcpy(w->data + dlen, w->zbuf, z);
 			d->store = FMT_STORE_DEFLATE;
 			d->stored_len = z;
+		} else if (a) {
+			d->store = FMT_STORE_ANS;
+			d->stored_len = a;
 		} else {
 			memcpy(w->data + dlen, w->colbuf, d->raw_len);
 			d->stored_len = d->raw_len;

@@ -227,6 +227,97 @@ static void test_varint_zigzag(void)
 	CU_ASSERT_EQUAL(fmt_get16(buf), 0xbeef);
 }
 
+/* ------------------------------------------------------------ ANS */
+
+/* Codes in[0..len) with ANS (it must pay), decodes it back, then checks
+ * that every shorter stored length and flipped table byte is refused. */
+static void ans_roundtrip(const uint8_t *in, size_t len, int one_symbol)
+{
+	static struct fmt_ans_dec t;
+	uint8_t *out = malloc(len + FMT_PAD), *tmp = malloc(FMT_ANS_TMP(len));
+	uint8_t *back = malloc(len + 1);
+	size_t z;
+
+	z = fmt_ans_encode(in, len, out, len, tmp);
+	CU_ASSERT_FATAL(z > 0 && z < len);
+	CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len), 0);
+	CU_ASSERT(memcmp(in, back, len) == 0);
+	/* a wrong count is seen unless the state never moves (a single
+	 * symbol: the column's own length checks catch that) */
+	if (!one_symbol) {
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len - 1),
+				IST_ECORRUPT);
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len + 1),
+				IST_ECORRUPT);
+	}
+	for (size_t k = 0; k < z; k += 1 + k / 64)
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, k, back, len), IST_ECORRUPT);
+	/* not enough room: no ANS */
+	CU_ASSERT_EQUAL(fmt_ans_encode(in, len, out, z, tmp), 0);
+	free(out);
+	free(tmp);
+	free(back);
+}
+
+static void test_ans(void)
+{
+	enum { N = 200000 };
+	static struct fmt_ans_dec t;
+	uint8_t *b = malloc(N + FMT_PAD), out[64];
+
+	/* varints of skewed magnitudes (4 contexts) */
+	{
+		size_t n = 0;
+
+		while (n + 10 < N)
+			n += fmt_put_varint(b + n, rnd() >> (rnd() % 64));
+		ans_roundtrip(b, n, 0);
+	}
+	/* two symbols, one of them rare (frequency 1 of 4096) */
+	for (size_t i = 0; i < N; i++)
+		b[i] = rnd() % 100000 ? 3 : 200;
+	ans_roundtrip(b, N, 0);
+	/* one symbol only (frequency 4096: the state never moves) */
+	memset(b, 0x81, 1000);
+	ans_roundtrip(b, 1000, 1);
+	/* every byte value, skewed */
+	for (size_t i = 0; i < N; i++)
+		b[i] = (uint8_t)(rnd() % (1 + rnd() % 256));
+	ans_roundtrip(b, N, 0);
+	/* random input: ANS does not pay */
+	for (size_t i = 0; i < N; i++)
+		b[i] = (uint8_t)rnd();
+	{
+		uint8_t *tmp = malloc(FMT_ANS_TMP(N));
+
+		CU_ASSERT_EQUAL(fmt_ans_encode(b, N, tmp, N, tmp + N), 0);
+		free(tmp);
+	}
+	/* garbage never crashes the decoder */
+	for (int k = 0; k < 20000; k++) {
+		size_t n = rnd() % 48;
+
+		for (size_t i = 0; i < n; i++)
+			b[i] = (uint8_t)(rnd() % 4 ? rnd() % 3 : rnd());
+		(void)fmt_ans_decode(&t, b, n, out, rnd() % 64);
+	}
+	/* a table not summing to 4096, an unknown model */
+	{
+		const uint8_t bad1[] = { 0, 1, 7, 0x80, 0x10, 0, 0, 1, 0, 0, 0, 1, 0 };
+		const uint8_t bad2[] = { 2, 1, 7, 0xff, 0x1f, 0, 0, 1, 0, 0, 0, 1, 0 };
+		const uint8_t good[] = { 0, 1, 7, 0xff, 0x1f, 0, 0, 1, 0, 0, 0, 1, 0 };
+
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, bad1, sizeof(bad1), out, 3),
+				IST_ECORRUPT);
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, bad2, sizeof(bad2), out, 3),
+				IST_ECORRUPT);
+		/* one symbol 7 of frequency 4096, states at 2^16: 3 x 7 */
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, good, sizeof(good), out, 3), 0);
+		CU_ASSERT(out[0] == 7 && out[1] == 7 && out[2] == 7);
+	}
+	free(b);
+}
+
 /* ------------------------------------------------------------ columns */
 
 /* Encodes column col of recs, checks the coding picked and decodes it back
@@ -350,6 +441,35 @@ static void test_column_codecs(void)
 	}
 	column_roundtrip(FMT_COL_TXN, r, N, FMT_CODE_DELTA);
 	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_DELTA);
+
+	/* devices: bursts on a few of thousands of volumes (MTF), the
+	 * 16th most recent, new ones and extremes */
+	for (size_t i = 0; i < N; i++)
+		r[i].dev = i % 500 < 400 ? (uint32_t)(1000 + (i / 500) * 7 + rnd() % 4)
+		    : i % 500 < 450 ? (uint32_t)(rnd() % 3000)
+		    : i % 2 ? UINT32_MAX : (uint32_t)(i % 17);
+	column_roundtrip(FMT_COL_DEV, r, N, FMT_CODE_MTF);
+	{
+		static struct fmt_hist h;
+		uint8_t buf[64 + FMT_PAD] = { FMT_MTF + 5, 0, 0 };
+		struct fmt_coldesc d = { .coding = FMT_CODE_MTF, .param = 1,
+					 .raw_len = 3 };
+		struct ist_record x[3];
+
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, x, 3), 0);
+		CU_ASSERT_EQUAL(x[0].dev, 5);
+		CU_ASSERT_EQUAL(x[2].dev, 5);
+		buf[2] = 1; /* rank 1 of a one-entry list */
+		buf[1] = 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, x, 3),
+				IST_ECORRUPT);
+		d.param = 2;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, x, 3),
+				IST_ECORRUPT);
+		d.param = 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LEN, &d, buf, x, 3),
+				IST_ECORRUPT);
+	}
 
 	/* offsets: sequential runs (SEQ), repeats (HIST), random (RAW) */
 	for (size_t i = 0; i < N; i++) {
@@ -732,6 +852,46 @@ static void rewrite_header_crc(uint8_t *b)
 	fmt_put32(b + hl - 4, (uint32_t)crc32(0, b, hl - 4));
 }
 
+/*
+ * Files of minor version 0 (before the rANS column storage) stay
+ * readable: tests/data/format/small-1.0.ist was written by the minor-0
+ * writer from small.csv and must read back as the same records.
+ */
+static void test_golden_minor0(void)
+{
+	const char *top = getenv("top_srcdir");
+	struct ist_record want[64], got[64];
+	char path[1024];
+	ist_csv_reader *cr;
+	ist_reader *rd;
+	unsigned major, minor;
+	ssize_t nw, ng;
+	FILE *f;
+
+	if (!top)
+		top = ".";
+	snprintf(path, sizeof(path), "%s/tests/data/format/small.csv", top);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	cr = ist_csv_reader_new(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cr);
+	nw = ist_csv_reader_read(cr, want, 64);
+	ist_csv_reader_free(cr);
+	fclose(f);
+	CU_ASSERT_FATAL(nw > 0);
+	snprintf(path, sizeof(path), "%s/tests/data/format/small-1.0.ist", top);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_version(rd, &major, &minor), 0);
+	CU_ASSERT_EQUAL(major, 1);
+	CU_ASSERT_EQUAL(minor, 0);
+	ng = ist_reader_read(rd, got, 64);
+	CU_ASSERT_EQUAL_FATAL(ng, nw);
+	for (ssize_t i = 0; i < ng; i++)
+		CU_ASSERT(rec_eq(&got[i], &want[i]));
+	CU_ASSERT_EQUAL(ist_reader_read(rd, got, 64), 0);
+	ist_reader_close(rd);
+}
+
 static void test_versions(void)
 {
 	const char *path = tmp_path("ver.ist"), *p2 = tmp_path("ver2.ist");
@@ -1047,6 +1207,7 @@ int main(void)
 	static const struct cutest tests[] = {
 		{ "varint and zigzag", test_varint_zigzag },
 		{ "column codecs", test_column_codecs },
+		{ "ANS storage", test_ans },
 		{ "chunks, footer, seek", test_chunks_and_footer },
 		{ "empty file", test_empty_file },
 		{ "recovery without footer", test_recovery_without_footer },
@@ -1054,6 +1215,7 @@ int main(void)
 		{ "truncation at every byte", test_truncation_every_byte },
 		{ "major and minor versions", test_versions },
 		{ "footer metadata (1.2)", test_footer_meta },
+		{ "golden minor-0 file", test_golden_minor0 },
 		{ "writer rules and temp file", test_writer_rules },
 		{ "distinct streams cap", test_distinct_cap },
 		{ "random round trip, extreme values", test_random_roundtrip },
