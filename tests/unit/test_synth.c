@@ -6,8 +6,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
+#include "synth/engine.h"
 #include "synth_util.h"
 
+#undef MiB
 #define MiB (1024.0 * 1024)
 
 static const struct rpt_device *dev_named(const struct rpt_stats *st,
@@ -374,6 +378,139 @@ static void test_determinism(void)
 	}
 }
 
+/* ---------------------------------------------------------- event queue */
+
+/* A profile of streams with gaps from 0 (ties) to minutes, some retiring,
+ * to check the calendar queue's order against a plain scan for the
+ * minimum (t, stream). */
+#define QT_STREAMS 3000
+
+static int qt_advance(struct syn_stream *s)
+{
+	uint64_t x = syn_rng_below(&s->rng, 1000);
+
+	if (x < 5)
+		return 0; /* retire */
+	if (x < 150)
+		s->t += 0;
+	else if (x < 500)
+		s->t += syn_rng_below(&s->rng, 1000);
+	else if (x < 900)
+		s->t += syn_rng_below(&s->rng, 5000000);
+	else if (x < 990)
+		s->t += syn_rng_below(&s->rng, 2000000000);
+	else
+		s->t += syn_rng_below(&s->rng, 300000000000ull);
+	return 1;
+}
+
+static int qt_setup(struct syn_gen *g, void *priv)
+{
+	(void)priv;
+	if (syn_add_device(g, "d", 1 << 20, 512) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < QT_STREAMS; i++) {
+		struct syn_stream *s = syn_add_stream(g, 0);
+
+		if (!s)
+			return -ENOMEM;
+		s->t = i % 7 ? syn_rng_below(&s->rng, 3000000000ull) : 0;
+	}
+	return 0;
+}
+
+static int qt_step(struct syn_gen *g, void *priv, struct syn_stream *s,
+		   struct ist_record *rec)
+{
+	(void)g;
+	(void)priv;
+	syn_rec(rec, s, 0, IST_OP_READ, 0, 512, 0);
+	return qt_advance(s) ? 1 : SYN_RETIRE;
+}
+
+static const struct syn_param qt_params[] = {
+	{ NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0 },
+};
+
+static const struct syn_profile qt_profile = {
+	.name = "qtest", .summary = "", .params = qt_params,
+	.setup = qt_setup, .step = qt_step,
+};
+
+static void test_event_order(void)
+{
+	struct syn_gen *g;
+	struct syn_stream *ref = calloc(QT_STREAMS, sizeof(*ref));
+	struct ist_record *buf = malloc(1000 * sizeof(*buf));
+	uint64_t dur = 600 * 1000000000ull, n = 0, bad = 0;
+	ssize_t got;
+
+	CU_ASSERT_FATAL(ref && buf);
+	CU_ASSERT_FATAL(syn_gen_new(&g, &qt_profile) == 0);
+	syn_gen_set_seed(g, 7);
+	syn_gen_set_duration(g, dur);
+	CU_ASSERT_FATAL(syn_gen_start(g) == 0);
+	memcpy(ref, g->streams, QT_STREAMS * sizeof(*ref));
+	while ((got = syn_gen_read(g, buf, 1000)) > 0) {
+		for (ssize_t k = 0; k < got && !bad; k++) {
+			unsigned best;
+			uint64_t t;
+
+			do { /* the reference: a scan for the minimum (t, id) */
+				best = QT_STREAMS;
+				for (unsigned i = 0; i < QT_STREAMS; i++)
+					if (ref[i].id && ref[i].t < dur &&
+					    (best == QT_STREAMS || ref[i].t < ref[best].t))
+						best = i;
+				if (best == QT_STREAMS)
+					break;
+				t = ref[best].t;
+				if (!qt_advance(&ref[best])) {
+					ref[best].id = 0; /* retired: no record */
+					best = QT_STREAMS + 1;
+				}
+			} while (best == QT_STREAMS + 1);
+			if (best == QT_STREAMS || buf[k].t_ns != t ||
+			    buf[k].stream != best + 1u)
+				bad++;
+			n++;
+		}
+		if (bad)
+			break;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(n > 100000); /* enough to turn the wheel, rebuild it */
+	CU_ASSERT(g->q.nfar < QT_STREAMS);
+	syn_gen_free(g);
+	free(ref);
+	free(buf);
+}
+
+/* ---------------------------------------------------------- ziggurat */
+
+static void test_exp_ziggurat(void)
+{
+	struct syn_rng r;
+	double sum = 0, sum2 = 0, n = 2000000, above3 = 0, above8 = 0;
+
+	syn_rng_seed(&r, 5, 0);
+	for (unsigned i = 0; i < (unsigned)n; i++) {
+		double x = syn_rng_exp(&r, 2.0);
+
+		CU_ASSERT(x >= 0);
+		sum += x;
+		sum2 += x * x;
+		above3 += x > 6.0;
+		above8 += x > 16.0;
+	}
+	/* mean 2, variance 4, P(X > 3 means) = e^-3, the tail beyond the
+	 * ziggurat's base (7.7 means) reached: P(X > 8 means) = e^-8 */
+	NEAR_REL(sum / n, 2.0, 0.005, "exponential mean");
+	NEAR_REL(sum2 / n - (sum / n) * (sum / n), 4.0, 0.02, "exponential variance");
+	NEAR_REL(above3 / n, exp(-3.0), 0.02, "exponential P(X > 3 means)");
+	NEAR_REL(above8 / n, exp(-8.0), 0.15, "exponential P(X > 8 means)");
+}
+
 /* ---------------------------------------------------------- parameters */
 
 static void test_params(void)
@@ -460,6 +597,8 @@ static const struct cutest tests[] = {
 	{ "vdi-boot storm peak", test_vdi_boot_storm_peak },
 	{ "vdi-login-monday sharper", test_vdi_monday_sharper },
 	{ "determinism", test_determinism },
+	{ "event queue order", test_event_order },
+	{ "exponential ziggurat", test_exp_ziggurat },
 	{ "parameters", test_params },
 	{ "mix needs a file", test_mix_needs_file },
 	{ NULL, NULL },
