@@ -211,6 +211,71 @@ static void test_sysbench(void)
 	}
 }
 
+/*
+ * Group commit as the trace records it: a follower's commit is its own
+ * log write, without FUA or flush, issued while a leader's flush is in
+ * flight (the record cannot name the leader's I/O: see "Group commit" in
+ * iostorm-workloads(7)).  tpcc: the leader's log write carries FUA and is
+ * in flight for the nominal latency; sysbench: the leader's redo write
+ * (no COMMIT) is followed by a flush, 2 latencies in all.
+ */
+struct group_seen {
+	int sysbench;
+	uint64_t leaders, followers, outside, follower_fua, last_leader;
+};
+
+static void group_visit(const struct ist_record *r, void *arg)
+{
+	struct group_seen *v = arg;
+	uint64_t window = v->sysbench ? 2 * 200000 : 200000;
+	int log_write = r->op == IST_OP_WRITE &&
+			(v->sysbench ? r->offset < 96 * 1048576ull : r->dev == 1);
+	int leader;
+
+	if (!log_write)
+		return;
+	leader = v->sysbench ? !(r->flags & IST_F_COMMIT) : !!(r->flags & IST_F_FUA);
+	if (leader) {
+		v->leaders++;
+		v->last_leader = r->t_ns;
+		return;
+	}
+	v->followers++;
+	if (!v->leaders || r->t_ns >= v->last_leader + window)
+		v->outside++;
+	if (r->flags & IST_F_FUA)
+		v->follower_fua++;
+}
+
+static void check_group(const char *profile, double dur, const char *const *sets,
+			int sysbench)
+{
+	struct group_seen v = { .sysbench = sysbench };
+	struct scan sc = { .visit = group_visit, .arg = &v };
+	struct rpt_stats *st = run_profile(profile, dur, 3, sets, &sc, 0);
+	const struct rpt_summary *s = rpt_stats_summary(st);
+
+	/* concurrent commits group: followers exist, fewer flushes */
+	CU_ASSERT(v.followers > v.leaders / 20);
+	CU_ASSERT(v.leaders > 0);
+	/* every follower commits inside a leader's flush, without a flush */
+	CU_ASSERT_EQUAL(v.outside, 0);
+	CU_ASSERT_EQUAL(v.follower_fua, 0);
+	/* one flush per group: flushes per commit = leaders / commits */
+	NEAR_REL(s->flushes_per_commit * (double)s->commits, (double)v.leaders,
+		 0.01, "flushes = group leaders");
+	rpt_stats_free(st);
+}
+
+static void test_group_commit(void)
+{
+	static const char *const tpcc_sets[] = { "warehouses=100", "users=2000",
+		"think=0.05", NULL };
+
+	check_group("tpcc", 20, tpcc_sets, 0);
+	check_group("sysbench-oltp", 5, NULL, 1);
+}
+
 static void test_sysbench_uniform_misses_more(void)
 {
 	static const char *const uni[] = { "rand-type=uniform", NULL };
@@ -590,6 +655,7 @@ static const struct cutest tests[] = {
 	{ "tpcc without think times", test_tpcc_no_think_is_faster },
 	{ "sysbench-oltp", test_sysbench },
 	{ "sysbench uniform keys miss more", test_sysbench_uniform_misses_more },
+	{ "group commit (tpcc, sysbench)", test_group_commit },
 	{ "marklogic", test_marklogic },
 	{ "vdi-login linked", test_vdi_login_linked },
 	{ "vdi steady state", test_vdi_steady },
