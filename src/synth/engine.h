@@ -125,6 +125,35 @@ static inline void syn_rec(struct ist_record *r, const struct syn_stream *s,
 	r->reserved = 0;
 }
 
+/* An append-only circular log (journal, WAL, redo, binlog): returns the
+ * offset of the next len bytes, from 0 again when they would pass size. */
+static inline uint64_t syn_log_append(uint64_t *cursor, uint64_t size,
+				      uint32_t len)
+{
+	uint64_t off;
+
+	if (*cursor + len > size)
+		*cursor = 0;
+	off = *cursor;
+	*cursor += len;
+	return off;
+}
+
+/*
+ * Group commit: a commit at t that finds no log flush in flight (the
+ * previous one ended at *flush_until) leads a group, and its flush is in
+ * flight for busy ns; returns 1 for a leader, 0 for a follower, whose
+ * commit the leader's flush carries.
+ */
+static inline int syn_group_lead(uint64_t *flush_until, uint64_t t,
+				 uint64_t busy)
+{
+	if (t < *flush_until)
+		return 0;
+	*flush_until = t + busy;
+	return 1;
+}
+
 /* Exponential think time in ns around mean_ns (0 -> 0). */
 static inline uint64_t syn_think(struct syn_rng *r, double mean_ns)
 {

@@ -189,6 +189,15 @@ static int sb_setup(struct syn_gen *g, void *priv)
 	return 0;
 }
 
+/* After a log write or flush: its latency, then the think time when the
+ * transaction is over. */
+static void log_io_done(const struct sb_priv *p, struct syn_stream *s)
+{
+	s->t += p->lat;
+	if (s->state == ST_START)
+		s->t += syn_think(&s->rng, p->think);
+}
+
 /*
  * A transaction's page accesses: 10 point selects, 4 ranges of 100 rows
  * (2 leaf pages each), index update (row + index page), non-index update,
@@ -267,9 +276,8 @@ static int thread_step(struct sb_priv *p, struct syn_stream *s,
 		}
 		p->lsn += bytes;
 		end = (p->lsn + 511) / 512 * 512;
-		if (s->t >= p->redo_flush_until) {
+		if (syn_group_lead(&p->redo_flush_until, s->t, 2 * p->lat)) {
 			s->state = ST_REDO_FLUSH; /* leader: fsync follows */
-			p->redo_flush_until = s->t + 2 * p->lat;
 		} else {
 			s->state = p->binlog ? ST_BINLOG : ST_START;
 			if (!p->binlog)
@@ -278,38 +286,28 @@ static int thread_step(struct sb_priv *p, struct syn_stream *s,
 		syn_rec(rec, s, 0, IST_OP_WRITE, start % REDO_SIZE,
 			(uint32_t)(end - start), flags);
 		s->u2 = 1;
-		s->t += p->lat;
-		if (s->state == ST_START)
-			s->t += syn_think(r, p->think);
+		log_io_done(p, s);
 		return 1;
 	}
 	case ST_REDO_FLUSH:
 		syn_rec(rec, s, 0, IST_OP_FLUSH, 0, 0,
 			dep | IST_F_SYNC | (p->binlog ? 0 : IST_F_COMMIT));
 		s->state = p->binlog ? ST_BINLOG : ST_START;
-		s->t += p->lat;
-		if (s->state == ST_START)
-			s->t += syn_think(r, p->think);
+		log_io_done(p, s);
 		return 1;
 	case ST_BINLOG: {
 		uint32_t len = (uint32_t)syn_rng_range(r, 700, 1400);
+		uint64_t off = syn_log_append(&p->binlog_cursor, BINLOG_SIZE, len);
 		unsigned flags = dep | IST_F_SYNC;
 
-		if (p->binlog_cursor + len > BINLOG_SIZE)
-			p->binlog_cursor = 0;
-		if (s->t >= p->binlog_flush_until) {
+		if (syn_group_lead(&p->binlog_flush_until, s->t, 2 * p->lat)) {
 			s->state = ST_BINLOG_FLUSH;
-			p->binlog_flush_until = s->t + 2 * p->lat;
 		} else {
 			s->state = ST_START;
 			flags |= IST_F_COMMIT;
 		}
-		syn_rec(rec, s, 0, IST_OP_WRITE, BINLOG_OFF + p->binlog_cursor,
-			len, flags);
-		p->binlog_cursor += len;
-		s->t += p->lat;
-		if (s->state == ST_START)
-			s->t += syn_think(r, p->think);
+		syn_rec(rec, s, 0, IST_OP_WRITE, BINLOG_OFF + off, len, flags);
+		log_io_done(p, s);
 		return 1;
 	}
 	case ST_BINLOG_FLUSH:
@@ -317,7 +315,7 @@ static int thread_step(struct sb_priv *p, struct syn_stream *s,
 		syn_rec(rec, s, 0, IST_OP_FLUSH, 0, 0,
 			dep | IST_F_SYNC | IST_F_COMMIT);
 		s->state = ST_START;
-		s->t += p->lat + syn_think(r, p->think);
+		log_io_done(p, s);
 		return 1;
 	}
 }

@@ -217,29 +217,22 @@ static int vdi_step(struct syn_gen *g, void *priv, struct syn_stream *s,
 	return 1;
 }
 
-const struct syn_profile syn_prof_vdi_boot = {
-	.name = "vdi-boot",
-	.summary = "VDI boot storm: desktops boot over a window (clone=full|linked)",
-	.params = boot_params,
-	.priv_size = sizeof(struct vdi_priv),
-	.setup = vdi_setup,
-	.step = vdi_step,
-};
+#define VDI_PROFILE(var, pname, summary_, params_)                             \
+	const struct syn_profile var = {                                       \
+		.name = pname,                                                 \
+		.summary = summary_,                                           \
+		.params = params_,                                             \
+		.priv_size = sizeof(struct vdi_priv),                          \
+		.setup = vdi_setup,                                            \
+		.step = vdi_step,                                              \
+	}
 
-const struct syn_profile syn_prof_vdi_login = {
-	.name = "vdi-login",
-	.summary = "VDI initial login storm: 50/50, 36 KB reads, 10 KB writes",
-	.params = login_params,
-	.priv_size = sizeof(struct vdi_priv),
-	.setup = vdi_setup,
-	.step = vdi_step,
-};
-
-const struct syn_profile syn_prof_vdi_monday = {
-	.name = "vdi-login-monday",
-	.summary = "VDI Monday-morning login: cold caches, compressed window",
-	.params = monday_params,
-	.priv_size = sizeof(struct vdi_priv),
-	.setup = vdi_setup,
-	.step = vdi_step,
-};
+VDI_PROFILE(syn_prof_vdi_boot, "vdi-boot",
+	    "VDI boot storm: desktops boot over a window (clone=full|linked)",
+	    boot_params);
+VDI_PROFILE(syn_prof_vdi_login, "vdi-login",
+	    "VDI initial login storm: 50/50, 36 KB reads, 10 KB writes",
+	    login_params);
+VDI_PROFILE(syn_prof_vdi_monday, "vdi-login-monday",
+	    "VDI Monday-morning login: cold caches, compressed window",
+	    monday_params);
