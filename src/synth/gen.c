@@ -554,7 +554,7 @@ static int q_init(struct syn_gen *g)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	unsigned nb = 4096;
 
-	while (nb < 2 * g->nstreams && nb < (1u << 18))
+	while (nb < 8 * g->nstreams && nb < (1u << 18))
 		nb *= 2;
 	q->nb = nb;
 	q->head = malloc(nb * sizeof(*q->head));
