@@ -39,6 +39,29 @@ struct syn_heap_ent {
 	uint64_t idx;
 };
 
+/*
+ * The pending events: one per live stream, popped in (t, index) order.
+ * A calendar queue (a timing wheel of nb buckets, 2^shift ns each, that
+ * covers [base, base + nb) in bucket numbers) holds the near events as
+ * unsorted lists threaded through next[]; a bitmap (and a summary of it)
+ * finds the first non-empty bucket; the events beyond the wheel wait in
+ * a 4-ary heap (far[]) and move into the wheel as it turns.  The bucket
+ * width follows the mean time between events.
+ */
+struct syn_queue {
+	uint32_t *head;   /* nb bucket heads (SYN_NIL = empty)        */
+	uint32_t *next;   /* per stream: next in its bucket          */
+	uint64_t *key;    /* per stream: its event time, cached      */
+	uint64_t *bits;   /* nb bits: bucket non-empty               */
+	uint64_t *sum;    /* nb / 64 bits: bits word non-zero         */
+	unsigned nb, shift, count;
+	uint64_t base;    /* bucket number of the wheel's first bucket */
+	struct syn_heap_ent *far;
+	unsigned nfar;
+	uint64_t pops, mark_pops, mark_t; /* for the width adaptation   */
+};
+#define SYN_NIL UINT32_MAX
+
 struct syn_gen {
 	const struct syn_profile *prof;
 	double val[SYN_MAX_PARAMS];
@@ -51,8 +74,7 @@ struct syn_gen {
 	ist_header *hdr;
 	struct syn_stream *streams;
 	unsigned nstreams, cap;
-	struct syn_heap_ent *heap; /* keys cached here: no pointer chasing */
-	unsigned nheap;
+	struct syn_queue q;
 	void *priv;
 	uint64_t emitted;
 	struct syn_rng rng; /* the generator's own, for shared decisions */
@@ -101,6 +123,35 @@ static inline void syn_rec(struct ist_record *r, const struct syn_stream *s,
 	r->stream = s->id;
 	r->txn = s->txn;
 	r->reserved = 0;
+}
+
+/* An append-only circular log (journal, WAL, redo, binlog): returns the
+ * offset of the next len bytes, from 0 again when they would pass size. */
+static inline uint64_t syn_log_append(uint64_t *cursor, uint64_t size,
+				      uint32_t len)
+{
+	uint64_t off;
+
+	if (*cursor + len > size)
+		*cursor = 0;
+	off = *cursor;
+	*cursor += len;
+	return off;
+}
+
+/*
+ * Group commit: a commit at t that finds no log flush in flight (the
+ * previous one ended at *flush_until) leads a group, and its flush is in
+ * flight for busy ns; returns 1 for a leader, 0 for a follower, whose
+ * commit the leader's flush carries.
+ */
+static inline int syn_group_lead(uint64_t *flush_until, uint64_t t,
+				 uint64_t busy)
+{
+	if (t < *flush_until)
+		return 0;
+	*flush_until = t + busy;
+	return 1;
 }
 
 /* Exponential think time in ns around mean_ns (0 -> 0). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* gen.c - the generator: profile registry, parameters, the stream heap. */
+/* gen.c - the generator: profile registry, parameters, the event queue. */
 #include "config.h"
 
 #include <errno.h>
@@ -188,7 +188,12 @@ void syn_gen_free(struct syn_gen *g)
 		free(g->str[i]);
 	free(g->priv);
 	free(g->streams);
-	free(g->heap);
+	free(g->q.head);
+	free(g->q.next);
+	free(g->q.key);
+	free(g->q.bits);
+	free(g->q.sum);
+	free(g->q.far);
 	ist_header_free(g->hdr);
 	free(g);
 }
@@ -300,10 +305,18 @@ struct syn_stream *syn_add_stream(struct syn_gen *g, uint64_t t)
 		if (!p)
 			return NULL;
 		g->streams = p;
-		p = realloc(g->heap, cap * sizeof(*g->heap));
+		p = realloc(g->q.next, cap * sizeof(*g->q.next));
 		if (!p)
 			return NULL;
-		g->heap = p;
+		g->q.next = p;
+		p = realloc(g->q.key, cap * sizeof(*g->q.key));
+		if (!p)
+			return NULL;
+		g->q.key = p;
+		p = realloc(g->q.far, cap * sizeof(*g->q.far));
+		if (!p)
+			return NULL;
+		g->q.far = p;
 		g->cap = cap;
 	}
 	s = &g->streams[g->nstreams];
@@ -321,7 +334,7 @@ int syn_add_device(struct syn_gen *g, const char *name, uint64_t size,
 	return ist_header_add_device(g->hdr, name, size, block_size);
 }
 
-/* ----- the heap of streams, ordered by (t, index) for a total order */
+/* ----- the pending events, ordered by (t, index) for a total order */
 
 static inline int before(const struct syn_heap_ent *a,
 			 const struct syn_heap_ent *b)
@@ -329,12 +342,12 @@ static inline int before(const struct syn_heap_ent *a,
 	return a->t < b->t || (a->t == b->t && a->idx < b->idx);
 }
 
-/* A 4-ary heap: half the depth of a binary one, and the four children
- * share a cache line. */
-static void sift_down(struct syn_gen *g, unsigned i)
+/* The far heap is 4-ary: half the depth of a binary one, and the four
+ * children share a cache line. */
+static void far_down(struct syn_queue *q, unsigned i)
 {
-	struct syn_heap_ent *h = g->heap, x = h[i];
-	unsigned n = g->nheap;
+	struct syn_heap_ent *h = q->far, x = h[i];
+	unsigned n = q->nfar;
 
 	for (;;) {
 		unsigned c = 4 * i + 1, best, end;
@@ -354,11 +367,218 @@ static void sift_down(struct syn_gen *g, unsigned i)
 	h[i] = x;
 }
 
-static void heap_pop(struct syn_gen *g)
+static void far_push(struct syn_queue *q, uint32_t idx, uint64_t t)
 {
-	g->heap[0] = g->heap[--g->nheap];
-	if (g->nheap)
-		sift_down(g, 0);
+	struct syn_heap_ent *h = q->far, x = { t, idx };
+	unsigned i = q->nfar++;
+
+	while (i) {
+		unsigned parent = (i - 1) / 4;
+
+		if (!before(&x, &h[parent]))
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = x;
+}
+
+static void far_pop(struct syn_queue *q)
+{
+	q->far[0] = q->far[--q->nfar];
+	if (q->nfar)
+		far_down(q, 0);
+}
+
+static inline void wheel_put(struct syn_queue *q, uint32_t i, uint64_t t)
+{
+	unsigned b = (unsigned)(t >> q->shift) & (q->nb - 1);
+
+	q->key[i] = t;
+	q->next[i] = q->head[b];
+	q->head[b] = i;
+	q->bits[b >> 6] |= 1ull << (b & 63);
+	q->sum[b >> 12] |= 1ull << ((b >> 6) & 63);
+	q->count++;
+}
+
+/* Queues stream i's event at t (t never before the wheel's base). */
+static inline void q_put(struct syn_queue *q, uint32_t i, uint64_t t)
+{
+	if ((t >> q->shift) - q->base < q->nb)
+		wheel_put(q, i, t);
+	else
+		far_push(q, i, t);
+}
+
+/* Moves the far events the wheel now covers into it. */
+static void q_migrate(struct syn_queue *q)
+{
+	while (q->nfar && (q->far[0].t >> q->shift) - q->base < q->nb) {
+		wheel_put(q, (uint32_t)q->far[0].idx, q->far[0].t);
+		far_pop(q);
+	}
+}
+
+/* First non-zero bits word at or after w, or -1. */
+static int next_word(const struct syn_queue *q, unsigned w)
+{
+	unsigned nsum = q->nb >> 12, k = w >> 6;
+	uint64_t m;
+
+	if (k >= nsum)
+		return -1;
+	m = q->sum[k] & (~0ull << (w & 63));
+	while (!m) {
+		if (++k >= nsum)
+			return -1;
+		m = q->sum[k];
+	}
+	return (int)(k << 6 | (unsigned)__builtin_ctzll(m));
+}
+
+/* The first non-empty bucket from slot p on, wrapping (count > 0). */
+static unsigned find_bucket(const struct syn_queue *q, unsigned p)
+{
+	unsigned w = p >> 6;
+	uint64_t m = q->bits[w] & (~0ull << (p & 63));
+	int w2;
+
+	if (m)
+		return w << 6 | (unsigned)__builtin_ctzll(m);
+	w2 = next_word(q, w + 1);
+	if (w2 < 0)
+		w2 = next_word(q, 0);
+	return (unsigned)w2 << 6 | (unsigned)__builtin_ctzll(q->bits[w2]);
+}
+
+/* Detaches the stream with the earliest (t, index); SYN_NIL if none. */
+static uint32_t q_pop(struct syn_queue *q)
+{
+	unsigned mask = q->nb - 1, b;
+	uint32_t best, *link, *best_link;
+	uint64_t bt;
+
+	if (!q->count) {
+		if (!q->nfar)
+			return SYN_NIL;
+		q->base = q->far[0].t >> q->shift;
+		q_migrate(q);
+	}
+	b = find_bucket(q, (unsigned)q->base & mask);
+	if (b != ((unsigned)q->base & mask)) {
+		q->base += (b - (unsigned)q->base) & mask;
+		q_migrate(q);
+	}
+	best_link = &q->head[b];
+	best = *best_link;
+	bt = q->key[best];
+	for (link = &q->next[best]; *link != SYN_NIL; link = &q->next[*link]) {
+		uint32_t j = *link;
+
+		if (q->key[j] < bt || (q->key[j] == bt && j < best)) {
+			best = j;
+			bt = q->key[j];
+			best_link = link;
+		}
+	}
+	*best_link = q->next[best];
+	if (q->head[b] == SYN_NIL) {
+		q->bits[b >> 6] &= ~(1ull << (b & 63));
+		if (!q->bits[b >> 6])
+			q->sum[b >> 12] &= ~(1ull << ((b >> 6) & 63));
+	}
+	q->count--;
+	q->pops++;
+	return best;
+}
+
+static unsigned log2_floor(uint64_t x)
+{
+	return x ? 63u - (unsigned)__builtin_clzll(x) : 0;
+}
+
+/* Empties the queue into ents (count + nfar entries). */
+static unsigned q_drain(struct syn_queue *q, struct syn_heap_ent *ents)
+{
+	unsigned n = 0;
+
+	for (unsigned b = 0; b < q->nb; b++) {
+		for (uint32_t i = q->head[b]; i != SYN_NIL; i = q->next[i]) {
+			ents[n].t = q->key[i];
+			ents[n++].idx = i;
+		}
+		q->head[b] = SYN_NIL;
+	}
+	memset(q->bits, 0, (q->nb >> 6) * sizeof(*q->bits));
+	memset(q->sum, 0, (q->nb >> 12) * sizeof(*q->sum));
+	for (unsigned i = 0; i < q->nfar; i++)
+		ents[n++] = q->far[i];
+	q->count = q->nfar = 0;
+	return n;
+}
+
+/* Re-buckets the queue with buckets of 2^shift ns from time now on. */
+static void q_rebuild(struct syn_queue *q, unsigned shift, uint64_t now)
+{
+	struct syn_heap_ent *ents = malloc(((size_t)q->count + q->nfar + 1) *
+					   sizeof(*ents));
+	unsigned n;
+
+	if (!ents)
+		return; /* keep the old width: only slower */
+	n = q_drain(q, ents);
+	q->shift = shift;
+	q->base = now >> shift;
+	for (unsigned i = 0; i < n; i++)
+		q_put(q, (uint32_t)ents[i].idx, ents[i].t);
+	free(ents);
+}
+
+/* Every so often, sets the bucket width to about twice the mean time
+ * between events, so that a bucket holds one or two of them. */
+static void q_adapt(struct syn_queue *q, uint64_t now)
+{
+	uint64_t n = q->pops - q->mark_pops, dt = now - q->mark_t;
+	unsigned shift = log2_floor(2 * dt / n + 1);
+
+	q->mark_pops = q->pops;
+	q->mark_t = now;
+	if (shift + 1 < q->shift || shift > q->shift + 1)
+		q_rebuild(q, shift, now);
+}
+
+static int q_init(struct syn_gen *g)
+{
+	struct syn_queue *q = &g->q;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned nb = 4096;
+
+	while (nb < 8 * g->nstreams && nb < (1u << 18))
+		nb *= 2;
+	q->nb = nb;
+	q->head = malloc(nb * sizeof(*q->head));
+	q->bits = calloc(nb >> 6, sizeof(*q->bits));
+	q->sum = calloc(nb >> 12, sizeof(*q->sum));
+	if (!q->head || !q->bits || !q->sum)
+		return -ENOMEM;
+	memset(q->head, 0xff, nb * sizeof(*q->head));
+	for (unsigned i = 0; i < g->nstreams; i++) {
+		lo = g->streams[i].t < lo ? g->streams[i].t : lo;
+		hi = g->streams[i].t > hi ? g->streams[i].t : hi;
+	}
+	if (!g->nstreams)
+		return 0;
+	/* a first guess from the start times; q_adapt() corrects it */
+	q->shift = log2_floor(2 * (hi - lo) / g->nstreams + 1);
+	if (q->shift < 10)
+		q->shift = 10;
+	q->base = lo >> q->shift;
+	q->mark_t = lo;
+	for (unsigned i = 0; i < g->nstreams; i++)
+		if (g->streams[i].t < g->duration_ns)
+			q_put(q, i, g->streams[i].t);
+	return 0;
 }
 
 static int set_meta(struct syn_gen *g)
@@ -418,15 +638,7 @@ int syn_gen_start(struct syn_gen *g)
 	rc = set_meta(g);
 	if (rc < 0)
 		return rc;
-	/* Heapify all streams. */
-	g->nheap = g->nstreams;
-	for (unsigned i = 0; i < g->nstreams; i++) {
-		g->heap[i].t = g->streams[i].t;
-		g->heap[i].idx = i;
-	}
-	for (unsigned i = g->nheap / 4 + 1; i-- > 0;)
-		sift_down(g, i);
-	return 0;
+	return q_init(g);
 }
 
 ssize_t syn_gen_read(struct syn_gen *g, struct ist_record *recs, size_t max)
@@ -436,24 +648,27 @@ ssize_t syn_gen_read(struct syn_gen *g, struct ist_record *recs, size_t max)
 
 	if (!g->started)
 		return -EINVAL;
-	while (n < max && g->nheap) {
-		struct syn_stream *s = &g->streams[g->heap[0].idx];
+	while (n < max) {
+		uint32_t i = q_pop(&g->q);
+		struct syn_stream *s;
 		int rc;
 
-		if (s->t >= g->duration_ns) {
-			heap_pop(g);
-			continue;
-		}
+		if (i == SYN_NIL)
+			break;
+		s = &g->streams[i];
+		if (g->q.pops - g->q.mark_pops >=
+		    (g->q.mark_pops ? 65536u : 4096u))
+			q_adapt(&g->q, s->t);
 		rc = p->step(g, g->priv, s, &recs[n]);
-		if (rc < 0)
+		if (rc < 0) {
+			q_put(&g->q, i, s->t); /* as it was: reading again fails again */
 			return rc;
-		if (rc == SYN_RETIRE) {
-			heap_pop(g);
-			continue;
 		}
+		if (rc == SYN_RETIRE)
+			continue;
 		n += rc;
-		g->heap[0].t = s->t;
-		sift_down(g, 0);
+		if (s->t < g->duration_ns)
+			q_put(&g->q, i, s->t);
 	}
 	g->emitted += n;
 	return (ssize_t)n;

@@ -198,12 +198,10 @@ static int client_step(struct ml_priv *p, struct syn_stream *s,
 			len = 512;
 		if (len > 8 * MiB)
 			len = 8 * MiB;
-		if (f->jcur + len > JOURNAL)
-			f->jcur = 0;
 		syn_rec(rec, s, s->sub, IST_OP_WRITE,
-			(fi % p->forests) * JOURNAL + f->jcur, len,
+			(fi % p->forests) * JOURNAL +
+			syn_log_append(&f->jcur, JOURNAL, len), len,
 			dep | IST_F_SYNC | IST_F_FUA | IST_F_COMMIT);
-		f->jcur += len;
 		f->pending += 2 * (uint64_t)len; /* document + its indexes */
 		s->state = 0;
 		s->t += p->lat + p->cpu;

@@ -284,14 +284,11 @@ static int user_step(struct tpcc_priv *p, struct syn_stream *s,
 		if (len) {
 			unsigned flags = dep | IST_F_SYNC | IST_F_COMMIT;
 
-			if (s->t >= p->flush_until) {
+			if (syn_group_lead(&p->flush_until, s->t, p->lat))
 				flags |= IST_F_FUA;
-				p->flush_until = s->t + p->lat;
-			}
-			if (p->log_cursor + len > p->log_size)
-				p->log_cursor = 0;
-			syn_rec(rec, s, 1, IST_OP_WRITE, p->log_cursor, len, flags);
-			p->log_cursor += len;
+			syn_rec(rec, s, 1, IST_OP_WRITE,
+				syn_log_append(&p->log_cursor, p->log_size, len),
+				len, flags);
 			s->u2 = 1;
 			s->t += p->lat;
 			emitted = 1;

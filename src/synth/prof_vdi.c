@@ -5,7 +5,10 @@
  * own rate, read share and sizes (the phase is the desktop's one
  * transaction), then settle into steady-state office I/O.  Full clones
  * do all their I/O on their own disk; linked clones read mostly from a
- * shared replica and write to their own delta region.
+ * shared replica and write to their own delta region.  A desktop's I/Os
+ * are dependent in sequence (it issues the next after the previous one
+ * completed, plus a think time), so that closed-loop replay on a faster
+ * target finishes boots and logins sooner; arrivals stay open.
  */
 #include "config.h"
 
@@ -58,7 +61,8 @@ enum { P_DESKTOPS, P_WINDOW, P_CLONE, P_PHASE, P_PH_IOPS, P_PH_READ,
 		  "assumption: Windows 7/10 image", NULL, 16777216, 1e13 },    \
 		{ "delta-size", SYN_P_SIZE, "2G", "B", "linked clones: delta region per desktop", \
 		  "assumption", NULL, 16777216, 1e13 },                        \
-		{ "latency", SYN_P_TIME, "500us", "s", "nominal latency (metadata only: open arrivals)", \
+		{ "latency", SYN_P_TIME, "500us", "s",                         \
+		  "nominal latency between a desktop's dependent I/Os (think = 1/IOPS - latency)", \
 		  "WORKLOADS.md: 564 us at the full-clone boot peak", NULL, 1e-6, 10 }, \
 		{ NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0 },               \
 	}
@@ -87,12 +91,12 @@ VDI_PARAMS(monday_params, "1000", "assumption",
 
 struct vdi_priv {
 	int linked;
-	uint64_t image, delta, phase_ns;
+	uint64_t image, delta, phase_ns, lat;
 	double ph_gap, ph_read, ph_rsz, ph_wsz, ph_rep;
 	double st_gap, st_read, st_rsz, st_wsz, st_rep;
 };
 
-/* Stream slots: u0 = phase end, u1 = desktop index. */
+/* Stream slots: u0 = phase end, u1 = desktop index, u2 = I/Os issued. */
 
 static uint32_t draw_len(struct syn_rng *r, double mean)
 {
@@ -104,6 +108,16 @@ static uint32_t draw_len(struct syn_rng *r, double mean)
 	if (len > 1048576)
 		len = 1048576;
 	return (uint32_t)len;
+}
+
+/* The time from one I/O of a desktop to its next, mean gap: the
+ * nominal latency, then an exponential think time (gap - latency). */
+static uint64_t think_gap(const struct vdi_priv *p, struct syn_rng *r,
+			  double gap)
+{
+	double think = gap - (double)p->lat;
+
+	return p->lat + (think > 0 ? (uint64_t)syn_rng_exp(r, think) : 0);
 }
 
 static int vdi_setup(struct syn_gen *g, void *priv)
@@ -128,7 +142,8 @@ static int vdi_setup(struct syn_gen *g, void *priv)
 	p->st_wsz = syn_p(g, P_ST_WSIZE);
 	p->ph_rep = syn_p(g, P_PH_REPLICA) / 100;
 	p->st_rep = syn_p(g, P_ST_REPLICA) / 100;
-	g->nominal_lat_ns = syn_pns(g, P_LATENCY);
+	p->lat = syn_pns(g, P_LATENCY);
+	g->nominal_lat_ns = p->lat;
 	if (p->linked) {
 		rc = syn_add_device(g, "replica", p->image, 512);
 		if (rc >= 0)
@@ -185,44 +200,39 @@ static int vdi_step(struct syn_gen *g, void *priv, struct syn_stream *s,
 	}
 	if (len > size)
 		len = (uint32_t)size;
-	next = s->t + (uint64_t)syn_rng_exp(r, gap);
+	next = s->t + think_gap(p, r, gap);
 	if (in_phase && next >= s->u0)
 		flags |= IST_F_COMMIT; /* the phase's last I/O ends it */
+	if (s->u2++)
+		flags |= IST_F_DEPENDENT;
 	syn_rec(rec, s, dev, is_read ? IST_OP_READ : IST_OP_WRITE,
 		base + syn_rng_below(r, (size - len) / 4096 + 1) * 4096, len, flags);
 	if (flags & IST_F_COMMIT) {
 		s->txn = 0;
-		next = s->u0 + (p->st_gap ? (uint64_t)syn_rng_exp(r, p->st_gap) : 0);
-		if (!p->st_gap)
-			next = UINT64_MAX;
+		next = p->st_gap ? s->u0 + think_gap(p, r, p->st_gap) : UINT64_MAX;
+		if (next < s->t + p->lat)
+			next = s->t + p->lat;
 	}
 	s->t = next;
 	return 1;
 }
 
-const struct syn_profile syn_prof_vdi_boot = {
-	.name = "vdi-boot",
-	.summary = "VDI boot storm: desktops boot over a window (clone=full|linked)",
-	.params = boot_params,
-	.priv_size = sizeof(struct vdi_priv),
-	.setup = vdi_setup,
-	.step = vdi_step,
-};
+#define VDI_PROFILE(var, pname, summary_, params_)                             \
+	const struct syn_profile var = {                                       \
+		.name = pname,                                                 \
+		.summary = summary_,                                           \
+		.params = params_,                                             \
+		.priv_size = sizeof(struct vdi_priv),                          \
+		.setup = vdi_setup,                                            \
+		.step = vdi_step,                                              \
+	}
 
-const struct syn_profile syn_prof_vdi_login = {
-	.name = "vdi-login",
-	.summary = "VDI initial login storm: 50/50, 36 KB reads, 10 KB writes",
-	.params = login_params,
-	.priv_size = sizeof(struct vdi_priv),
-	.setup = vdi_setup,
-	.step = vdi_step,
-};
-
-const struct syn_profile syn_prof_vdi_monday = {
-	.name = "vdi-login-monday",
-	.summary = "VDI Monday-morning login: cold caches, compressed window",
-	.params = monday_params,
-	.priv_size = sizeof(struct vdi_priv),
-	.setup = vdi_setup,
-	.step = vdi_step,
-};
+VDI_PROFILE(syn_prof_vdi_boot, "vdi-boot",
+	    "VDI boot storm: desktops boot over a window (clone=full|linked)",
+	    boot_params);
+VDI_PROFILE(syn_prof_vdi_login, "vdi-login",
+	    "VDI initial login storm: 50/50, 36 KB reads, 10 KB writes",
+	    login_params);
+VDI_PROFILE(syn_prof_vdi_monday, "vdi-login-monday",
+	    "VDI Monday-morning login: cold caches, compressed window",
+	    monday_params);

@@ -78,11 +78,32 @@ static inline int syn_rng_chance(struct syn_rng *r, double p)
 	return syn_rng_unit(r) < p;
 }
 
-/* Exponential with the given mean (log of a uniform in (0, 1]: log() is
- * much cheaper than log1p() and this is the generator's hot path). */
+/*
+ * Exponential variates by Marsaglia & Tsang's ziggurat (256 layers): one
+ * 64-bit draw, a table look-up and a multiplication in ~99% of the cases
+ * (the low 8 bits pick the layer, the high 53 the abscissa); the wedges
+ * and the tail fall back to syn_exp_slow().  Tables built by rng.c.
+ */
+extern uint64_t syn_zig_k[256];
+extern double syn_zig_w[256], syn_zig_f[256];
+double syn_exp_slow(struct syn_rng *r, uint64_t u);
+
+/* Exponential with mean 1. */
+static inline double syn_rng_exp1(struct syn_rng *r)
+{
+	uint64_t u = syn_rng_u64(r);
+	unsigned i = (unsigned)u & 255;
+	uint64_t j = u >> 11;
+
+	if (j < syn_zig_k[i])
+		return (double)j * syn_zig_w[i];
+	return syn_exp_slow(r, u);
+}
+
+/* Exponential with the given mean. */
 static inline double syn_rng_exp(struct syn_rng *r, double mean)
 {
-	return -mean * log(1.0 - syn_rng_unit(r));
+	return mean * syn_rng_exp1(r);
 }
 
 /* TPC-C NURand(A, x, y) with run-time constant C (clause 2.1.6). */

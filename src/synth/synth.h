@@ -8,8 +8,8 @@
  * syn_gen_read() until it returns 0 -> syn_gen_free().  The same profile,
  * parameters, seed and duration always give the same records, bit for bit.
  * Memory stays bounded whatever the duration: the records come from a
- * small heap of streams (users, threads, desktops, background writers),
- * each a state machine that knows its next I/O time.
+ * calendar queue of streams (users, threads, desktops, background
+ * writers), each a state machine that knows its next I/O time.
  */
 #ifndef IST_SYNTH_H
 #define IST_SYNTH_H

@@ -6,8 +6,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
+#include "synth/engine.h"
 #include "synth_util.h"
 
+#undef MiB
 #define MiB (1024.0 * 1024)
 
 static const struct rpt_device *dev_named(const struct rpt_stats *st,
@@ -207,6 +211,71 @@ static void test_sysbench(void)
 	}
 }
 
+/*
+ * Group commit as the trace records it: a follower's commit is its own
+ * log write, without FUA or flush, issued while a leader's flush is in
+ * flight (the record cannot name the leader's I/O: see "Group commit" in
+ * iostorm-workloads(7)).  tpcc: the leader's log write carries FUA and is
+ * in flight for the nominal latency; sysbench: the leader's redo write
+ * (no COMMIT) is followed by a flush, 2 latencies in all.
+ */
+struct group_seen {
+	int sysbench;
+	uint64_t leaders, followers, outside, follower_fua, last_leader;
+};
+
+static void group_visit(const struct ist_record *r, void *arg)
+{
+	struct group_seen *v = arg;
+	uint64_t window = v->sysbench ? 2 * 200000 : 200000;
+	int log_write = r->op == IST_OP_WRITE &&
+			(v->sysbench ? r->offset < 96 * 1048576ull : r->dev == 1);
+	int leader;
+
+	if (!log_write)
+		return;
+	leader = v->sysbench ? !(r->flags & IST_F_COMMIT) : !!(r->flags & IST_F_FUA);
+	if (leader) {
+		v->leaders++;
+		v->last_leader = r->t_ns;
+		return;
+	}
+	v->followers++;
+	if (!v->leaders || r->t_ns >= v->last_leader + window)
+		v->outside++;
+	if (r->flags & IST_F_FUA)
+		v->follower_fua++;
+}
+
+static void check_group(const char *profile, double dur, const char *const *sets,
+			int sysbench)
+{
+	struct group_seen v = { .sysbench = sysbench };
+	struct scan sc = { .visit = group_visit, .arg = &v };
+	struct rpt_stats *st = run_profile(profile, dur, 3, sets, &sc, 0);
+	const struct rpt_summary *s = rpt_stats_summary(st);
+
+	/* concurrent commits group: followers exist, fewer flushes */
+	CU_ASSERT(v.followers > v.leaders / 20);
+	CU_ASSERT(v.leaders > 0);
+	/* every follower commits inside a leader's flush, without a flush */
+	CU_ASSERT_EQUAL(v.outside, 0);
+	CU_ASSERT_EQUAL(v.follower_fua, 0);
+	/* one flush per group: flushes per commit = leaders / commits */
+	NEAR_REL(s->flushes_per_commit * (double)s->commits, (double)v.leaders,
+		 0.01, "flushes = group leaders");
+	rpt_stats_free(st);
+}
+
+static void test_group_commit(void)
+{
+	static const char *const tpcc_sets[] = { "warehouses=100", "users=2000",
+		"think=0.05", NULL };
+
+	check_group("tpcc", 20, tpcc_sets, 0);
+	check_group("sysbench-oltp", 5, NULL, 1);
+}
+
 static void test_sysbench_uniform_misses_more(void)
 {
 	static const char *const uni[] = { "rand-type=uniform", NULL };
@@ -374,6 +443,139 @@ static void test_determinism(void)
 	}
 }
 
+/* ---------------------------------------------------------- event queue */
+
+/* A profile of streams with gaps from 0 (ties) to minutes, some retiring,
+ * to check the calendar queue's order against a plain scan for the
+ * minimum (t, stream). */
+#define QT_STREAMS 3000
+
+static int qt_advance(struct syn_stream *s)
+{
+	uint64_t x = syn_rng_below(&s->rng, 1000);
+
+	if (x < 5)
+		return 0; /* retire */
+	if (x < 150)
+		s->t += 0;
+	else if (x < 500)
+		s->t += syn_rng_below(&s->rng, 1000);
+	else if (x < 900)
+		s->t += syn_rng_below(&s->rng, 5000000);
+	else if (x < 990)
+		s->t += syn_rng_below(&s->rng, 2000000000);
+	else
+		s->t += syn_rng_below(&s->rng, 300000000000ull);
+	return 1;
+}
+
+static int qt_setup(struct syn_gen *g, void *priv)
+{
+	(void)priv;
+	if (syn_add_device(g, "d", 1 << 20, 512) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < QT_STREAMS; i++) {
+		struct syn_stream *s = syn_add_stream(g, 0);
+
+		if (!s)
+			return -ENOMEM;
+		s->t = i % 7 ? syn_rng_below(&s->rng, 3000000000ull) : 0;
+	}
+	return 0;
+}
+
+static int qt_step(struct syn_gen *g, void *priv, struct syn_stream *s,
+		   struct ist_record *rec)
+{
+	(void)g;
+	(void)priv;
+	syn_rec(rec, s, 0, IST_OP_READ, 0, 512, 0);
+	return qt_advance(s) ? 1 : SYN_RETIRE;
+}
+
+static const struct syn_param qt_params[] = {
+	{ NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0 },
+};
+
+static const struct syn_profile qt_profile = {
+	.name = "qtest", .summary = "", .params = qt_params,
+	.setup = qt_setup, .step = qt_step,
+};
+
+static void test_event_order(void)
+{
+	struct syn_gen *g;
+	struct syn_stream *ref = calloc(QT_STREAMS, sizeof(*ref));
+	struct ist_record *buf = malloc(1000 * sizeof(*buf));
+	uint64_t dur = 600 * 1000000000ull, n = 0, bad = 0;
+	ssize_t got;
+
+	CU_ASSERT_FATAL(ref && buf);
+	CU_ASSERT_FATAL(syn_gen_new(&g, &qt_profile) == 0);
+	syn_gen_set_seed(g, 7);
+	syn_gen_set_duration(g, dur);
+	CU_ASSERT_FATAL(syn_gen_start(g) == 0);
+	memcpy(ref, g->streams, QT_STREAMS * sizeof(*ref));
+	while ((got = syn_gen_read(g, buf, 1000)) > 0) {
+		for (ssize_t k = 0; k < got && !bad; k++) {
+			unsigned best;
+			uint64_t t;
+
+			do { /* the reference: a scan for the minimum (t, id) */
+				best = QT_STREAMS;
+				for (unsigned i = 0; i < QT_STREAMS; i++)
+					if (ref[i].id && ref[i].t < dur &&
+					    (best == QT_STREAMS || ref[i].t < ref[best].t))
+						best = i;
+				if (best == QT_STREAMS)
+					break;
+				t = ref[best].t;
+				if (!qt_advance(&ref[best])) {
+					ref[best].id = 0; /* retired: no record */
+					best = QT_STREAMS + 1;
+				}
+			} while (best == QT_STREAMS + 1);
+			if (best == QT_STREAMS || buf[k].t_ns != t ||
+			    buf[k].stream != best + 1u)
+				bad++;
+			n++;
+		}
+		if (bad)
+			break;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(n > 100000); /* enough to turn the wheel, rebuild it */
+	CU_ASSERT(g->q.nfar < QT_STREAMS);
+	syn_gen_free(g);
+	free(ref);
+	free(buf);
+}
+
+/* ---------------------------------------------------------- ziggurat */
+
+static void test_exp_ziggurat(void)
+{
+	struct syn_rng r;
+	double sum = 0, sum2 = 0, n = 2000000, above3 = 0, above8 = 0;
+
+	syn_rng_seed(&r, 5, 0);
+	for (unsigned i = 0; i < (unsigned)n; i++) {
+		double x = syn_rng_exp(&r, 2.0);
+
+		CU_ASSERT(x >= 0);
+		sum += x;
+		sum2 += x * x;
+		above3 += x > 6.0;
+		above8 += x > 16.0;
+	}
+	/* mean 2, variance 4, P(X > 3 means) = e^-3, the tail beyond the
+	 * ziggurat's base (7.7 means) reached: P(X > 8 means) = e^-8 */
+	NEAR_REL(sum / n, 2.0, 0.005, "exponential mean");
+	NEAR_REL(sum2 / n - (sum / n) * (sum / n), 4.0, 0.02, "exponential variance");
+	NEAR_REL(above3 / n, exp(-3.0), 0.02, "exponential P(X > 3 means)");
+	NEAR_REL(above8 / n, exp(-8.0), 0.15, "exponential P(X > 8 means)");
+}
+
 /* ---------------------------------------------------------- parameters */
 
 static void test_params(void)
@@ -453,6 +655,7 @@ static const struct cutest tests[] = {
 	{ "tpcc without think times", test_tpcc_no_think_is_faster },
 	{ "sysbench-oltp", test_sysbench },
 	{ "sysbench uniform keys miss more", test_sysbench_uniform_misses_more },
+	{ "group commit (tpcc, sysbench)", test_group_commit },
 	{ "marklogic", test_marklogic },
 	{ "vdi-login linked", test_vdi_login_linked },
 	{ "vdi steady state", test_vdi_steady },
@@ -460,6 +663,8 @@ static const struct cutest tests[] = {
 	{ "vdi-boot storm peak", test_vdi_boot_storm_peak },
 	{ "vdi-login-monday sharper", test_vdi_monday_sharper },
 	{ "determinism", test_determinism },
+	{ "event queue order", test_event_order },
+	{ "exponential ziggurat", test_exp_ziggurat },
 	{ "parameters", test_params },
 	{ "mix needs a file", test_mix_needs_file },
 	{ NULL, NULL },
