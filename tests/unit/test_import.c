@@ -434,8 +434,18 @@ static int ts_demote(void *ctx, char *path, size_t size)
 	return ret;
 }
 
-static void sort_case(size_t n, size_t window, int64_t jitter, int far,
-		      uint64_t refuse_at, int expect_runs)
+/* Record i's time in sort_case(): 10 ns apart plus up to jitter, or
+ * (unit > 1) whole units, i / per_unit plus up to jitter units, from a
+ * negative origin, so that many records share a time. */
+static int64_t sort_time(size_t i, int64_t jitter, int64_t unit)
+{
+	if (unit > 1)
+		return -5 * unit + ((int64_t)i / 97 + (jitter ? rand() % jitter : 0)) * unit;
+	return 1000 + (int64_t)i * 10 + (jitter ? rand() % jitter : 0);
+}
+
+static void sort_case_unit(size_t n, size_t window, int64_t jitter, int far,
+			   uint64_t refuse_at, int expect_runs, int64_t unit)
 {
 	struct tsink t = { .refuse_at = refuse_at };
 	struct imp_sink sink = { &t, ts_open, ts_write, ts_demote };
@@ -452,7 +462,7 @@ static void sort_case(size_t n, size_t window, int64_t jitter, int far,
 	srand(42);
 	for (size_t i = 0; i < n; i++) {
 		struct ist_record rec = { 0 };
-		int64_t tm = 1000 + (int64_t)i * 10 + (jitter ? rand() % jitter : 0);
+		int64_t tm = sort_time(i, jitter, unit);
 
 		if (far && i % 997 == 0 && i > 0)
 			tm = 1000 + (int64_t)(rand() % (int)i) * 10; /* far back */
@@ -488,6 +498,13 @@ static void sort_case(size_t n, size_t window, int64_t jitter, int far,
 			CU_FAIL("output not sorted");
 			break;
 		}
+	/* stable: equal times keep the input order (within the window) */
+	for (size_t i = 1; i < n && !expect_runs; i++)
+		if (out[i].t_ns == out[i - 1].t_ns &&
+		    out[i].offset < out[i - 1].offset) {
+			CU_FAIL("equal times reordered");
+			break;
+		}
 	{
 		/* every record exactly once */
 		char *seen = calloc(n, 1);
@@ -505,6 +522,12 @@ static void sort_case(size_t n, size_t window, int64_t jitter, int far,
 	free(out);
 }
 
+static void sort_case(size_t n, size_t window, int64_t jitter, int far,
+		      uint64_t refuse_at, int expect_runs)
+{
+	sort_case_unit(n, window, jitter, far, refuse_at, expect_runs, 1);
+}
+
 static void test_sort(void)
 {
 	sort_case(1000, 4096, 0, 0, 0, 0);     /* in memory, in order */
@@ -514,6 +537,11 @@ static void test_sort(void)
 	sort_case(20000, 256, 50, 1, 0, 2);    /* far-back records: runs */
 	sort_case(20000, 256, 0, 0, 5000, 2);  /* the sink refuses: runs */
 	sort_case(100000, 64, 30, 1, 0, 65);   /* more runs than one merge pass */
+	/* second-granularity times (few distinct values, many ties), negative
+	 * origin; then times 2^40 ns apart (every radix digit differs) */
+	sort_case_unit(50000, 4096, 3, 0, 0, 0, 1000000000);
+	sort_case_unit(50000, 1000, 2, 0, 0, 0, 1000000000);
+	sort_case_unit(20000, 4096, 40, 0, 0, 0, (int64_t)1 << 40);
 }
 
 /* ---------------------------------------------------------------- parsers */
