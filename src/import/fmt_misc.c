@@ -199,13 +199,13 @@ static int vscsi_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 {
 	struct vscsi_state *st = priv;
 	struct imp_stream *s = imp_cur_stream(c);
-	unsigned char r[VSCSI_REC];
+	const unsigned char *r;
 	unsigned cmd, ver;
 	uint64_t lbn, ts;
 	ssize_t n;
 	int op, dev;
 
-	n = imp_stream_read(s, r, sizeof(r));
+	n = imp_stream_take(s, &r, VSCSI_REC);
 	if (n < 0)
 		return imp_stream_fail(c, (int)n);
 	if (n == 0)

@@ -268,6 +268,36 @@ static void test_stream_binary(void)
 	imp_stream_close(s);
 }
 
+/* imp_stream_take() across the stream's buffer refills (plain input read
+ * straight into the buffer after the first 256 KiB). */
+static void test_stream_take(void)
+{
+	size_t len = 3000000 + 20, off = 0, bad = 0;
+	unsigned char *data = malloc(len);
+	const unsigned char *p;
+	struct imp_stream *s;
+	ssize_t n;
+
+	CU_ASSERT_FATAL(data != NULL);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (unsigned char)(i * 7 % 251);
+	CU_ASSERT_EQUAL_FATAL(imp_stream_open_mem(&s, data, len), 0);
+	CU_ASSERT_STRING_EQUAL(imp_stream_codec(s), "none");
+	while ((n = imp_stream_take(s, &p, 48)) == 48) {
+		if (imp_stream_offset(s) != off ||
+		    memcmp(p, data + off, 48))
+			bad++;
+		off += 48;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(n, (ssize_t)(len % 48));
+	CU_ASSERT_EQUAL(off + n, len);
+	CU_ASSERT(n > 0 && !memcmp(p, data + off, n));
+	CU_ASSERT_EQUAL(imp_stream_take(s, &p, 48), 0);
+	imp_stream_close(s);
+	free(data);
+}
+
 /* ---------------------------------------------------------------- block matching */
 
 static struct blk_event ev(int64_t t, char a, uint64_t sector, uint64_t nsect)
@@ -703,6 +733,7 @@ static const struct cutest tests[] = {
 	{ "stream_codecs", test_stream_codecs },
 	{ "stream_long_line", test_stream_long_line },
 	{ "stream_binary", test_stream_binary },
+	{ "stream_take", test_stream_take },
 	{ "blk_merge_split", test_blk_merge_split },
 	{ "blk_requeue_cutoff", test_blk_requeue_cutoff },
 	{ "rwbs", test_rwbs },
