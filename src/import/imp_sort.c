@@ -641,7 +641,6 @@ int imp_sorter_finish(struct imp_sorter *s)
 		return -EINVAL;
 	s->finished = 1;
 	sort_buf(s);
-	unwrap_buf(s);
 	if (s->state != S_RUNS) {
 		/* everything in memory, or the output in order so far */
 		if (s->state == S_MEM) {
@@ -653,16 +652,28 @@ int imp_sorter_finish(struct imp_sorter *s)
 		}
 		if (!s->n)
 			return 0;
-		if (!s->have_out || (int64_t)s->buf[0].t_ns >= s->last_out) {
-			ret = sink_write(s, s->buf, s->n);
+		if (!s->have_out || (int64_t)held(s, 0)->t_ns >= s->last_out) {
+			/* the ring in at most two pieces */
+			while (s->n) {
+				size_t k = s->window - s->head;
+
+				if (k > s->n)
+					k = s->n;
+				ret = sink_write(s, s->buf + s->head, k);
+				if (ret)
+					break;
+				s->head = (s->head + k) % s->window;
+				s->n -= k;
+			}
 			if (ret <= 0)
 				return ret;
-			/* the sink refused: the buffer is merged after run 0 */
+			/* the sink refused: the rest is merged after run 0 */
 		}
 		ret = demote(s);
 		if (ret)
 			return ret;
 	}
+	unwrap_buf(s);
 	/* the buffer joins the open run if it can, else is merged as is */
 	if (s->run && s->n && (int64_t)s->buf[0].t_ns >= s->last_out) {
 		ret = ist_writer_write(s->run, s->buf, s->n);

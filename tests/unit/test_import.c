@@ -573,6 +573,8 @@ static void test_sort(void)
 	sort_case(20000, 256, 500, 0, 0, 0);   /* disorder within the window */
 	sort_case(20000, 256, 50, 1, 0, 2);    /* far-back records: runs */
 	sort_case(20000, 256, 0, 0, 5000, 2);  /* the sink refuses: runs */
+	sort_case(1000, 4096, 0, 0, 500, 1);   /* ... at the end, in memory */
+	sort_case(20003, 256, 0, 0, 19950, 1); /* ... at the end, ring wrapped */
 	sort_case(100000, 64, 30, 1, 0, 65);   /* more runs than one merge pass */
 	/* second-granularity times (few distinct values, many ties), negative
 	 * origin; then times 2^40 ns apart (every radix digit differs) */
