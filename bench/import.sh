@@ -9,6 +9,9 @@
 # parser); for the binary formats `cat` shows the I/O floor.  Medians of
 # RUNS runs.  Speeds are per CPU second (user + system time of the process
 # pinned to one core), so that other load on the machine does not count.
+# "write s" is the IST writer alone writing the imported records from
+# memory (bench/ist_write_cpu.c, built here with cc against .libs): the
+# floor of "import s" whatever the importer does.
 #
 #   bench/import.sh [RECORDS] [RUNS]     (defaults 4000000 and 3)
 #
@@ -89,6 +92,12 @@ prep() {
 	esac
 }
 
+WCPU=
+if command -v cc >/dev/null && [ -e .libs/libiostorm.so ]; then
+	cc -O2 -Isrc bench/ist_write_cpu.c -L.libs -liostorm \
+		-Wl,-rpath,"$PWD/.libs" -o "$W/ist_write_cpu" && WCPU=$W/ist_write_cpu
+fi
+
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
 	for _ in $(seq "$RUNS"); do
@@ -97,7 +106,7 @@ timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
 	done | median
 }
 
-printf '%-10s %9s %6s %11s %11s %8s %8s %8s %9s\n' format records MB "parse rec/s" "import r/s" "peer s" "parse s" "import s" "peer/imp"
+printf '%-10s %9s %6s %11s %11s %8s %8s %8s %9s %8s %9s\n' format records MB "parse rec/s" "import r/s" "peer s" "parse s" "import s" "peer/imp" "write s" "write/imp"
 for fmt in $FORMATS; do
 	prep "$fmt"
 	in=$IN/$fmt.in
@@ -120,9 +129,15 @@ for fmt in $FORMATS; do
 	else
 		peer=$(timeit taskset -c 0 awk -F, '{ n++; s += $2 } END { print n, s }' "$in"); peer_name=awk
 	fi
-	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
+	wt=-
+	if [ -n "$WCPU" ]; then
+		wt=$(taskset -c 0 "$WCPU" "$W/o.ist" "$W/w.ist" "$RUNS" | awk '{ print $2 }')
+		rm -f "$W/w.ist"
+	fi
+	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s %8s %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
 		"$(echo "$recs / $tp" | bc -l)" "$(echo "$recs / $t" | bc -l)" "$peer" "$tp" "$t" \
-		"$(printf '%.2fx' "$(echo "$peer / $t" | bc -l)")$([ $peer_name = cat ] && echo '(cat)')"
+		"$(printf '%.2fx' "$(echo "$peer / $t" | bc -l)")$([ $peer_name = cat ] && echo '(cat)')" \
+		"$wt" "$([ "$wt" = - ] && echo - || printf '%.2f' "$(echo "$wt / $t" | bc -l)")"
 	rm -f "$W/o.ist"
 	[ -n "${BENCH_INPUTS:-}" ] || rm -f "$in" "$in".blktrace.*
 done
