@@ -577,10 +577,12 @@ static void test_sort(void)
 	sort_case(20003, 256, 0, 0, 19950, 1); /* ... at the end, ring wrapped */
 	sort_case(100000, 64, 30, 1, 0, 65);   /* more runs than one merge pass */
 	/* second-granularity times (few distinct values, many ties), negative
-	 * origin; then times 2^40 ns apart (every radix digit differs) */
+	 * origin; then times 2^40 ns apart (40 equal low bits), and 2^40 + 1
+	 * apart (several radix passes) */
 	sort_case_unit(50000, 4096, 3, 0, 0, 0, 1000000000);
 	sort_case_unit(50000, 1000, 2, 0, 0, 0, 1000000000);
 	sort_case_unit(20000, 4096, 40, 0, 0, 0, (int64_t)1 << 40);
+	sort_case_unit(20000, 4096, 40, 0, 0, 0, ((int64_t)1 << 40) + 1);
 }
 
 /* ---------------------------------------------------------------- parsers */
