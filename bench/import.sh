@@ -9,9 +9,9 @@
 # parser); for the binary formats `cat` shows the I/O floor.  Medians of
 # RUNS runs.  Speeds are per CPU second (user + system time of the process
 # pinned to one core), so that other load on the machine does not count.
-# "write s" is the IST writer alone writing the imported records from
-# memory (bench/ist_write_cpu.c, built here with cc against .libs): the
-# floor of "import s" whatever the importer does.
+# "write s" is the IST writer alone encoding the imported records from
+# memory (bench/ist_speed's median encode rate, `make bench/ist_speed`;
+# "-" without it): the floor of "import s" whatever the importer does.
 #
 #   bench/import.sh [RECORDS] [RUNS]     (defaults 4000000 and 3)
 #
@@ -92,11 +92,7 @@ prep() {
 	esac
 }
 
-WCPU=
-if command -v cc >/dev/null && [ -e .libs/libiostorm.so ]; then
-	cc -O2 -Isrc bench/ist_write_cpu.c -L.libs -liostorm \
-		-Wl,-rpath,"$PWD/.libs" -o "$W/ist_write_cpu" && WCPU=$W/ist_write_cpu
-fi
+SPEED=${IST_SPEED:-$PWD/bench/ist_speed}
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
@@ -130,9 +126,9 @@ for fmt in $FORMATS; do
 		peer=$(timeit taskset -c 0 awk -F, '{ n++; s += $2 } END { print n, s }' "$in"); peer_name=awk
 	fi
 	wt=-
-	if [ -n "$WCPU" ]; then
-		wt=$(taskset -c 0 "$WCPU" "$W/o.ist" "$W/w.ist" "$RUNS" | awk '{ print $2 }')
-		rm -f "$W/w.ist"
+	if [ -x "$SPEED" ]; then
+		wt=$(taskset -c 0 "$SPEED" "$W/o.ist" "$RUNS" |
+			awk '{ printf "%.3f", $2 / $4 }')
 	fi
 	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s %8s %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
 		"$(echo "$recs / $tp" | bc -l)" "$(echo "$recs / $t" | bc -l)" "$peer" "$tp" "$t" \
