@@ -9,8 +9,14 @@
 # parser); for the binary formats `cat` shows the I/O floor.  Medians of
 # RUNS runs.  Speeds are per CPU second (user + system time of the process
 # pinned to one core), so that other load on the machine does not count.
+# "write s" is the IST writer alone encoding the imported records from
+# memory (bench/ist_speed's median encode rate, `make bench/ist_speed`;
+# "-" without it): the floor of "import s" whatever the importer does.
 #
 #   bench/import.sh [RECORDS] [RUNS]     (defaults 4000000 and 3)
+#
+# FORMATS="tencent vscsi" runs only those; BENCH_INPUTS=DIR keeps the
+# generated inputs in DIR and reuses them on later runs (same RECORDS).
 #
 # Needs the built ./iostorm, perl, bc, GNU time, taskset and
 # ../shared/realdata (SHARED_DIR).  For blktrace and blkparse "records"
@@ -24,6 +30,9 @@ IOSTORM=${IOSTORM:-$PWD/iostorm}
 [ -d "$R" ] || { echo "no $R" >&2; exit 77; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/iostorm-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+FORMATS=${FORMATS:-msr systor tencent mqsim vscsi-csv blkparse vscsi blktrace}
+IN=${BENCH_INPUTS:-$W}
+mkdir -p "$IN"
 
 # replicate SRC to at least N records with perl, shifting times by the
 # span of the sample each round; prints the record count
@@ -40,7 +49,10 @@ rep_text() { # FILE COUNT perl-line-code (uses $k, the round)
 
 # $_ holds the line; $k the round number
 prep() {
-	local fmt=$1 out=$W/$1.in
+	local fmt=$1 out=$IN/$1.in
+	if [ -s "$out" ] || [ -s "$out.blktrace.0" ]; then
+		return 0
+	fi
 	case $fmt in
 	msr) # FILETIME + k * 130 s; the high digits stay exact as a string
 		rep_text "$R/caffeine-snia/msr-cambridge1-sample.csv" "$N" \
@@ -76,9 +88,11 @@ prep() {
 					my $r = substr($d, $o, 48 + $pl); my $t = unpack("Q<", substr($r, 8, 8));
 					substr($r, 8, 8) = pack("Q<", $t + $k * 1000000000000); print $r; $o += 48 + $pl; $out++; } }
 			open my $c, ">", "$ARGV[2]" or die; print $c "$out\n";
-		' "$R/blktrace-bin/sda.blktrace.1" "$N" "$W/events" >"$out.blktrace.0" ;;
+		' "$R/blktrace-bin/sda.blktrace.1" "$N" "$IN/events" >"$out.blktrace.0" ;;
 	esac
 }
+
+SPEED=${IST_SPEED:-$PWD/bench/ist_speed}
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
@@ -88,20 +102,20 @@ timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
 	done | median
 }
 
-printf '%-10s %9s %6s %11s %11s %8s %8s %8s %9s\n' format records MB "parse rec/s" "import r/s" "peer s" "parse s" "import s" "peer/imp"
-for fmt in msr systor tencent mqsim vscsi-csv blkparse vscsi blktrace; do
+printf '%-10s %9s %6s %11s %11s %8s %8s %8s %9s %8s %9s\n' format records MB "parse rec/s" "import r/s" "peer s" "parse s" "import s" "peer/imp" "write s" "write/imp"
+for fmt in $FORMATS; do
 	prep "$fmt"
-	in=$W/$fmt.in
+	in=$IN/$fmt.in
 	args=()
 	case $fmt in
-	blktrace) in=$W/$fmt.in; args=(--format blktrace); size=$(stat -c %s "$in.blktrace.0") ;;
+	blktrace) args=(--format blktrace); size=$(stat -c %s "$in.blktrace.0") ;;
 	*) size=$(stat -c %s "$in") ;;
 	esac
 	"$IOSTORM" import "${args[@]}" "$in" -o "$W/o.ist" >"$W/summary"
 	recs=$(sed -n 's/^imported \([0-9]*\) records.*/\1/p' "$W/summary")
 	# blktrace: the work is the events read (Q, G, I, D, C, ...), not the
 	# D records written
-	[ "$fmt" != blktrace ] || recs=$(cat "$W/events")
+	[ "$fmt" != blktrace ] || recs=$(cat "$IN/events")
 	# blkparse: likewise the event lines read (one D record per ~300 here)
 	[ "$fmt" != blkparse ] || recs=$(wc -l <"$in")
 	t=$(timeit taskset -c 0 "$IOSTORM" import -q "${args[@]}" "$in" -o "$W/o.ist")
@@ -111,8 +125,15 @@ for fmt in msr systor tencent mqsim vscsi-csv blkparse vscsi blktrace; do
 	else
 		peer=$(timeit taskset -c 0 awk -F, '{ n++; s += $2 } END { print n, s }' "$in"); peer_name=awk
 	fi
-	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
+	wt=-
+	if [ -x "$SPEED" ]; then
+		wt=$(taskset -c 0 "$SPEED" "$W/o.ist" "$RUNS" |
+			awk '{ printf "%.3f", $2 / $4 }')
+	fi
+	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s %8s %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \
 		"$(echo "$recs / $tp" | bc -l)" "$(echo "$recs / $t" | bc -l)" "$peer" "$tp" "$t" \
-		"$(printf '%.2fx' "$(echo "$peer / $t" | bc -l)")$([ $peer_name = cat ] && echo '(cat)')"
-	rm -f "$in" "$in".blktrace.* "$W/o.ist"
+		"$(printf '%.2fx' "$(echo "$peer / $t" | bc -l)")$([ $peer_name = cat ] && echo '(cat)')" \
+		"$wt" "$([ "$wt" = - ] && echo - || printf '%.2f' "$(echo "$wt / $t" | bc -l)")"
+	rm -f "$W/o.ist"
+	[ -n "${BENCH_INPUTS:-}" ] || rm -f "$in" "$in".blktrace.*
 done

@@ -14,7 +14,6 @@
 #define BLK_MAGIC 0x65617400u
 #define BLK_VERSION 0x07u
 #define BLK_HDR 48
-#define BLK_PDU_MAX 65536
 #define BLK_TIMEOUT_NS (30 * 1000000000ll)
 
 /* action = category bits << 16 | action code (blktrace_api.h) */
@@ -51,7 +50,6 @@ struct blktrace_state {
 	uint32_t devt_cache[8];
 	int dev_cache[8];
 	unsigned ndc;
-	unsigned char pdu[BLK_PDU_MAX];
 };
 
 static uint32_t rd32(const unsigned char *p, int swap)
@@ -109,13 +107,13 @@ static int dev_index(struct imp_ctx *c, struct blktrace_state *st,
 static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 		      struct blk_file *f)
 {
-	unsigned char h[BLK_HDR];
+	const unsigned char *h, *pdu;
 	uint32_t magic, action, cat, act, bytes;
 	uint16_t pdu_len;
 	ssize_t n;
 
 	for (;;) {
-		n = imp_stream_read(f->s, h, BLK_HDR);
+		n = imp_stream_take(f->s, &h, BLK_HDR);
 		f->offset = imp_stream_offset(f->s);
 		if (n < 0)
 			return imp_fatal(c, imp_bad_at(c, f->path, f->offset, -1,
@@ -146,8 +144,18 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 						       "unsupported blktrace version %u (expected 7)",
 						       magic & 0xff));
 		pdu_len = rd16(h + 46, f->swap);
+		action = rd32(h + 28, f->swap);
+		/* the header is read before the PDU moves the stream's buffer */
+		memset(&f->ev, 0, sizeof(f->ev));
+		f->ev.t = (int64_t)(rd64(h + 8, f->swap) & INT64_MAX);
+		f->ev.sector = rd64(h + 16, f->swap);
+		bytes = rd32(h + 24, f->swap);
+		f->ev.pid = rd32(h + 32, f->swap);
+		f->devt = rd32(h + 36, f->swap);
+		f->ev.error = rd16(h + 44, f->swap);
+		pdu = NULL;
 		if (pdu_len) {
-			n = imp_stream_read(f->s, st->pdu, pdu_len);
+			n = imp_stream_take(f->s, &pdu, pdu_len);
 			if (n < 0)
 				return imp_fatal(c, imp_bad_at(c, f->path,
 							       f->offset, f->recno + 1,
@@ -160,7 +168,6 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			imp_stat(c, "pdu_bytes", pdu_len);
 		}
 		f->recno++;
-		action = rd32(h + 28, f->swap);
 		cat = action >> 16;
 		act = action & 0xff;
 		if (cat & TC_NOTIFY) {
@@ -172,15 +179,8 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			imp_stat(c, "unknown_actions", 1);
 			continue;
 		}
-		memset(&f->ev, 0, sizeof(f->ev));
 		f->ev.action = action_letter[act];
-		f->ev.t = (int64_t)(rd64(h + 8, f->swap) & INT64_MAX);
-		f->ev.sector = rd64(h + 16, f->swap);
-		bytes = rd32(h + 24, f->swap);
 		f->ev.nsect = bytes / 512;
-		f->ev.pid = rd32(h + 32, f->swap);
-		f->devt = rd32(h + 36, f->swap);
-		f->ev.error = rd16(h + 44, f->swap);
 		if (f->ev.sector > UINT64_MAX / 512 - f->ev.nsect)
 			f->ev.sector = 0;
 		if (cat & TC_DISCARD)
@@ -206,12 +206,12 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 		if (f->ev.action == 'X') {
 			/* the split point is a big-endian u64 PDU */
 			if (pdu_len >= 8)
-				f->ev.sector2 = rd64(st->pdu, 1);
+				f->ev.sector2 = rd64(pdu, 1);
 		}
 		if (f->ev.action == 'A' && pdu_len >= 16) {
 			/* name the remap by its target as blkparse does:
 			 * PDU = be32 device_from, be32 device_to, be64 sector */
-			f->devt = rd32(st->pdu + 4, 1);
+			f->devt = rd32(pdu + 4, 1);
 		}
 		f->have = 1;
 		return 0;

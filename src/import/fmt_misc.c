@@ -9,10 +9,14 @@
 #include "import/imp_text.h"
 #include "import/import.h"
 
+/* Device numbers seen, direct-mapped (MQSim traces alternate devices
+ * record by record: naming one takes an snprintf and a hash lookup). */
+#define DEV_SLOTS 64
+
 struct dev_cache {
-	int dev;
-	uint64_t id;
-	int valid;
+	uint64_t id[DEV_SLOTS];
+	int dev[DEV_SLOTS];
+	unsigned char valid[DEV_SLOTS];
 	int header_checked;
 };
 
@@ -21,21 +25,23 @@ static int num_dev(struct imp_ctx *c, struct dev_cache *dc, const char *prefix,
 		   uint64_t id)
 {
 	const char *forced = imp_opts(c)->device;
+	unsigned slot = (unsigned)(id % DEV_SLOTS);
 	char name[64];
-	int n;
+	int n, dev;
 
-	if (dc->valid && dc->id == id)
-		return dc->dev;
+	if (dc->valid[slot] && dc->id[slot] == id)
+		return dc->dev[slot];
 	if (forced)
 		n = snprintf(name, sizeof(name), "%s", forced);
 	else
 		n = snprintf(name, sizeof(name), "%s%" PRIu64, prefix, id);
-	dc->dev = imp_device(c, name, n);
-	if (dc->dev >= 0) {
-		dc->id = id;
-		dc->valid = !forced || 1;
+	dev = imp_device(c, name, n);
+	if (dev >= 0) {
+		dc->id[slot] = id;
+		dc->dev[slot] = dev;
+		dc->valid[slot] = 1;
 	}
-	return dc->dev;
+	return dev;
 }
 
 /* ---------------------------------------------------------------- DiskSim / MQSim */
@@ -199,13 +205,13 @@ static int vscsi_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 {
 	struct vscsi_state *st = priv;
 	struct imp_stream *s = imp_cur_stream(c);
-	unsigned char r[VSCSI_REC];
+	const unsigned char *r;
 	unsigned cmd, ver;
 	uint64_t lbn, ts;
 	ssize_t n;
 	int op, dev;
 
-	n = imp_stream_read(s, r, sizeof(r));
+	n = imp_stream_take(s, &r, VSCSI_REC);
 	if (n < 0)
 		return imp_stream_fail(c, (int)n);
 	if (n == 0)

@@ -29,7 +29,7 @@ struct imp_blk {
 	char mode;
 	int64_t timeout;
 	int64_t now;
-	/* ring of pending records, seq head..tail-1 */
+	/* ring of pending records, seq head..tail-1; cap a power of two */
 	struct pend *ring;
 	uint64_t cap, head, tail;
 	/* (dev, sector) -> piece */
@@ -151,7 +151,7 @@ static int map_put(struct imp_blk *m, uint32_t dev, uint64_t sector,
 		/* an older issue of the same sector still pending: it lost
 		 * its completion (or was reissued) */
 		if (s->seq >= m->head && s->seq < m->tail &&
-		    m->ring[s->seq % m->cap].state == 0)
+		    m->ring[s->seq & (m->cap - 1)].state == 0)
 			m->n.reissued++;
 		s->seq = seq;
 		s->nsect = nsect;
@@ -171,7 +171,7 @@ static struct pend *pend_of(struct imp_blk *m, uint64_t seq)
 {
 	if (seq < m->head || seq >= m->tail)
 		return NULL;
-	return &m->ring[seq % m->cap];
+	return &m->ring[seq & (m->cap - 1)];
 }
 
 static int ring_push(struct imp_blk *m, const struct blk_event *e)
@@ -185,12 +185,12 @@ static int ring_push(struct imp_blk *m, const struct blk_event *e)
 		if (!n)
 			return -ENOMEM;
 		for (uint64_t s = m->head; s < m->tail; s++)
-			n[s % ncap] = m->ring[s % m->cap];
+			n[s & (ncap - 1)] = m->ring[s & (m->cap - 1)];
 		free(m->ring);
 		m->ring = n;
 		m->cap = ncap;
 	}
-	p = &m->ring[m->tail % m->cap];
+	p = &m->ring[m->tail & (m->cap - 1)];
 	memset(p, 0, sizeof(*p));
 	p->rec.t_ns = (uint64_t)e->t;
 	p->rec.dev = e->dev;
@@ -320,7 +320,7 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end)
 {
 	while (m->head < m->tail) {
-		struct pend *p = &m->ring[m->head % m->cap];
+		struct pend *p = &m->ring[m->head & (m->cap - 1)];
 
 		if (p->state == 2) {
 			m->head++;

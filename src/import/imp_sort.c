@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "import/imp_sort.h"
@@ -27,17 +28,30 @@ struct run {
 	int64_t shift; /* added back to the times read from it */
 };
 
+/* Radix digits of the key sort. */
+#define RADIX_BITS 12
+#define RADIX_SIZE (1u << RADIX_BITS)
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+/*
+ * The window is a ring: the i-th record held (in arrival order, or in
+ * time order once sorted) is buf[(head + i) % window].  Records already
+ * in order are written from where they stand (their times shifted in
+ * place), so input in time order is copied once, into the ring; only a
+ * window with late records is sorted, into tmp, which then becomes buf.
+ */
 struct imp_sorter {
 	size_t window;
 	int absolute;
 	struct imp_sink sink;
 	enum sort_state state;
 	struct ist_record *buf, *tmp;
-	struct sort_key *keys;
-	size_t n;
-	int in_order;          /* buf[0..n) is sorted */
-	size_t sorted;         /* buf[0..sorted) is sorted */
-	int64_t buf_last;      /* t of buf[n-1] when in order */
+	struct sort_key *keys, *keys_tmp;
+	uint32_t *hist;        /* RADIX_PASSES x RADIX_SIZE counts */
+	size_t head, n;
+	int in_order;          /* the records held are sorted */
+	size_t sorted;         /* the first `sorted` records are sorted */
+	int64_t buf_last;      /* t of the last record when in order */
 	uint64_t count, reordered;
 	int64_t min_t, max_t;
 	int64_t shift;         /* of the open sink */
@@ -50,9 +64,27 @@ struct imp_sorter {
 	size_t nruns, cap_runs, first_live;
 	uint64_t run_files;    /* names run-0.. used in dir */
 	ist_writer *run;       /* the open run, if any */
-	struct ist_record *out;/* OUT_BATCH staging for shifted writes */
 	int finished;
 };
+
+/* The window's big arrays: in transparent huge pages where the system
+ * offers them on request (a few faults instead of thousands of 4 KiB
+ * ones, which cost as much as the sorting on a virtual machine). */
+static void *big_alloc(size_t size)
+{
+	size_t huge = 2u << 20;
+	void *p;
+
+	if (size < huge)
+		return malloc(size);
+	size = (size + huge - 1) & ~(huge - 1);
+	if (posix_memalign(&p, huge, size))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, size, MADV_HUGEPAGE);
+#endif
+	return p;
+}
 
 int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir,
 		   int absolute_time, const struct imp_sink *sink)
@@ -68,11 +100,12 @@ int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir,
 	s->window = window;
 	s->absolute = absolute_time;
 	s->sink = *sink;
-	s->buf = malloc(window * sizeof(*s->buf));
-	s->tmp = malloc(window * sizeof(*s->tmp));
-	s->keys = malloc(window * sizeof(*s->keys));
-	s->out = malloc(OUT_BATCH * sizeof(*s->out));
-	if (!s->buf || !s->tmp || !s->keys || !s->out) {
+	s->buf = big_alloc(window * sizeof(*s->buf));
+	s->tmp = big_alloc(window * sizeof(*s->tmp));
+	s->keys = big_alloc(window * sizeof(*s->keys));
+	s->keys_tmp = big_alloc(window * sizeof(*s->keys_tmp));
+	s->hist = malloc(RADIX_PASSES * RADIX_SIZE * sizeof(*s->hist));
+	if (!s->buf || !s->tmp || !s->keys || !s->keys_tmp || !s->hist) {
 		imp_sorter_free(s);
 		return -ENOMEM;
 	}
@@ -108,7 +141,8 @@ void imp_sorter_free(struct imp_sorter *s)
 	free(s->buf);
 	free(s->tmp);
 	free(s->keys);
-	free(s->out);
+	free(s->keys_tmp);
+	free(s->hist);
 	free(s);
 }
 
@@ -132,19 +166,84 @@ uint64_t imp_sorter_runs(const struct imp_sorter *s)
 	return s->nruns;
 }
 
-static int key_cmp(const void *a, const void *b)
+/* The i-th record held. */
+static inline struct ist_record *held(const struct imp_sorter *s, size_t i)
 {
-	const struct sort_key *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	i += s->head;
+	return &s->buf[i < s->window ? i : i - s->window];
 }
 
 /*
- * Sorts buf[0..n) stably by time.  buf[0..sorted) is already in order (the
- * half kept from the previous window): only the rest is sorted (through
- * keys), then the two are merged into tmp, the prefix first on ties.
+ * Sorts keys[0..n) by time, stably: LSD radix sort of the times relative
+ * to the smallest, RADIX_BITS at a time, without the low bits that are
+ * the same in every key (times in whole seconds or microseconds end in 9
+ * or 3 zero bits as nanoseconds), skipping the digits that are the same
+ * in every key.  Linear in n, unlike a comparison sort.
+ */
+static void sort_keys(struct imp_sorter *s, size_t n)
+{
+	struct sort_key *src = s->keys, *dst = s->keys_tmp, *t;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	uint64_t range, diff = 0;
+	unsigned passes, tz;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (src[i].t < lo)
+			lo = src[i].t;
+		if (src[i].t > hi)
+			hi = src[i].t;
+		diff |= (uint64_t)(src[i].t ^ src[0].t);
+	}
+	if (lo == hi)
+		return;
+	/* all times agree in their low tz bits, and so do their distances */
+	tz = (unsigned)__builtin_ctzll(diff);
+	range = ((uint64_t)hi - (uint64_t)lo) >> tz;
+	passes = (64 - (unsigned)__builtin_clzll(range) + RADIX_BITS - 1) /
+		 RADIX_BITS;
+	memset(s->hist, 0, passes * RADIX_SIZE * sizeof(*s->hist));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = ((uint64_t)src[i].t - (uint64_t)lo) >> tz;
+
+		for (unsigned p = 0; p < passes; p++)
+			s->hist[p * RADIX_SIZE +
+				((v >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+	}
+	for (unsigned p = 0; p < passes; p++) {
+		uint32_t *h = s->hist + p * RADIX_SIZE, sum = 0;
+		unsigned shift = p * RADIX_BITS;
+
+		if (h[(((uint64_t)src[0].t - (uint64_t)lo) >> tz >> shift) &
+		      (RADIX_SIZE - 1)] == n)
+			continue; /* one digit value: nothing to do */
+		for (unsigned d = 0; d < RADIX_SIZE; d++) {
+			uint32_t c = h[d];
+
+			h[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v = ((uint64_t)src[i].t - (uint64_t)lo) >> tz;
+
+			dst[h[(v >> shift) & (RADIX_SIZE - 1)]++] = src[i];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != s->keys) {
+		s->keys_tmp = s->keys;
+		s->keys = src;
+	}
+}
+
+/*
+ * Sorts the records held stably by time, into tmp (which becomes buf,
+ * head 0).  The first `sorted` are already in order (the half kept from
+ * the previous window): only the rest is sorted (through keys), then the
+ * two are merged, the prefix first on ties.
  */
 static void sort_buf(struct imp_sorter *s)
 {
@@ -157,24 +256,44 @@ static void sort_buf(struct imp_sorter *s)
 		na = 0;
 	nb = s->n - na;
 	for (size_t i = 0; i < nb; i++) {
-		s->keys[i].t = (int64_t)s->buf[na + i].t_ns;
+		s->keys[i].t = (int64_t)held(s, na + i)->t_ns;
 		s->keys[i].idx = na + i;
 	}
-	qsort(s->keys, nb, sizeof(*s->keys), key_cmp);
+	sort_keys(s, nb);
 	while (a < na && b < nb) {
-		if ((int64_t)s->buf[a].t_ns <= s->keys[b].t)
-			s->tmp[o++] = s->buf[a++];
-		else
-			s->tmp[o++] = s->buf[s->keys[b++].idx];
+		const struct ist_record *r = held(s, a);
+
+		if ((int64_t)r->t_ns <= s->keys[b].t) {
+			s->tmp[o++] = *r;
+			a++;
+		} else {
+			s->tmp[o++] = *held(s, s->keys[b++].idx);
+		}
 	}
 	while (a < na)
-		s->tmp[o++] = s->buf[a++];
+		s->tmp[o++] = *held(s, a++);
 	while (b < nb)
-		s->tmp[o++] = s->buf[s->keys[b++].idx];
+		s->tmp[o++] = *held(s, s->keys[b++].idx);
 	t = s->buf;
 	s->buf = s->tmp;
 	s->tmp = t;
+	s->head = 0;
 	s->in_order = 1;
+}
+
+/* Makes the records held contiguous from buf[0] (for the final merge). */
+static void unwrap_buf(struct imp_sorter *s)
+{
+	struct ist_record *t;
+
+	if (s->head == 0)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		s->tmp[i] = *held(s, i);
+	t = s->buf;
+	s->buf = s->tmp;
+	s->tmp = t;
+	s->head = 0;
 }
 
 static int add_run(struct imp_sorter *s, char *path, int64_t shift)
@@ -264,40 +383,31 @@ static int demote(struct imp_sorter *s)
 	return 0;
 }
 
-/* Writes recs (absolute times) to the sink, shifted; *done counts what
- * was written (all of it unless IMP_SINK_REOPEN or an error). */
-static int sink_write(struct imp_sorter *s, const struct ist_record *recs,
-		      size_t n, size_t *done)
+/* Writes recs (absolute times) to the sink, shifting their times in
+ * place; on IMP_SINK_REOPEN (nothing written) or an error they are
+ * shifted back, so that they can go to a run instead. */
+static int sink_write(struct imp_sorter *s, struct ist_record *recs, size_t n)
 {
-	*done = 0;
-	while (n) {
-		size_t k = n < OUT_BATCH ? n : OUT_BATCH;
-		int ret;
-
-		for (size_t i = 0; i < k; i++) {
-			s->out[i] = recs[i];
-			s->out[i].t_ns = (uint64_t)((int64_t)recs[i].t_ns - s->shift);
-		}
-		ret = s->sink.write(s->sink.ctx, s->out, k);
-		if (ret)
-			return ret;
-		recs += k;
-		n -= k;
-		*done += k;
-	}
-	return 0;
-}
-
-/* Emits buf[0..k) (sorted): to the output while it stays in order, else
- * to runs. */
-static int emit(struct imp_sorter *s, size_t k)
-{
-	const struct ist_record *recs = s->buf;
-	size_t done = 0;
+	uint64_t shift = (uint64_t)s->shift;
 	int ret;
 
-	if (!k)
-		return 0;
+	if (shift)
+		for (size_t i = 0; i < n; i++)
+			recs[i].t_ns -= shift;
+	ret = s->sink.write(s->sink.ctx, recs, n);
+	if (ret && shift)
+		for (size_t i = 0; i < n; i++)
+			recs[i].t_ns += shift;
+	return ret;
+}
+
+/* Emits recs[0..k) (sorted, following what was emitted before in the
+ * window's order): to the output while it stays in order, else to runs. */
+static int emit_seg(struct imp_sorter *s, struct ist_record *recs, size_t k)
+{
+	int64_t first = (int64_t)recs[0].t_ns, last = (int64_t)recs[k - 1].t_ns;
+	int ret;
+
 	if (s->state == S_MEM) {
 		s->shift = s->absolute ? 0 : s->min_t;
 		ret = s->sink.open(s->sink.ctx, s->shift);
@@ -306,24 +416,19 @@ static int emit(struct imp_sorter *s, size_t k)
 		s->state = S_DIRECT;
 	}
 	if (s->state == S_DIRECT) {
-		if (!s->have_out || (int64_t)s->buf[0].t_ns >= s->last_out) {
-			ret = sink_write(s, s->buf, k, &done);
+		if (!s->have_out || first >= s->last_out) {
+			ret = sink_write(s, recs, k);
 			if (ret < 0)
 				return ret;
 			if (ret == 0)
 				goto done;
-			/* what was written is in order: the rest follows it */
-			if (done)
-				s->last_out = (int64_t)s->buf[done - 1].t_ns;
 		}
 		/* late records or the sink cannot go on: fall back */
 		ret = demote(s);
 		if (ret)
 			return ret;
-		recs += done;
-		k -= done;
 	}
-	if (s->run && (int64_t)recs[0].t_ns < s->last_out) {
+	if (s->run && first < s->last_out) {
 		ret = close_run(s);
 		if (ret)
 			return ret;
@@ -337,8 +442,31 @@ static int emit(struct imp_sorter *s, size_t k)
 	if (ret)
 		return ret;
 done:
-	s->last_out = (int64_t)recs[k - 1].t_ns;
+	s->last_out = last;
 	s->have_out = 1;
+	return 0;
+}
+
+/* Emits the first k records held (sorted), in at most two pieces of the
+ * ring, and drops them from the window. */
+static int emit(struct imp_sorter *s, size_t k)
+{
+	size_t k1 = s->window - s->head;
+	int ret;
+
+	if (!k)
+		return 0;
+	if (k1 > k)
+		k1 = k;
+	ret = emit_seg(s, s->buf + s->head, k1);
+	if (!ret && k > k1)
+		ret = emit_seg(s, s->buf, k - k1);
+	if (ret)
+		return ret;
+	s->head += k;
+	if (s->head >= s->window)
+		s->head -= s->window;
+	s->n -= k;
 	return 0;
 }
 
@@ -359,20 +487,16 @@ int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec)
 	}
 	s->count++;
 	if (s->n == s->window) {
-		size_t half = s->n / 2;
-
 		sort_buf(s);
-		ret = emit(s, half);
+		ret = emit(s, s->n / 2);
 		if (ret)
 			return ret;
-		memmove(s->buf, s->buf + half, (s->n - half) * sizeof(*s->buf));
-		s->n -= half;
 		s->sorted = s->n;
-		s->buf_last = (int64_t)s->buf[s->n - 1].t_ns;
+		s->buf_last = (int64_t)held(s, s->n - 1)->t_ns;
 	}
 	if (s->n && t < s->buf_last)
 		s->in_order = 0;
-	s->buf[s->n++] = *rec;
+	*held(s, s->n++) = *rec;
 	if (s->in_order)
 		s->buf_last = t;
 	return 0;
@@ -398,7 +522,6 @@ struct merge_out {
 
 static int out_flush(struct merge_out *o)
 {
-	size_t done;
 	int ret;
 
 	if (!o->n)
@@ -407,7 +530,7 @@ static int out_flush(struct merge_out *o)
 	if (o->w)
 		ret = ist_writer_write(o->w, o->batch, o->n);
 	else
-		ret = sink_write(o->s, o->batch, o->n, &done);
+		ret = sink_write(o->s, o->batch, o->n);
 	o->n = 0;
 	/* the final sink has all the devices: IMP_SINK_REOPEN cannot happen */
 	return ret > 0 ? -EIO : ret;
@@ -555,21 +678,28 @@ int imp_sorter_finish(struct imp_sorter *s)
 		}
 		if (!s->n)
 			return 0;
-		if (!s->have_out || (int64_t)s->buf[0].t_ns >= s->last_out) {
-			size_t done;
+		if (!s->have_out || (int64_t)held(s, 0)->t_ns >= s->last_out) {
+			/* the ring in at most two pieces */
+			while (s->n) {
+				size_t k = s->window - s->head;
 
-			ret = sink_write(s, s->buf, s->n, &done);
+				if (k > s->n)
+					k = s->n;
+				ret = sink_write(s, s->buf + s->head, k);
+				if (ret)
+					break;
+				s->head = (s->head + k) % s->window;
+				s->n -= k;
+			}
 			if (ret <= 0)
 				return ret;
-			/* the rest of the buffer is merged after run 0 */
-			memmove(s->buf, s->buf + done,
-				(s->n - done) * sizeof(*s->buf));
-			s->n -= done;
+			/* the sink refused: the rest is merged after run 0 */
 		}
 		ret = demote(s);
 		if (ret)
 			return ret;
 	}
+	unwrap_buf(s);
 	/* the buffer joins the open run if it can, else is merged as is */
 	if (s->run && s->n && (int64_t)s->buf[0].t_ns >= s->last_out) {
 		ret = ist_writer_write(s->run, s->buf, s->n);

@@ -95,15 +95,54 @@ static int raw_fill(struct imp_stream *s)
 
 /* ---------------------------------------------------------------- codecs */
 
+/*
+ * Makes compressed input available for a codec: 1 if there is some, 0 at
+ * the end of the input after a complete stream, IST_ETRUNC ("NAME data
+ * truncated") at the end of the input within one, or a read error.
+ */
+static int raw_need(struct imp_stream *s, const char *truncated)
+{
+	int ret;
+
+	if (s->raw_pos < s->raw_end)
+		return 1;
+	ret = raw_fill(s);
+	if (ret)
+		return ret;
+	if (s->raw_pos < s->raw_end)
+		return 1;
+	if (s->codec_done)
+		return 0;
+	s->err = truncated;
+	return IST_ETRUNC;
+}
+
+/* Uncompressed input: what stream_start() read into raw first, then
+ * straight into out (no copy through raw). */
 static ssize_t plain_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 {
 	size_t k;
-	int ret;
+	ssize_t n;
 
 	if (s->raw_pos == s->raw_end) {
-		ret = raw_fill(s);
-		if (ret)
-			return ret;
+		if (s->raw_eof)
+			return 0;
+		if (s->fd < 0) {
+			k = s->mem_len - s->mem_pos;
+			if (k > cap)
+				k = cap;
+			memcpy(out, s->mem + s->mem_pos, k);
+			s->mem_pos += k;
+			s->raw_eof = s->mem_pos == s->mem_len;
+			return k;
+		}
+		do
+			n = read(s->fd, out, cap);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		s->raw_eof = n == 0;
+		return n;
 	}
 	k = s->raw_end - s->raw_pos;
 	if (k > cap)
@@ -127,17 +166,9 @@ static ssize_t gz_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 	z->next_out = out;
 	z->avail_out = cap;
 	while (z->avail_out == cap) {
-		if (s->raw_pos == s->raw_end) {
-			ret = raw_fill(s);
-			if (ret)
-				return ret;
-			if (s->raw_pos == s->raw_end) {
-				if (s->codec_done)
-					return 0;
-				s->err = "gzip data truncated";
-				return IST_ETRUNC;
-			}
-		}
+		ret = raw_need(s, "gzip data truncated");
+		if (ret <= 0)
+			return ret;
 		if (s->codec_done) {
 			/* another member follows */
 			if (inflateReset(z) != Z_OK)
@@ -179,17 +210,9 @@ static ssize_t bz_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 	bz->next_out = (char *)out;
 	bz->avail_out = cap;
 	while (bz->avail_out == cap) {
-		if (s->raw_pos == s->raw_end) {
-			ret = raw_fill(s);
-			if (ret)
-				return ret;
-			if (s->raw_pos == s->raw_end) {
-				if (s->codec_done)
-					return 0;
-				s->err = "bzip2 data truncated";
-				return IST_ETRUNC;
-			}
-		}
+		ret = raw_need(s, "bzip2 data truncated");
+		if (ret <= 0)
+			return ret;
 		if (s->codec_done) {
 			BZ2_bzDecompressEnd(bz);
 			memset(bz, 0, sizeof(*bz));
@@ -292,17 +315,9 @@ static ssize_t zs_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 	while (ob.pos == 0) {
 		ZSTD_inBuffer ib;
 
-		if (s->raw_pos == s->raw_end) {
-			r = raw_fill(s);
-			if (r)
-				return r;
-			if (s->raw_pos == s->raw_end) {
-				if (s->codec_done)
-					return 0;
-				s->err = "zstd data truncated";
-				return IST_ETRUNC;
-			}
-		}
+		r = raw_need(s, "zstd data truncated");
+		if (r <= 0)
+			return r;
 		ib.src = s->raw + s->raw_pos;
 		ib.size = s->raw_end - s->raw_pos;
 		ib.pos = 0;
@@ -533,6 +548,26 @@ int imp_stream_getline(struct imp_stream *s, char **line, size_t *len)
 	*line = (char *)start;
 	*len = n;
 	return 1;
+}
+
+ssize_t imp_stream_take(struct imp_stream *s, const unsigned char **p,
+			size_t n)
+{
+	size_t k;
+	int ret;
+
+	if (n > (64u << 10))
+		n = 64u << 10;
+	if (s->end - s->pos < n && !s->eof) {
+		ret = refill(s);
+		if (ret)
+			return ret;
+	}
+	k = s->end - s->pos < n ? s->end - s->pos : n;
+	s->last_offset = s->buf_base + s->pos;
+	*p = s->buf + s->pos;
+	s->pos += k;
+	return k;
 }
 
 ssize_t imp_stream_read(struct imp_stream *s, void *out, size_t n)

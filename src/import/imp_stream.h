@@ -46,6 +46,13 @@ int imp_stream_getline(struct imp_stream *s, char **line, size_t *len);
 /* Reads up to n bytes; returns the count (short only at the end) or a
  * negative error. */
 ssize_t imp_stream_read(struct imp_stream *s, void *buf, size_t n);
+/*
+ * Consumes up to n bytes (n at most 64 KiB) without copying them: *p
+ * points to them in the stream's buffer, valid until the next call.
+ * Returns the count (short only at the end) or a negative error.
+ */
+ssize_t imp_stream_take(struct imp_stream *s, const unsigned char **p,
+			size_t n);
 
 /* 1-based number of the last line returned (0 before the first). */
 uint64_t imp_stream_line(const struct imp_stream *s);

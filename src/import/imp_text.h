@@ -28,18 +28,25 @@ unsigned imp_split(char *line, size_t len, char delim, struct imp_fields *fl);
 static inline int imp_u64(const char *s, size_t len, uint64_t *v)
 {
 	uint64_t x = 0;
-	size_t i = 0;
+	size_t i = 0, stop;
 
 	if (len && s[0] == '+')
 		i++;
 	if (i == len || len - i > 20)
 		return -1;
-	for (; i < len; i++) {
+	/* 19 digits cannot overflow: only a 20th is checked */
+	stop = len - i == 20 ? len - 1 : len;
+	for (; i < stop; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 
 		if (d > 9)
 			return -1;
-		if (x > (UINT64_MAX - d) / 10)
+		x = x * 10 + d;
+	}
+	if (i < len) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
 			return -1;
 		x = x * 10 + d;
 	}

@@ -29,6 +29,13 @@ static void test_numbers(void)
 	CU_ASSERT_EQUAL(imp_u64("18446744073709551615", 20, &v), 0);
 	CU_ASSERT_EQUAL(v, UINT64_MAX);
 	CU_ASSERT_EQUAL(imp_u64("18446744073709551616", 20, &v), -1);
+	CU_ASSERT_EQUAL(imp_u64("99999999999999999999", 20, &v), -1);
+	CU_ASSERT_EQUAL(imp_u64("1844674407370955161x", 20, &v), -1);
+	CU_ASSERT_EQUAL(imp_u64("+18446744073709551615", 21, &v), 0);
+	CU_ASSERT_EQUAL(v, UINT64_MAX);
+	CU_ASSERT_EQUAL(imp_u64("9999999999999999999", 19, &v), 0);
+	CU_ASSERT_EQUAL(v, 9999999999999999999ull);
+	CU_ASSERT_EQUAL(imp_u64("123456789012345678901", 21, &v), -1);
 	CU_ASSERT_EQUAL(imp_u64("", 0, &v), -1);
 	CU_ASSERT_EQUAL(imp_u64("12a", 3, &v), -1);
 	CU_ASSERT_EQUAL(imp_u64("-1", 2, &v), -1);
@@ -261,6 +268,36 @@ static void test_stream_binary(void)
 	imp_stream_close(s);
 }
 
+/* imp_stream_take() across the stream's buffer refills (plain input read
+ * straight into the buffer after the first 256 KiB). */
+static void test_stream_take(void)
+{
+	size_t len = 3000000 + 20, off = 0, bad = 0;
+	unsigned char *data = malloc(len);
+	const unsigned char *p;
+	struct imp_stream *s;
+	ssize_t n;
+
+	CU_ASSERT_FATAL(data != NULL);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (unsigned char)(i * 7 % 251);
+	CU_ASSERT_EQUAL_FATAL(imp_stream_open_mem(&s, data, len), 0);
+	CU_ASSERT_STRING_EQUAL(imp_stream_codec(s), "none");
+	while ((n = imp_stream_take(s, &p, 48)) == 48) {
+		if (imp_stream_offset(s) != off ||
+		    memcmp(p, data + off, 48))
+			bad++;
+		off += 48;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(n, (ssize_t)(len % 48));
+	CU_ASSERT_EQUAL(off + n, len);
+	CU_ASSERT(n > 0 && !memcmp(p, data + off, n));
+	CU_ASSERT_EQUAL(imp_stream_take(s, &p, 48), 0);
+	imp_stream_close(s);
+	free(data);
+}
+
 /* ---------------------------------------------------------------- block matching */
 
 static struct blk_event ev(int64_t t, char a, uint64_t sector, uint64_t nsect)
@@ -434,8 +471,18 @@ static int ts_demote(void *ctx, char *path, size_t size)
 	return ret;
 }
 
-static void sort_case(size_t n, size_t window, int64_t jitter, int far,
-		      uint64_t refuse_at, int expect_runs)
+/* Record i's time in sort_case(): 10 ns apart plus up to jitter, or
+ * (unit > 1) whole units, i / per_unit plus up to jitter units, from a
+ * negative origin, so that many records share a time. */
+static int64_t sort_time(size_t i, int64_t jitter, int64_t unit)
+{
+	if (unit > 1)
+		return -5 * unit + ((int64_t)i / 97 + (jitter ? rand() % jitter : 0)) * unit;
+	return 1000 + (int64_t)i * 10 + (jitter ? rand() % jitter : 0);
+}
+
+static void sort_case_unit(size_t n, size_t window, int64_t jitter, int far,
+			   uint64_t refuse_at, int expect_runs, int64_t unit)
 {
 	struct tsink t = { .refuse_at = refuse_at };
 	struct imp_sink sink = { &t, ts_open, ts_write, ts_demote };
@@ -452,7 +499,7 @@ static void sort_case(size_t n, size_t window, int64_t jitter, int far,
 	srand(42);
 	for (size_t i = 0; i < n; i++) {
 		struct ist_record rec = { 0 };
-		int64_t tm = 1000 + (int64_t)i * 10 + (jitter ? rand() % jitter : 0);
+		int64_t tm = sort_time(i, jitter, unit);
 
 		if (far && i % 997 == 0 && i > 0)
 			tm = 1000 + (int64_t)(rand() % (int)i) * 10; /* far back */
@@ -488,6 +535,13 @@ static void sort_case(size_t n, size_t window, int64_t jitter, int far,
 			CU_FAIL("output not sorted");
 			break;
 		}
+	/* stable: equal times keep the input order (within the window) */
+	for (size_t i = 1; i < n && !expect_runs; i++)
+		if (out[i].t_ns == out[i - 1].t_ns &&
+		    out[i].offset < out[i - 1].offset) {
+			CU_FAIL("equal times reordered");
+			break;
+		}
 	{
 		/* every record exactly once */
 		char *seen = calloc(n, 1);
@@ -505,6 +559,12 @@ static void sort_case(size_t n, size_t window, int64_t jitter, int far,
 	free(out);
 }
 
+static void sort_case(size_t n, size_t window, int64_t jitter, int far,
+		      uint64_t refuse_at, int expect_runs)
+{
+	sort_case_unit(n, window, jitter, far, refuse_at, expect_runs, 1);
+}
+
 static void test_sort(void)
 {
 	sort_case(1000, 4096, 0, 0, 0, 0);     /* in memory, in order */
@@ -513,7 +573,16 @@ static void test_sort(void)
 	sort_case(20000, 256, 500, 0, 0, 0);   /* disorder within the window */
 	sort_case(20000, 256, 50, 1, 0, 2);    /* far-back records: runs */
 	sort_case(20000, 256, 0, 0, 5000, 2);  /* the sink refuses: runs */
+	sort_case(1000, 4096, 0, 0, 500, 1);   /* ... at the end, in memory */
+	sort_case(20003, 256, 0, 0, 19950, 1); /* ... at the end, ring wrapped */
 	sort_case(100000, 64, 30, 1, 0, 65);   /* more runs than one merge pass */
+	/* second-granularity times (few distinct values, many ties), negative
+	 * origin; then times 2^40 ns apart (40 equal low bits), and 2^40 + 1
+	 * apart (several radix passes) */
+	sort_case_unit(50000, 4096, 3, 0, 0, 0, 1000000000);
+	sort_case_unit(50000, 1000, 2, 0, 0, 0, 1000000000);
+	sort_case_unit(20000, 4096, 40, 0, 0, 0, (int64_t)1 << 40);
+	sort_case_unit(20000, 4096, 40, 0, 0, 0, ((int64_t)1 << 40) + 1);
 }
 
 /* ---------------------------------------------------------------- parsers */
@@ -668,6 +737,7 @@ static const struct cutest tests[] = {
 	{ "stream_codecs", test_stream_codecs },
 	{ "stream_long_line", test_stream_long_line },
 	{ "stream_binary", test_stream_binary },
+	{ "stream_take", test_stream_take },
 	{ "blk_merge_split", test_blk_merge_split },
 	{ "blk_requeue_cutoff", test_blk_requeue_cutoff },
 	{ "rwbs", test_rwbs },
