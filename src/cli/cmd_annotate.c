@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"      --window T          stream inference: an I/O issued within T after\n"
 		"                          another completed depends on it (default 2ms)\n"
 		"      --infer-streams W   auto (when every stream is 0), yes or no\n"
+		"      --flush-owner       a flush issued by a stream that did not write\n"
+		"                          the device (a kernel worker) belongs to the\n"
+		"                          writer waiting on it\n"
 		"      --keep              keep transaction ids and flags already present\n"
 		"  -q, --quiet             no report on standard output\n"
 		"  -h, --help              this help\n");
@@ -111,6 +114,7 @@ int cmd_annotate(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "infer-streams", required_argument, NULL, 'i' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "flush-owner", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -169,6 +173,9 @@ int cmd_annotate(int argc, char **argv)
 			break;
 		case 'k':
 			o.keep_existing = 1;
+			break;
+		case 'F':
+			o.flush_owner = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -283,6 +290,9 @@ int cmd_annotate(int argc, char **argv)
 			printf("log device:    none looks like a log; markers on any device\n");
 		printf("commit markers: %" PRIu64 "\n", rep.markers);
 		printf("transactions:  %" PRIu64 "\n", rep.txns);
+		if (o.flush_owner)
+			printf("flush owners:  %" PRIu64 " flushes given to their writer\n",
+			       rep.flushes_moved);
 		printf("streams:       %" PRIu64 " (%s)\n", rep.streams,
 		       rep.streams_inferred ? "inferred from timing" : "as recorded");
 		printf("dependent I/O: %" PRIu64 " (%.1f%%)\n", rep.dependent,

@@ -26,8 +26,17 @@ struct done_ev {
 	int has_think;
 };
 
+/* flush_owner: the writers of a device not yet covered by a flush */
+#define ANN_PENDING 32
+struct dev_writers {
+	uint64_t stream[ANN_PENDING], done[ANN_PENDING];
+	unsigned n;
+};
+
 struct ann_state {
 	struct ann_opts o;
+	struct dev_writers *devw;
+	unsigned ndevw;
 	int log_dev;
 	int infer;
 	struct u64map streams;
@@ -222,6 +231,78 @@ static int is_marker(const ann_state *a, const struct ist_record *r)
 	return 0;
 }
 
+/* --- flush owners ------------------------------------------------------ */
+
+static struct dev_writers *dev_writers(ann_state *a, unsigned dev)
+{
+	if (dev >= a->ndevw) {
+		unsigned n = dev + 1;
+		struct dev_writers *d = realloc(a->devw, n * sizeof(*d));
+
+		if (!d)
+			return NULL;
+		memset(d + a->ndevw, 0, (n - a->ndevw) * sizeof(*d));
+		a->devw = d;
+		a->ndevw = n;
+	}
+	return &a->devw[dev];
+}
+
+static void writers_drop(struct dev_writers *d, unsigned i)
+{
+	memmove(d->stream + i, d->stream + i + 1, (d->n - i - 1) * sizeof(*d->stream));
+	memmove(d->done + i, d->done + i + 1, (d->n - i - 1) * sizeof(*d->done));
+	d->n--;
+}
+
+/*
+ * A write makes its stream a writer of the device until a flush covers it;
+ * a flush issued by a stream that is not one of them (the kernel issues
+ * fsync's flush from a worker) belongs to the writer that waits on it: the
+ * latest whose write had completed when the flush was issued (the latest
+ * writer when none had).
+ */
+static int flush_owner(ann_state *a, struct ist_record *r)
+{
+	struct dev_writers *d;
+	unsigned i, pick;
+
+	if (r->op != IST_OP_WRITE && r->op != IST_OP_FLUSH)
+		return 0;
+	d = dev_writers(a, r->dev);
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < d->n && d->stream[i] != r->stream; i++)
+		;
+	if (r->op == IST_OP_WRITE) {
+		if (!r->stream)
+			return 0;
+		if (i < d->n)
+			writers_drop(d, i);
+		else if (d->n == ANN_PENDING)
+			writers_drop(d, 0);
+		d->stream[d->n] = r->stream;
+		d->done[d->n++] = r->t_ns + r->lat_ns;
+		return 0;
+	}
+	if (i < d->n) { /* the writer flushed itself */
+		writers_drop(d, i);
+		return 0;
+	}
+	if (!d->n)
+		return 0;
+	pick = d->n - 1;
+	for (i = d->n; i-- > 0;)
+		if (d->done[i] <= r->t_ns) {
+			pick = i;
+			break;
+		}
+	r->stream = d->stream[pick];
+	writers_drop(d, pick);
+	a->rep.flushes_moved++;
+	return 0;
+}
+
 /* --- stream inference: dependency chains from timing ------------------ */
 
 static void heap_push(ann_state *a, struct done_ev ev)
@@ -386,6 +467,12 @@ int ann_process(ann_state *a, struct ist_record *recs, size_t n)
 			if (ret)
 				return ret;
 		}
+		if (a->o.flush_owner) {
+			int ret = flush_owner(a, r);
+
+			if (ret)
+				return ret;
+		}
 		if (!r->stream)
 			continue; /* unknown issuer: no dependency, no txn */
 		s = u64map_upsert(&a->streams, r->stream, &created);
@@ -424,5 +511,6 @@ void ann_finish(ann_state *a, struct ann_report *rep)
 	free(a->heap);
 	free(a->recent);
 	free(a->idle);
+	free(a->devw);
 	free(a);
 }

@@ -35,6 +35,9 @@ struct ann_opts {
 	uint64_t txn_per;         /* also end a transaction every N I/Os of a
 				     stream (0 = only at commit markers) */
 	int keep_existing;        /* keep txn ids and flags already present */
+	int flush_owner;          /* a flush issued by a stream that did not
+				     write to the device (a kernel worker) is
+				     given to the latest writer waiting on it */
 };
 
 /* Per-device statistics from a first pass (ann_devstat_add). */
@@ -57,6 +60,7 @@ struct ann_report {
 	uint64_t streams;        /* distinct streams after annotation */
 	int streams_inferred;    /* streams came from timing */
 	uint64_t chains_max_inflight; /* peak concurrent I/Os seen */
+	uint64_t flushes_moved;  /* flushes given to their writer (flush_owner) */
 };
 
 typedef struct ann_state ann_state;

@@ -235,6 +235,52 @@ static void test_txn_per_and_rules(void)
 	CU_ASSERT(ann_rule_parse("dev", &ru) < 0);
 }
 
+/* fsync's flush issued by a kernel worker (stream 99) goes to the writer
+ * waiting on it; a writer's own flush stays its own. */
+static void test_flush_owner(void)
+{
+	struct ist_record r[] = {
+		rec(0, 0, IST_OP_WRITE, 0, 8192, 100, 10, IST_F_SYNC),
+		rec(50, 0, IST_OP_WRITE, 8192, 8192, 100, 11, IST_F_SYNC),
+		rec(120, 0, IST_OP_FLUSH, 0, 0, 500, 99, 0),  /* 10 done, 11 not */
+		rec(700, 0, IST_OP_FLUSH, 0, 0, 500, 99, 0),  /* 11 */
+		rec(1300, 0, IST_OP_FLUSH, 0, 0, 500, 99, 0), /* nobody waits */
+		rec(1900, 0, IST_OP_WRITE, 0, 4096, 100, 12, IST_F_SYNC),
+		rec(2000, 0, IST_OP_FLUSH, 0, 0, 100, 12, 0), /* its own */
+		rec(2200, 0, IST_OP_WRITE, 4096, 4096, 100, 10, IST_F_SYNC),
+		rec(2250, 0, IST_OP_WRITE, 8192, 4096, 100, 11, IST_F_SYNC),
+		rec(2400, 0, IST_OP_FLUSH, 0, 0, 100, 99, 0), /* both done: latest */
+	};
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	ann_state *a;
+
+	o.flush_owner = 1;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 10), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(r[2].stream, 10);
+	CU_ASSERT_EQUAL(r[3].stream, 11);
+	CU_ASSERT_EQUAL(r[4].stream, 99);
+	CU_ASSERT_EQUAL(r[6].stream, 12);
+	CU_ASSERT_EQUAL(r[9].stream, 11);
+	CU_ASSERT_EQUAL(rep.flushes_moved, 3);
+	/* the moved flush follows its write's completion: dependent, and it
+	 * ends the writer's transaction */
+	CU_ASSERT_TRUE(r[2].flags & IST_F_DEPENDENT);
+	CU_ASSERT_TRUE(r[2].flags & IST_F_COMMIT);
+	CU_ASSERT_EQUAL(r[0].txn, r[2].txn);
+	CU_ASSERT_EQUAL(r[7].txn, r[0].txn + 1);
+
+	/* without the option the flushes stay with the worker */
+	r[2].stream = 99;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &defaults, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 3), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(r[2].stream, 99);
+	CU_ASSERT_EQUAL(rep.flushes_moved, 0);
+}
+
 int main(void)
 {
 	static const struct cutest tests[] = {
@@ -244,6 +290,7 @@ int main(void)
 		{ "stream inference from timing", test_stream_inference },
 		{ "inference window", test_inference_window },
 		{ "txn-per and rules", test_txn_per_and_rules },
+		{ "flush owner", test_flush_owner },
 		{ NULL, NULL },
 	};
 
