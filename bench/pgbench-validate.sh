@@ -20,8 +20,8 @@ RUNS=${1:-${RUNS:-3}}
 CLIENTS=${CLIENTS:-4}
 SECS=${SECS:-20}
 SCALE=${SCALE:-10}
-ANNOTATE_OPTS=${ANNOTATE_OPTS:-}
-REPLAY_OPTS=${REPLAY_OPTS:-}
+ANNOTATE_OPTS=${ANNOTATE_OPTS---flush-owner}
+REPLAY_OPTS=${REPLAY_OPTS---serial-commits --txn-latency cycle}
 PIN=${PIN:-}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
@@ -91,11 +91,14 @@ EOF
 	pg pgbench -h "$2" -p "$3" -i -q -s "$SCALE" postgres >/dev/null 2>&1
 }
 
+wal_syncs() { pg psql -h "$1" -p "$2" -Atq -c 'select wal_sync from pg_stat_wal' postgres; }
+
 # bench MNT PORT PREFIX [DEV] : one pgbench run, recorded on DEV into
-# PREFIX.cap.ist when given; prints "TPS P99_MS"
+# PREFIX.cap.ist when given; prints "TPS P99_MS WAL_SYNCS_PER_S"
 bench() {
 	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
 	sync
+	s0=$(wal_syncs "$1" "$2")
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
@@ -110,14 +113,16 @@ bench() {
 		kill -INT "$rec"
 		wait "$rec" || true
 	fi
+	s1=$(wal_syncs "$1" "$2")
 	cat "$1"/pgbench_log.* >"$3.txlog"
 	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
 	      awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }')
-	echo "$tps $p99"
+	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')"
 }
 
 # predict CAPTURE PREFIX : annotate, replay closed-loop on C; "TPS P99_MS"
+# (TPS: the streams' summed transaction rates, transactions.tps_streams)
 predict() {
 	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
@@ -126,7 +131,7 @@ predict() {
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
-print("%.1f %.3f" % (t["tps"], t["latency_ns"]["p99"] / 1e6))
+print("%.1f %.3f" % (t["tps_streams"], t["latency_ns"]["p99"] / 1e6))
 PY
 }
 
@@ -134,7 +139,9 @@ setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
 echo "# annotate: ${ANNOTATE_OPTS:-(defaults)}; replay: --timing closed ${REPLAY_OPTS}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-4s %9s %8s %9s %8s %9s %8s %8s %8s\n' run A_tps A_p99 B_tps B_p99 pred_tps pred_p99 err_tps err_p99
+echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
+echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
+printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99
 : >"$W/rows"
 i=1
 while [ "$i" -le "$RUNS" ]; do
@@ -143,8 +150,8 @@ while [ "$i" -le "$RUNS" ]; do
 	b=$(bench "$MNT_B" "$PORT_B" "$p.b")
 	c=$(predict "$p.cap.ist" "$p")
 	set -- $a $b $c
-	row=$(awk -v at="$1" -v ap="$2" -v bt="$3" -v bp="$4" -v ct="$5" -v cp="$6" -v i="$i" 'BEGIN {
-		printf "%-4s %9.1f %8.2f %9.1f %8.2f %9.1f %8.2f %+7.1f%% %+7.1f%%\n", i, at, ap, bt, bp, ct, cp,
+	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v bt="$4" -v bp="$5" -v bs="$6" -v ct="$7" -v cp="$8" -v i="$i" 'BEGIN {
+		printf "%-4s %9.1f %8.2f %8.1f %9.1f %8.2f %8.1f %9.1f %8.2f %+7.1f%% %+7.1f%%\n", i, at, ap, as, bt, bp, bs, ct, cp,
 			100 * (ct - bt) / bt, 100 * (cp - bp) / bp }')
 	echo "$row"
 	echo "$row" >>"$W/rows"
@@ -157,6 +164,6 @@ awk '{ for (c = 2; c <= NF; c++) { v[c, NR] = $c + 0 } n = NR; nf = NF }
 		for (i = 1; i <= n; i++) a[i] = v[c, i]
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 		m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		fmt = c >= 8 ? " %+7.1f%%" : (c % 2 ? " %8.2f" : " %9.1f"); printf fmt, m
+		fmt = c >= 10 ? " %+7.1f%%" : (c == 2 || c == 5 || c == 8 ? " %9.1f" : (c == 4 || c == 7 ? " %8.1f" : " %8.2f")); printf fmt, m
 	      }
 	      printf "\n" }' "$W/rows"
