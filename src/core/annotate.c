@@ -17,6 +17,10 @@ struct stream_state {
 	uint64_t txn_counter; /* transactions ended so far             */
 	uint64_t ios_in_txn;
 	int seen;
+	/* group commits */
+	int in_sec;           /* between its first log write and its commit */
+	uint64_t commit_end;  /* recorded end of its last commit           */
+	double acc;           /* transactions carried, not yet emitted      */
 };
 
 struct done_ev {
@@ -49,6 +53,8 @@ struct ann_state {
 	uint64_t *idle;        /* chain ids free for reuse */
 	size_t nidle, idle_cap;
 	uint64_t next_chain;
+	struct ist_record *out; /* ann_process_split's output */
+	size_t nout, out_cap;
 };
 
 void ann_devstat_add(struct ann_devstat *ds, unsigned ndev,
@@ -449,57 +455,168 @@ static int infer_stream(ann_state *a, struct ist_record *r)
 	return 0;
 }
 
+/* Dependencies and transactions of a record of a known stream. */
+static int stream_txn(ann_state *a, struct ist_record *r)
+{
+	struct stream_state *s;
+	int created;
+
+	if (!r->stream)
+		return 0; /* unknown issuer: no dependency, no txn */
+	s = u64map_upsert(&a->streams, r->stream, &created);
+	if (!s)
+		return -ENOMEM;
+	if (!a->infer && s->seen && r->lat_ns && s->last_done &&
+	    r->t_ns >= s->last_done)
+		r->flags |= IST_F_DEPENDENT;
+	s->seen = 1;
+	if (r->t_ns + r->lat_ns > s->last_done)
+		s->last_done = r->t_ns + r->lat_ns;
+	if (r->flags & IST_F_DEPENDENT)
+		a->rep.dependent++;
+	if (!(a->o.keep_existing && r->txn)) {
+		r->txn = s->txn_counter + 1;
+		s->ios_in_txn++;
+		if (is_marker(a, r) ||
+		    (a->o.txn_per && s->ios_in_txn >= a->o.txn_per)) {
+			r->flags |= IST_F_COMMIT;
+			if (is_marker(a, r))
+				a->rep.markers++;
+			s->txn_counter++;
+			s->ios_in_txn = 0;
+			a->rep.txns++;
+		}
+	}
+	return 0;
+}
+
+/* What every record goes through first: flags reset, streams inferred,
+ * flushes given to their owner. */
+static int prepare(ann_state *a, struct ist_record *r)
+{
+	int ret = 0;
+
+	a->rep.records++;
+	if (!a->o.keep_existing)
+		r->flags &= (uint16_t)~(IST_F_COMMIT | IST_F_DEPENDENT);
+	if (!r->lat_ns)
+		a->rep.without_latency++;
+	if (a->infer)
+		ret = infer_stream(a, r);
+	if (!ret && a->o.flush_owner)
+		ret = flush_owner(a, r);
+	return ret;
+}
+
 int ann_process(ann_state *a, struct ist_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		int ret = prepare(a, &recs[i]);
+
+		if (!ret)
+			ret = stream_txn(a, &recs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int out_push(ann_state *a, const struct ist_record *r)
+{
+	if (grow_array((void **)&a->out, &a->out_cap, a->nout + 1, sizeof(*a->out)))
+		return -ENOMEM;
+	a->out[a->nout] = *r;
+	return stream_txn(a, &a->out[a->nout++]);
+}
+
+/* Is r a write or flush of the commit (log) device? */
+static int on_log(const ann_state *a, const struct ist_record *r)
+{
+	return (r->op == IST_OP_WRITE || r->op == IST_OP_FLUSH) &&
+	       (a->log_dev < 0 || r->dev == (unsigned)a->log_dev);
+}
+
+/*
+ * Group commits: a commit cycle of a stream (from its previous commit's
+ * end to its next write of the log) carried group_commits transactions on
+ * average; all but one had no I/O of their own.  Before the cycle's first
+ * log write, k - 1 commits (a copy of the write and a flush, of 1 ns
+ * recorded latency) are inserted, evenly over the cycle's think time, so
+ * that each transaction has its share of it and its own commit.
+ */
+static int split_cycle(ann_state *a, const struct ist_record *r)
+{
+	struct stream_state *s;
+	int created;
+	unsigned k;
+
+	if (!r->stream || !on_log(a, r))
+		return 0;
+	s = u64map_upsert(&a->streams, r->stream, &created);
+	if (!s)
+		return -ENOMEM;
+	if (s->in_sec || r->op != IST_OP_WRITE) {
+		s->in_sec = 1;
+		return 0;
+	}
+	s->in_sec = 1;
+	if (!s->commit_end || r->t_ns <= s->commit_end)
+		return 0;
+	s->acc += a->o.group_commits;
+	k = (unsigned)s->acc;
+	s->acc -= k;
+	for (unsigned j = 1; j < k; j++) {
+		struct ist_record w = *r, f = *r;
+		uint64_t t = s->commit_end + (r->t_ns - s->commit_end) * j / k;
+		int ret;
+
+		w.t_ns = t;
+		w.lat_ns = 1;
+		w.txn = 0;
+		f.t_ns = t + 1;
+		f.lat_ns = 1;
+		f.op = IST_OP_FLUSH;
+		f.offset = 0;
+		f.len = 0;
+		f.flags = 0;
+		f.txn = 0;
+		ret = out_push(a, &w);
+		if (!ret)
+			ret = out_push(a, &f);
+		if (ret)
+			return ret;
+		a->rep.split_added++;
+	}
+	return 0;
+}
+
+int ann_process_split(ann_state *a, struct ist_record *recs, size_t n,
+		      const struct ist_record **out, size_t *nout)
+{
+	a->nout = 0;
+	for (size_t i = 0; i < n; i++) {
 		struct ist_record *r = &recs[i];
-		struct stream_state *s;
-		int created;
+		int ret = prepare(a, r);
 
-		a->rep.records++;
-		if (!a->o.keep_existing)
-			r->flags &= (uint16_t)~(IST_F_COMMIT | IST_F_DEPENDENT);
-		if (!r->lat_ns)
-			a->rep.without_latency++;
-		if (a->infer) {
-			int ret = infer_stream(a, r);
+		if (!ret && a->o.group_commits > 1)
+			ret = split_cycle(a, r);
+		if (!ret)
+			ret = out_push(a, r);
+		if (ret)
+			return ret;
+		r = &a->out[a->nout - 1];
+		if ((r->flags & IST_F_COMMIT) && r->stream && on_log(a, r)) {
+			int created;
+			struct stream_state *s = u64map_upsert(&a->streams, r->stream, &created);
 
-			if (ret)
-				return ret;
-		}
-		if (a->o.flush_owner) {
-			int ret = flush_owner(a, r);
-
-			if (ret)
-				return ret;
-		}
-		if (!r->stream)
-			continue; /* unknown issuer: no dependency, no txn */
-		s = u64map_upsert(&a->streams, r->stream, &created);
-		if (!s)
-			return -ENOMEM;
-		if (!a->infer && s->seen && r->lat_ns && s->last_done &&
-		    r->t_ns >= s->last_done)
-			r->flags |= IST_F_DEPENDENT;
-		s->seen = 1;
-		if (r->t_ns + r->lat_ns > s->last_done)
-			s->last_done = r->t_ns + r->lat_ns;
-		if (r->flags & IST_F_DEPENDENT)
-			a->rep.dependent++;
-		if (!(a->o.keep_existing && r->txn)) {
-			r->txn = s->txn_counter + 1;
-			s->ios_in_txn++;
-			if (is_marker(a, r) ||
-			    (a->o.txn_per && s->ios_in_txn >= a->o.txn_per)) {
-				r->flags |= IST_F_COMMIT;
-				if (is_marker(a, r))
-					a->rep.markers++;
-				s->txn_counter++;
-				s->ios_in_txn = 0;
-				a->rep.txns++;
-			}
+			if (!s)
+				return -ENOMEM;
+			s->in_sec = 0;
+			s->commit_end = r->t_ns + r->lat_ns;
 		}
 	}
+	*out = a->out;
+	*nout = a->nout;
 	return 0;
 }
 
@@ -512,5 +629,6 @@ void ann_finish(ann_state *a, struct ann_report *rep)
 	free(a->recent);
 	free(a->idle);
 	free(a->devw);
+	free(a->out);
 	free(a);
 }

@@ -61,6 +61,14 @@ expect_grep '^streams: +4 ' "$TMP/out"
 "$IOSTORM" cat "$TMP/k2.ist" >"$TMP/k2.csv"
 cmp -s "$TMP/k2.csv" "$TMP/a.csv" || fail "--flush-owner did not restore the streams"
 
+# --group-commits 2: 96 of the 100 commit cycles (each client's first has
+# no previous commit) get a second commit
+expect_status 0 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/g.ist" --flush-owner --group-commits 2
+expect_grep '^group commits: 96 commits inserted \(2\.00 per cycle\)$' "$TMP/out"
+expect_grep '^transactions: +196$' "$TMP/out"
+expect_eq "$("$IOSTORM" info "$TMP/g.ist" | awk '/^records:/ { print $2 }')" 492 "records with group commits"
+expect_status 2 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/x.ist" --group-commits 0.5
+
 # usage errors: exit 2
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'op=fly'
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"
