@@ -10,7 +10,8 @@
 #
 # Usage: bench/pgbench-validate.sh [RUNS]     (as root, from the build tree)
 # Environment: CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
-#   REPLAY_OPTS (extra options of the two commands), PIN (a prefix for
+#   REPLAY_OPTS (extra options of the two commands), GROUP (auto: annotate
+#   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
 #   captures and logs), PGBIN (/usr/lib/postgresql/15/bin).
 set -eu
@@ -23,6 +24,7 @@ SCALE=${SCALE:-10}
 ANNOTATE_OPTS=${ANNOTATE_OPTS---flush-owner}
 REPLAY_OPTS=${REPLAY_OPTS---serial-commits --txn-latency cycle}
 PIN=${PIN:-}
+GROUP=${GROUP:-auto}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
 SIZE=2G
@@ -121,10 +123,10 @@ bench() {
 	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')"
 }
 
-# predict CAPTURE PREFIX : annotate, replay closed-loop on C; "TPS P99_MS"
+# predict CAPTURE PREFIX [G] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
 # (TPS: the streams' summed transaction rates, transactions.tps_streams)
 predict() {
-	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS >"$2.annotate"
+	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $REPLAY_OPTS
@@ -138,7 +140,7 @@ PY
 setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)}; replay: --timing closed ${REPLAY_OPTS}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99
@@ -148,7 +150,11 @@ while [ "$i" -le "$RUNS" ]; do
 	p=$W/run$i
 	a=$(bench "$MNT_A" "$PORT_A" "$p" "$LOOP")
 	b=$(bench "$MNT_B" "$PORT_B" "$p.b")
-	c=$(predict "$p.cap.ist" "$p")
+	g=""
+	if [ "$GROUP" = auto ]; then # A's transactions per WAL fsync
+		g=$(echo "$a" | awk '{ g = $3 > 0 ? $1 / $3 : 1; printf "%.3f", g < 1 ? 1 : g }')
+	fi
+	c=$(predict "$p.cap.ist" "$p" "$g")
 	set -- $a $b $c
 	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v bt="$4" -v bp="$5" -v bs="$6" -v ct="$7" -v cp="$8" -v i="$i" 'BEGIN {
 		printf "%-4s %9.1f %8.2f %8.1f %9.1f %8.2f %8.1f %9.1f %8.2f %+7.1f%% %+7.1f%%\n", i, at, ap, as, bt, bp, bs, ct, cp,
