@@ -757,10 +757,13 @@ unsigned rpl_txn_issue(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 		return NIL;
 	}
 	if (s->cur_ent == NIL || s->cur_txn != id) {
-		uint64_t prev_end = s->last_end, rec_prev = s->rec_prev_end;
-		int cycle = w->run->o.txn_latency_cycle && s->done;
+		uint64_t prev_end, rec_prev;
+		int cycle;
 
-		txn_close(w, s);
+		txn_close(w, s); /* the previous one may finish here */
+		prev_end = s->last_end;
+		rec_prev = s->rec_prev_end;
+		cycle = w->run->o.txn_latency_cycle && s->done;
 		ei = txn_new(t);
 		if (ei == NIL)
 			return NIL;

@@ -516,6 +516,9 @@ static void test_closed_serial_commits(void)
 	/* cycle latency: stream 1's second transaction from 200 to 600 us;
 	 * its rate: one transaction per 400 us (stream 2 has only one) */
 	CU_ASSERT_EQUAL(res->txn_lat.max, 400 * us);
+	CU_ASSERT_EQUAL(res->txn_lat.p50, 400 * us); /* 200, 400, 400 */
+	/* recorded: stream 1's second from 2 ms to 6.2 ms */
+	CU_ASSERT_EQUAL(res->rec_txn_lat.max, 4200 * us);
 	CU_ASSERT(res->tps_streams > 2499 && res->tps_streams < 2501);
 	rpl_run_free(r);
 
