@@ -21,6 +21,8 @@ struct stream_state {
 	int in_sec;           /* between its first log write and its commit */
 	uint64_t commit_end;  /* recorded end of its last commit           */
 	double acc;           /* transactions carried, not yet emitted      */
+	double gap_mean;      /* mean think time of its commit cycles       */
+	uint64_t ngaps;
 };
 
 struct done_ev {
@@ -539,8 +541,10 @@ static int on_log(const ann_state *a, const struct ist_record *r)
 /*
  * Group commits: a commit cycle of a stream (from its previous commit's
  * end to its next write of the log) carried group_commits transactions on
- * average; all but one had no I/O of their own.  Before the cycle's first
- * log write, k - 1 commits (a copy of the write and a flush, of 1 ns
+ * average; all but one had no I/O of their own.  A cycle carried k of them,
+ * in proportion to its think time (G times the think time over the
+ * stream's mean so far; the remainder carried to the next cycle, at least
+ * 1).  Before the cycle's first log write, k - 1 commits (a copy of the write and a flush, of 1 ns
  * recorded latency) are inserted, evenly over the cycle's think time, so
  * that each transaction has its share of it and its own commit.
  */
@@ -549,6 +553,7 @@ static int split_cycle(ann_state *a, const struct ist_record *r)
 	struct stream_state *s;
 	int created;
 	unsigned k;
+	double gap;
 
 	if (!r->stream || !on_log(a, r))
 		return 0;
@@ -562,8 +567,13 @@ static int split_cycle(ann_state *a, const struct ist_record *r)
 	s->in_sec = 1;
 	if (!s->commit_end || r->t_ns <= s->commit_end)
 		return 0;
-	s->acc += a->o.group_commits;
-	k = (unsigned)s->acc;
+	/* in proportion to the cycle's think time (a backend that went long
+	 * without a flush of its own carried more transactions), G per cycle
+	 * over the stream */
+	gap = (double)(r->t_ns - s->commit_end);
+	s->gap_mean += (gap - s->gap_mean) / (double)++s->ngaps;
+	s->acc += a->o.group_commits * gap / s->gap_mean;
+	k = s->acc < 1 ? 1 : (unsigned)s->acc;
 	s->acc -= k;
 	for (unsigned j = 1; j < k; j++) {
 		struct ist_record w = *r, f = *r;

@@ -341,6 +341,28 @@ static void test_group_commits(void)
 		ann_finish(a, &rep);
 		CU_ASSERT_EQUAL(rep.txns, 20);
 	}
+	/* in proportion to the think time: gaps of 1, 1 and 4 us at 2 per
+	 * cycle give 2, 2 and 4 transactions (the last 4 / mean 2 x 2) */
+	{
+		struct ist_record m[] = {
+			rec(0, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(1200, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(1300, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(2400, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(2500, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(6600, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(6700, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+		};
+
+		o.group_commits = 2;
+		CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+		CU_ASSERT_EQUAL(ann_process_split(a, m, 8, &out, &nout), 0);
+		CU_ASSERT_EQUAL(nout, 8 + 2 * 5);
+		CU_ASSERT_EQUAL(out[nout - 4].t_ns, 2600 + 3000); /* 3/4 of 4 us */
+		ann_finish(a, &rep);
+		CU_ASSERT_EQUAL(rep.split_added, 1 + 1 + 3);
+	}
 }
 
 int main(void)
