@@ -121,6 +121,9 @@ static void map_free(struct u64map *m)
 
 struct cl_node {
 	struct rpl_io io;
+	uint64_t lock_wait;    /* serial commits: the part of the recorded
+				  think time before the I/O when other
+				  streams held the commit lock */
 	unsigned next;
 };
 
@@ -134,12 +137,33 @@ struct cl_stream {
 	uint64_t prev_t, prev_issue;     /* previous I/O: trace time, actual issue */
 	uint64_t rec_end;      /* max recorded completion (t + lat) so far */
 	uint64_t last_done;    /* max actual completion so far (absolute) */
+	int commits;           /* serial commits: the stream has commit markers */
+	/* serial commits, in trace order (at add time) */
+	uint64_t add_end;      /* max recorded completion of the added I/Os */
+	int added;             /* some I/O of the stream was added */
+	uint64_t sec_start;    /* its open commit section's first issue */
+	unsigned sec_dev;      /* and device */
+	int in_sec;
+};
+
+/* A recorded commit section: a stream's first write of the commit device
+ * to its commit marker's completion - the time it held the lock. */
+#define CL_SECS 256
+struct cl_sec {
+	uint64_t start, end;
+	unsigned stream;
 };
 
 struct cl_heap_ent {
 	uint64_t key;
+	uint64_t prio;  /* ties: the earliest ready first (lock waiters) */
 	unsigned stream, ver;
 };
+
+static int ent_before(const struct cl_heap_ent *a, const struct cl_heap_ent *b)
+{
+	return a->key < b->key || (a->key == b->key && a->prio < b->prio);
+}
 
 struct rpl_closed {
 	struct u64map map;
@@ -149,6 +173,12 @@ struct rpl_closed {
 	unsigned nnodes, free_head, pending;
 	struct cl_heap_ent *heap;
 	unsigned nheap, hcap;
+	/* serial commits: the commit device's lock */
+	int commit_dev;         /* device of the first commit marker, -1 */
+	unsigned lock_owner;    /* stream index, NIL when free */
+	uint64_t lock_released; /* actual time of the last release */
+	struct cl_sec secs[CL_SECS]; /* the latest closed commit sections */
+	unsigned nsecs, sec_next;
 };
 
 int rpl_closed_init(struct rpl_worker *w)
@@ -167,6 +197,8 @@ int rpl_closed_init(struct rpl_worker *w)
 	for (unsigned i = 0; i < n; i++)
 		c->nodes[i].next = i + 1 < n ? i + 1 : NIL;
 	c->free_head = 0;
+	c->commit_dev = -1;
+	c->lock_owner = NIL;
 	w->closed = c;
 	return 0;
 }
@@ -190,8 +222,10 @@ unsigned rpl_closed_pending(const struct rpl_worker *w)
 	return w->closed->pending;
 }
 
-static int heap_push(struct rpl_closed *c, uint64_t key, unsigned s, unsigned ver)
+static int heap_push(struct rpl_closed *c, uint64_t key, uint64_t prio, unsigned s,
+		     unsigned ver)
 {
+	struct cl_heap_ent e = { key, prio, s, ver };
 	unsigned i;
 
 	if (c->nheap == c->hcap) {
@@ -207,12 +241,12 @@ static int heap_push(struct rpl_closed *c, uint64_t key, unsigned s, unsigned ve
 	while (i) {
 		unsigned p = (i - 1) / 2;
 
-		if (c->heap[p].key <= key)
+		if (!ent_before(&e, &c->heap[p]))
 			break;
 		c->heap[i] = c->heap[p];
 		i = p;
 	}
-	c->heap[i] = (struct cl_heap_ent){ key, s, ver };
+	c->heap[i] = e;
 	return 0;
 }
 
@@ -227,9 +261,9 @@ static void heap_pop(struct rpl_closed *c)
 		if (l >= n)
 			break;
 		m = l;
-		if (l + 1 < n && c->heap[l + 1].key < c->heap[l].key)
+		if (l + 1 < n && ent_before(&c->heap[l + 1], &c->heap[l]))
 			m = l + 1;
-		if (c->heap[m].key >= last.key)
+		if (!ent_before(&c->heap[m], &last))
 			break;
 		c->heap[i] = c->heap[m];
 		i = m;
@@ -255,7 +289,59 @@ static uint64_t rec_lat(const struct rpl_run *r, const struct ist_record *rec)
  * completion) times think_scale.  An I/O issued while earlier ones were in
  * flight keeps its recorded distance to the previous issue.
  */
-static uint64_t head_deadline(struct rpl_worker *w, const struct cl_stream *s)
+/* Serial commits: is the head of stream si (a stream that commits) a
+ * write or flush of the commit device? */
+static int head_commits(const struct rpl_worker *w, unsigned si)
+{
+	const struct rpl_closed *c = w->closed;
+	const struct cl_stream *s = &c->s[si];
+	const struct ist_record *h;
+
+	if (!w->run->o.serial_commits || c->commit_dev < 0 || s->head == NIL ||
+	    !s->id || !s->commits)
+		return 0;
+	h = &c->nodes[s->head].io.rec;
+	return h->dev == (unsigned)c->commit_dev &&
+	       (h->op == IST_OP_WRITE || h->op == IST_OP_FLUSH);
+}
+
+/* Serial commits: does the lock holder si go on to its flush or commit? */
+static int head_flushes(const struct rpl_worker *w, unsigned si)
+{
+	const struct cl_stream *s = &w->closed->s[si];
+	const struct ist_record *h;
+
+	if (!head_commits(w, si))
+		return 0;
+	h = &w->closed->nodes[s->head].io.rec;
+	return h->op == IST_OP_FLUSH || (h->flags & IST_F_COMMIT);
+}
+
+/* Serial commits: does the head of stream si take the commit lock? */
+static int takes_lock(const struct rpl_worker *w, unsigned si)
+{
+	return w->closed->lock_owner != si && head_commits(w, si);
+}
+
+/*
+ * The deadline of a head that takes the commit lock, once the stream has
+ * drained: its recorded think time less the time other streams held the
+ * lock meanwhile (the wait that the replay redoes against the replayed
+ * commits), and not before the lock is free; *ready: when it asked.
+ */
+static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
+			      const struct cl_node *h, uint64_t *asked)
+{
+	uint64_t t = h->io.rec.t_ns, think, ready;
+
+	think = t > s->rec_end ? t - s->rec_end : 0;
+	think = think > h->lock_wait ? think - h->lock_wait : 0;
+	ready = s->last_done + (uint64_t)((double)think * w->run->o.think_scale);
+	*asked = ready;
+	return ready > w->closed->lock_released ? ready : w->closed->lock_released;
+}
+
+static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_t *prio)
 {
 	struct rpl_run *r = w->run;
 	const struct ist_record *h = &w->closed->nodes[s->head].io.rec;
@@ -271,9 +357,15 @@ static uint64_t head_deadline(struct rpl_worker *w, const struct cl_stream *s)
 		dependent = !s->rec_end || h->t_ns >= s->rec_end;
 	if (dependent) {
 		uint64_t think = h->t_ns > s->rec_end ? h->t_ns - s->rec_end : 0;
+		unsigned si = (unsigned)(s - w->closed->s);
 
 		if (s->inflight)
 			return UINT64_MAX;
+		if (takes_lock(w, si)) {
+			if (w->closed->lock_owner != NIL)
+				return UINT64_MAX;
+			return lock_deadline(w, s, &w->closed->nodes[s->head], prio);
+		}
 		return s->last_done + (uint64_t)((double)think * r->o.think_scale);
 	}
 	return s->prev_issue + (uint64_t)((double)(h->t_ns - s->prev_t) / r->o.speed);
@@ -283,15 +375,15 @@ static int requeue(struct rpl_worker *w, unsigned si)
 {
 	struct rpl_closed *c = w->closed;
 	struct cl_stream *s = &c->s[si];
-	uint64_t d;
+	uint64_t d, prio = UINT64_MAX;
 
 	s->ver++;
 	if (s->head == NIL)
 		return 0;
-	d = head_deadline(w, s);
+	d = head_deadline(w, s, &prio);
 	if (d == UINT64_MAX)
 		return 0;
-	return heap_push(c, d, si, s->ver);
+	return heap_push(c, d, prio == UINT64_MAX ? d : prio, si, s->ver);
 }
 
 static int stream_index(struct rpl_closed *c, uint64_t id, unsigned *si)
@@ -314,6 +406,90 @@ static int stream_index(struct rpl_closed *c, uint64_t id, unsigned *si)
 	return map_put(&c->map, id, *si);
 }
 
+static int cmp_u64pair(const void *pa, const void *pb)
+{
+	const uint64_t *x = pa, *y = pb;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* How long other streams than si held the lock within (a, b) in the
+ * recording: the union of their sections, closed or open, clipped. */
+static uint64_t lock_held(struct rpl_closed *c, unsigned si, uint64_t a, uint64_t b)
+{
+	uint64_t iv[2 * (CL_SECS + 64)], sum = 0, cur;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->nsecs; i++) {
+		const struct cl_sec *x = &c->secs[i];
+
+		if (x->stream == si || x->end <= a || x->start >= b)
+			continue;
+		iv[2 * n] = x->start > a ? x->start : a;
+		iv[2 * n++ + 1] = x->end < b ? x->end : b;
+	}
+	for (unsigned i = 0; i < c->ns && n < CL_SECS + 64; i++) {
+		const struct cl_stream *x = &c->s[i];
+
+		if (i == si || !x->in_sec || !x->commits || x->sec_start >= b ||
+		    x->sec_dev != (unsigned)c->commit_dev)
+			continue;
+		iv[2 * n] = x->sec_start > a ? x->sec_start : a;
+		iv[2 * n++ + 1] = b;
+	}
+	qsort(iv, n, 2 * sizeof(uint64_t), cmp_u64pair);
+	cur = a;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t lo = iv[2 * i] > cur ? iv[2 * i] : cur;
+
+		if (iv[2 * i + 1] > lo) {
+			sum += iv[2 * i + 1] - lo;
+			cur = iv[2 * i + 1];
+		}
+	}
+	return sum;
+}
+
+/* Serial commits, in trace order: the commit device, the streams' commit
+ * sections, and each I/O's recorded lock wait. */
+static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
+{
+	struct cl_stream *s = &c->s[si];
+	const struct ist_record *rec = &nd->io.rec;
+	uint64_t end = rec->t_ns + rec->lat_ns;
+
+	nd->lock_wait = 0;
+	if ((rec->flags & IST_F_COMMIT) && rec->stream && c->commit_dev < 0)
+		c->commit_dev = rec->dev;
+	if (!(rec->op == IST_OP_WRITE || rec->op == IST_OP_FLUSH)) {
+		if (end > s->add_end)
+			s->add_end = end;
+		s->added = 1;
+	}
+	if (!rec->stream || (rec->op != IST_OP_WRITE && rec->op != IST_OP_FLUSH))
+		return;
+	/* a section opens with the stream's first write or flush of a device
+	 * (the commit device may be known only at its first commit) */
+	if (!s->in_sec || s->sec_dev != rec->dev) {
+		if (c->commit_dev >= 0 && rec->dev == (unsigned)c->commit_dev &&
+		    s->added && rec->t_ns > s->add_end)
+			nd->lock_wait = lock_held(c, si, s->add_end, rec->t_ns);
+		s->in_sec = 1;
+		s->sec_start = rec->t_ns;
+		s->sec_dev = rec->dev;
+	}
+	if (rec->flags & IST_F_COMMIT) {
+		c->secs[c->sec_next] = (struct cl_sec){ s->sec_start, end, si };
+		c->sec_next = (c->sec_next + 1) % CL_SECS;
+		if (c->nsecs < CL_SECS)
+			c->nsecs++;
+		s->in_sec = 0;
+	}
+	if (end > s->add_end)
+		s->add_end = end;
+	s->added = 1;
+}
+
 int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 {
 	struct rpl_closed *c = w->closed;
@@ -331,6 +507,11 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->free_head = c->nodes[n].next;
 	c->nodes[n].io = *io;
 	c->nodes[n].next = NIL;
+	if (w->run->o.serial_commits) {
+		rec_commits(c, si, &c->nodes[n]);
+		if (io->rec.flags & IST_F_COMMIT)
+			s->commits = 1;
+	}
 	c->pending++;
 	if (s->tail == NIL) {
 		s->head = s->tail = n;
@@ -349,8 +530,9 @@ int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io, uint64_t *deadline)
 		struct cl_heap_ent *e = &c->heap[0];
 		struct cl_stream *s = &c->s[e->stream];
 
-		if (e->ver != s->ver || s->head == NIL) {
-			heap_pop(c);
+		if (e->ver != s->ver || s->head == NIL ||
+		    (takes_lock(w, e->stream) && c->lock_owner != NIL)) {
+			heap_pop(c); /* requeued when the lock is released */
 			continue;
 		}
 		*io = c->nodes[s->head].io;
@@ -372,6 +554,8 @@ void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 	n = s->head;
 	if (n == NIL || c->nodes[n].io.seq != io->seq)
 		return;
+	if (takes_lock(w, si))
+		c->lock_owner = si;
 	s->head = c->nodes[n].next;
 	if (s->head == NIL)
 		s->tail = NIL;
@@ -402,6 +586,16 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 		s->inflight--;
 	if (done > s->last_done)
 		s->last_done = done;
+	/* The lock holder releases it with its commit, or when it drained and
+	 * its next I/O is not for the commit device. */
+	if (c->lock_owner == si && ((io->rec.flags & IST_F_COMMIT) ||
+				    (!s->inflight && !head_flushes(w, si)))) {
+		c->lock_owner = NIL;
+		c->lock_released = done;
+		for (unsigned i = 0; i < c->ns; i++)
+			if (i != si && c->s[i].head != NIL && !c->s[i].inflight)
+				requeue(w, i);
+	}
 	/* A dependent head waits for the stream to drain. */
 	if (!s->inflight)
 		requeue(w, si);
@@ -422,6 +616,9 @@ struct tx_stream {
 	uint64_t cur_txn;   /* current transaction of the stream (0 none) */
 	uint64_t count;     /* I/Os seen (for --txn-per)                    */
 	unsigned cur_ent;   /* its table entry, NIL if none                */
+	uint64_t done;      /* transactions completed                      */
+	uint64_t first_end, last_end; /* first and latest completion        */
+	uint64_t rec_prev_end;         /* recorded end of the previous one  */
 };
 
 struct rpl_txns {
@@ -472,7 +669,7 @@ static struct tx_stream *tx_stream_get(struct rpl_txns *t, uint64_t id)
 		t->stcap = cap;
 	}
 	i = t->nst++;
-	t->st[i] = (struct tx_stream){ 0, 0, NIL };
+	t->st[i] = (struct tx_stream){ .cur_ent = NIL };
 	if (map_put(&t->streams, id, i) < 0)
 		return NULL;
 	return &t->st[i];
@@ -483,7 +680,16 @@ static void txn_finish(struct rpl_worker *w, unsigned ei)
 	struct rpl_txns *t = w->txtab;
 	struct txn_ent *e = &t->e[ei];
 	uint64_t lat = e->last_done > e->first_issue ? e->last_done - e->first_issue : 0;
+	unsigned si;
 
+	if (map_get(&t->streams, e->stream, &si)) {
+		struct tx_stream *s = &t->st[si];
+
+		if (!s->done++)
+			s->first_end = e->last_done;
+		if (e->last_done > s->last_end)
+			s->last_end = e->last_done;
+	}
 	w->txns++;
 	rpl_hist_add(&w->txn_lat, lat);
 	if (e->rec_known && e->rec_last_end > e->rec_first_t)
@@ -524,6 +730,7 @@ static void txn_close(struct rpl_worker *w, struct tx_stream *s)
 	if (s->cur_ent == NIL)
 		return;
 	t->e[s->cur_ent].closed = 1;
+	s->rec_prev_end = t->e[s->cur_ent].rec_last_end;
 	if (!t->e[s->cur_ent].outstanding) {
 		if (!t->e[s->cur_ent].last_done)
 			t->e[s->cur_ent].last_done = t->e[s->cur_ent].first_issue;
@@ -550,7 +757,13 @@ unsigned rpl_txn_issue(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 		return NIL;
 	}
 	if (s->cur_ent == NIL || s->cur_txn != id) {
-		txn_close(w, s);
+		uint64_t prev_end, rec_prev;
+		int cycle;
+
+		txn_close(w, s); /* the previous one may finish here */
+		prev_end = s->last_end;
+		rec_prev = s->rec_prev_end;
+		cycle = w->run->o.txn_latency_cycle && s->done;
 		ei = txn_new(t);
 		if (ei == NIL)
 			return NIL;
@@ -558,8 +771,9 @@ unsigned rpl_txn_issue(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 		memset(e, 0, sizeof(*e));
 		e->stream = io->rec.stream;
 		e->txn = id;
-		e->first_issue = issue;
-		e->rec_first_t = io->rec.t_ns;
+		e->first_issue = cycle && prev_end < issue ? prev_end : issue;
+		e->rec_first_t = cycle && rec_prev && rec_prev < io->rec.t_ns ?
+				 rec_prev : io->rec.t_ns;
 		e->rec_known = 1;
 		s->cur_ent = ei;
 		s->cur_txn = id;
@@ -603,4 +817,12 @@ void rpl_txn_finish_all(struct rpl_worker *w)
 		return;
 	for (unsigned i = 0; i < t->nst; i++)
 		txn_close(w, &t->st[i]);
+	w->tps_streams = 0;
+	for (unsigned i = 0; i < t->nst; i++) {
+		const struct tx_stream *s = &t->st[i];
+
+		if (s->done >= 2 && s->last_end > s->first_end)
+			w->tps_streams += (double)(s->done - 1) * 1e9 /
+					  (double)(s->last_end - s->first_end);
+	}
 }

@@ -121,6 +121,7 @@ struct rpl_worker {
 	struct rpl_hist lat[IST_OP_COUNT], rec_lat[IST_OP_COUNT], late;
 	struct rpl_hist txn_lat, rec_txn_lat;
 	uint64_t txns;
+	double tps_streams; /* sum of the streams' transaction rates */
 	uint64_t starved, max_inflight;
 	uint64_t inline_ios; /* done by the worker itself (--inline) */
 	uint64_t last_done;

@@ -164,6 +164,10 @@ struct rpl_opts {
 	uint64_t late_warn_ns;      /* p99 lateness warning (0 = 1 ms)         */
 	double think_scale;         /* closed: think times x F (0 = 1.0)       */
 	unsigned txn_per;           /* closed/TPS-eq: N I/Os per txn if no ids */
+	int serial_commits;         /* closed: one stream at a time writes and
+				       flushes the commit device (a WAL lock) */
+	int txn_latency_cycle;      /* a transaction's latency runs from its
+				       stream's previous transaction's end */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;
@@ -280,6 +284,8 @@ struct rpl_result {
 	int late_warning;         /* p99 lateness above late_warn_ns          */
 	/* transactions (closed loop / TPS-eq); txns 0 when none defined */
 	uint64_t txns;
+	double tps_streams;       /* sum over streams of (txns - 1) / (last
+				     txn end - first txn end)               */
 	struct rpl_pcts txn_lat;
 	struct rpl_pcts rec_txn_lat; /* recorded (from t/lat_ns)              */
 	/* intervals, in time order */

@@ -135,6 +135,8 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "spin_adaptive", json_object_new_boolean(res->spin_adaptive));
 	add(o, "think_scale", json_object_new_double(op->think_scale));
 	add(o, "txn_per", ju64(op->txn_per));
+	add(o, "serial_commits", json_object_new_boolean(op->serial_commits));
+	add(o, "txn_latency", json_object_new_string(op->txn_latency_cycle ? "cycle" : "first"));
 	tg = json_object_new_array();
 	for (unsigned i = 0; i < res->ntargets; i++) {
 		json_object *t = json_object_new_object();
@@ -263,6 +265,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 	tx = json_object_new_object();
 	add(tx, "count", ju64(res->txns));
 	add(tx, "tps", json_object_new_double(per_s(res->txns, el)));
+	add(tx, "tps_streams", json_object_new_double(res->tps_streams));
 	add(tx, "latency_ns", pcts(&res->txn_lat));
 	add(tx, "recorded_latency_ns", res->rec_txn_lat.count ? pcts(&res->rec_txn_lat) : NULL);
 	add(root, "transactions", tx);

@@ -212,6 +212,7 @@ int rpl_results_build(struct rpl_run *r)
 		rpl_hist_merge(&b, &w->txn_lat);
 		rpl_hist_merge(&all, &w->rec_txn_lat);
 		res->txns += w->txns;
+		res->tps_streams += w->tps_streams;
 		res->decoder_starved += w->starved;
 		res->inline_ios += w->inline_ios;
 		if (w->max_inflight > res->max_inflight)

@@ -36,6 +36,12 @@ static void usage(FILE *f)
 		"      --window T          stream inference: an I/O issued within T after\n"
 		"                          another completed depends on it (default 2ms)\n"
 		"      --infer-streams W   auto (when every stream is 0), yes or no\n"
+		"      --flush-owner       a flush issued by a stream that did not write\n"
+		"                          the device (a kernel worker) belongs to the\n"
+		"                          writer waiting on it\n"
+		"      --group-commits G   the capture's transactions per commit (e.g.\n"
+		"                          xact_commit / wal_sync): each commit cycle\n"
+		"                          is split into G commits on average\n"
 		"      --keep              keep transaction ids and flags already present\n"
 		"  -q, --quiet             no report on standard output\n"
 		"  -h, --help              this help\n");
@@ -111,6 +117,8 @@ int cmd_annotate(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "infer-streams", required_argument, NULL, 'i' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "flush-owner", no_argument, NULL, 'F' },
+		{ "group-commits", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -169,6 +177,15 @@ int cmd_annotate(int argc, char **argv)
 			break;
 		case 'k':
 			o.keep_existing = 1;
+			break;
+		case 'F':
+			o.flush_owner = 1;
+			break;
+		case 'G':
+			if (cli_parse_double(optarg, &o.group_commits) || o.group_commits < 1 ||
+			    o.group_commits > 1000)
+				return cli_usage_error("annotate", "bad --group-commits '%s' (1 to 1000)",
+						       optarg);
 			break;
 		case 'q':
 			quiet = 1;
@@ -247,9 +264,12 @@ int cmd_annotate(int argc, char **argv)
 		goto fail;
 	}
 	while ((n = ist_reader_read(r, buf, BATCH)) > 0) {
-		ret = ann_process(a, buf, (size_t)n);
+		const struct ist_record *o_recs;
+		size_t o_n;
+
+		ret = ann_process_split(a, buf, (size_t)n, &o_recs, &o_n);
 		if (!ret)
-			ret = ist_writer_write(w, buf, (size_t)n);
+			ret = ist_writer_write(w, o_recs, o_n);
 		if (ret < 0) {
 			cli_err("%s: %s", out, ist_strerror(ret));
 			goto fail;
@@ -283,10 +303,17 @@ int cmd_annotate(int argc, char **argv)
 			printf("log device:    none looks like a log; markers on any device\n");
 		printf("commit markers: %" PRIu64 "\n", rep.markers);
 		printf("transactions:  %" PRIu64 "\n", rep.txns);
+		if (o.flush_owner)
+			printf("flush owners:  %" PRIu64 " flushes given to their writer\n",
+			       rep.flushes_moved);
+		if (o.group_commits > 1)
+			printf("group commits: %" PRIu64 " commits inserted (%.2f per cycle)\n",
+			       rep.split_added, o.group_commits);
 		printf("streams:       %" PRIu64 " (%s)\n", rep.streams,
 		       rep.streams_inferred ? "inferred from timing" : "as recorded");
 		printf("dependent I/O: %" PRIu64 " (%.1f%%)\n", rep.dependent,
-		       rep.records ? 100.0 * (double)rep.dependent / (double)rep.records : 0);
+		       rep.records ? 100.0 * (double)rep.dependent /
+				     (double)(rep.records + 2 * rep.split_added) : 0);
 		if (rep.without_latency)
 			printf("warning:       %" PRIu64 " records without recorded latency: "
 			       "their dependencies cannot be inferred\n", rep.without_latency);

@@ -50,6 +50,11 @@ static const char usage_text[] =
 	"  -q, --iodepth N          in-flight cap per worker (default 64)\n"
 	"      --think-scale F      closed: think times times F (default 1)\n"
 	"      --txn-per N          a transaction is every N I/Os of a stream\n"
+	"      --serial-commits     closed: one stream at a time writes and flushes\n"
+	"                           the commit device (a database's log lock)\n"
+	"      --txn-latency FROM   a transaction's latency from its first I/O\n"
+	"                           (first, default) or from the end of its stream's\n"
+	"                           previous transaction (cycle, as clients see it)\n"
 	"      --from T, --to T     replay the trace window [T, T')\n"
 	"      --loop N             replay N times\n"
 	"      --duration T         stop after T\n"
@@ -83,6 +88,7 @@ enum {
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
+	O_SERIAL_COMMITS, O_TXN_LATENCY,
 };
 
 static const struct option longopts[] = {
@@ -105,6 +111,8 @@ static const struct option longopts[] = {
 	{ "iodepth", required_argument, NULL, 'q' },
 	{ "think-scale", required_argument, NULL, O_THINK },
 	{ "txn-per", required_argument, NULL, O_TXN_PER },
+	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
+	{ "txn-latency", required_argument, NULL, O_TXN_LATENCY },
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
 	{ "loop", required_argument, NULL, O_LOOP },
@@ -247,8 +255,8 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		print_pcts_row("issue", &res->late);
 	}
 	if (res->txns) {
-		printf("\ntransactions %" PRIu64 ", TPS-eq %.1f\n", res->txns,
-		       rate(res->txns, res->elapsed_ns));
+		printf("\ntransactions %" PRIu64 ", TPS-eq %.1f, streams' sum %.1f\n", res->txns,
+		       rate(res->txns, res->elapsed_ns), res->tps_streams);
 		print_pcts_row("txn", &res->txn_lat);
 		if (res->rec_txn_lat.count)
 			print_pcts_row(" recorded", &res->rec_txn_lat);
@@ -411,6 +419,17 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error(CMD, "bad --txn-per '%s'", optarg);
 			o.txn_per = (unsigned)v;
 			break;
+		case O_SERIAL_COMMITS:
+			o.serial_commits = 1;
+			break;
+		case O_TXN_LATENCY:
+			if (!strcmp(optarg, "first"))
+				o.txn_latency_cycle = 0;
+			else if (!strcmp(optarg, "cycle"))
+				o.txn_latency_cycle = 1;
+			else
+				return cli_usage_error(CMD, "--txn-latency takes first or cycle");
+			break;
 		case O_FROM:
 			if (cli_parse_duration_ns(optarg, &o.from_ns))
 				return cli_usage_error(CMD, "bad --from '%s'", optarg);
@@ -514,6 +533,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "no --target (or --null) given");
 	if (o.to_ns && o.to_ns <= o.from_ns)
 		return cli_usage_error(CMD, "--to must be after --from");
+	if (o.serial_commits && o.timing != RPL_TIMING_CLOSED)
+		return cli_usage_error(CMD, "--serial-commits needs --timing closed");
+	if (o.serial_commits && o.workers > 1)
+		return cli_usage_error(CMD, "--serial-commits needs one worker");
 	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)
 		o.partition = RPL_PART_STREAM; /* a stream's I/Os stay together */
 	if (o.iopoll && o.buffered)

@@ -17,6 +17,12 @@ struct stream_state {
 	uint64_t txn_counter; /* transactions ended so far             */
 	uint64_t ios_in_txn;
 	int seen;
+	/* group commits */
+	int in_sec;           /* between its first log write and its commit */
+	uint64_t commit_end;  /* recorded end of its last commit           */
+	double acc;           /* transactions carried, not yet emitted      */
+	double gap_mean;      /* mean think time of its commit cycles       */
+	uint64_t ngaps;
 };
 
 struct done_ev {
@@ -26,8 +32,17 @@ struct done_ev {
 	int has_think;
 };
 
+/* flush_owner: the writers of a device not yet covered by a flush */
+#define ANN_PENDING 32
+struct dev_writers {
+	uint64_t stream[ANN_PENDING], done[ANN_PENDING];
+	unsigned n;
+};
+
 struct ann_state {
 	struct ann_opts o;
+	struct dev_writers *devw;
+	unsigned ndevw;
 	int log_dev;
 	int infer;
 	struct u64map streams;
@@ -40,6 +55,8 @@ struct ann_state {
 	uint64_t *idle;        /* chain ids free for reuse */
 	size_t nidle, idle_cap;
 	uint64_t next_chain;
+	struct ist_record *out; /* ann_process_split's output */
+	size_t nout, out_cap;
 };
 
 void ann_devstat_add(struct ann_devstat *ds, unsigned ndev,
@@ -222,6 +239,78 @@ static int is_marker(const ann_state *a, const struct ist_record *r)
 	return 0;
 }
 
+/* --- flush owners ------------------------------------------------------ */
+
+static struct dev_writers *dev_writers(ann_state *a, unsigned dev)
+{
+	if (dev >= a->ndevw) {
+		unsigned n = dev + 1;
+		struct dev_writers *d = realloc(a->devw, n * sizeof(*d));
+
+		if (!d)
+			return NULL;
+		memset(d + a->ndevw, 0, (n - a->ndevw) * sizeof(*d));
+		a->devw = d;
+		a->ndevw = n;
+	}
+	return &a->devw[dev];
+}
+
+static void writers_drop(struct dev_writers *d, unsigned i)
+{
+	memmove(d->stream + i, d->stream + i + 1, (d->n - i - 1) * sizeof(*d->stream));
+	memmove(d->done + i, d->done + i + 1, (d->n - i - 1) * sizeof(*d->done));
+	d->n--;
+}
+
+/*
+ * A write makes its stream a writer of the device until a flush covers it;
+ * a flush issued by a stream that is not one of them (the kernel issues
+ * fsync's flush from a worker) belongs to the writer that waits on it: the
+ * latest whose write had completed when the flush was issued (the latest
+ * writer when none had).
+ */
+static int flush_owner(ann_state *a, struct ist_record *r)
+{
+	struct dev_writers *d;
+	unsigned i, pick;
+
+	if (r->op != IST_OP_WRITE && r->op != IST_OP_FLUSH)
+		return 0;
+	d = dev_writers(a, r->dev);
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < d->n && d->stream[i] != r->stream; i++)
+		;
+	if (r->op == IST_OP_WRITE) {
+		if (!r->stream)
+			return 0;
+		if (i < d->n)
+			writers_drop(d, i);
+		else if (d->n == ANN_PENDING)
+			writers_drop(d, 0);
+		d->stream[d->n] = r->stream;
+		d->done[d->n++] = r->t_ns + r->lat_ns;
+		return 0;
+	}
+	if (i < d->n) { /* the writer flushed itself */
+		writers_drop(d, i);
+		return 0;
+	}
+	if (!d->n)
+		return 0;
+	pick = d->n - 1;
+	for (i = d->n; i-- > 0;)
+		if (d->done[i] <= r->t_ns) {
+			pick = i;
+			break;
+		}
+	r->stream = d->stream[pick];
+	writers_drop(d, pick);
+	a->rep.flushes_moved++;
+	return 0;
+}
+
 /* --- stream inference: dependency chains from timing ------------------ */
 
 static void heap_push(ann_state *a, struct done_ev ev)
@@ -368,51 +457,176 @@ static int infer_stream(ann_state *a, struct ist_record *r)
 	return 0;
 }
 
+/* Dependencies and transactions of a record of a known stream. */
+static int stream_txn(ann_state *a, struct ist_record *r)
+{
+	struct stream_state *s;
+	int created;
+
+	if (!r->stream)
+		return 0; /* unknown issuer: no dependency, no txn */
+	s = u64map_upsert(&a->streams, r->stream, &created);
+	if (!s)
+		return -ENOMEM;
+	if (!a->infer && s->seen && r->lat_ns && s->last_done &&
+	    r->t_ns >= s->last_done)
+		r->flags |= IST_F_DEPENDENT;
+	s->seen = 1;
+	if (r->t_ns + r->lat_ns > s->last_done)
+		s->last_done = r->t_ns + r->lat_ns;
+	if (r->flags & IST_F_DEPENDENT)
+		a->rep.dependent++;
+	if (!(a->o.keep_existing && r->txn)) {
+		r->txn = s->txn_counter + 1;
+		s->ios_in_txn++;
+		if (is_marker(a, r) ||
+		    (a->o.txn_per && s->ios_in_txn >= a->o.txn_per)) {
+			r->flags |= IST_F_COMMIT;
+			if (is_marker(a, r))
+				a->rep.markers++;
+			s->txn_counter++;
+			s->ios_in_txn = 0;
+			a->rep.txns++;
+		}
+	}
+	return 0;
+}
+
+/* What every record goes through first: flags reset, streams inferred,
+ * flushes given to their owner. */
+static int prepare(ann_state *a, struct ist_record *r)
+{
+	int ret = 0;
+
+	a->rep.records++;
+	if (!a->o.keep_existing)
+		r->flags &= (uint16_t)~(IST_F_COMMIT | IST_F_DEPENDENT);
+	if (!r->lat_ns)
+		a->rep.without_latency++;
+	if (a->infer)
+		ret = infer_stream(a, r);
+	if (!ret && a->o.flush_owner)
+		ret = flush_owner(a, r);
+	return ret;
+}
+
 int ann_process(ann_state *a, struct ist_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		int ret = prepare(a, &recs[i]);
+
+		if (!ret)
+			ret = stream_txn(a, &recs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int out_push(ann_state *a, const struct ist_record *r)
+{
+	if (grow_array((void **)&a->out, &a->out_cap, a->nout + 1, sizeof(*a->out)))
+		return -ENOMEM;
+	a->out[a->nout] = *r;
+	return stream_txn(a, &a->out[a->nout++]);
+}
+
+/* Is r a write or flush of the commit (log) device? */
+static int on_log(const ann_state *a, const struct ist_record *r)
+{
+	return (r->op == IST_OP_WRITE || r->op == IST_OP_FLUSH) &&
+	       (a->log_dev < 0 || r->dev == (unsigned)a->log_dev);
+}
+
+/*
+ * Group commits: a commit cycle of a stream (from its previous commit's
+ * end to its next write of the log) carried group_commits transactions on
+ * average; all but one had no I/O of their own.  A cycle carried k of them,
+ * in proportion to its think time (G times the think time over the
+ * stream's mean so far; the remainder carried to the next cycle, at least
+ * 1).  Before the cycle's first log write, k - 1 commits (a copy of the write and a flush, of 1 ns
+ * recorded latency) are inserted, evenly over the cycle's think time, so
+ * that each transaction has its share of it and its own commit.
+ */
+static int split_cycle(ann_state *a, const struct ist_record *r)
+{
+	struct stream_state *s;
+	int created;
+	unsigned k;
+	double gap;
+
+	if (!r->stream || !on_log(a, r))
+		return 0;
+	s = u64map_upsert(&a->streams, r->stream, &created);
+	if (!s)
+		return -ENOMEM;
+	if (s->in_sec || r->op != IST_OP_WRITE) {
+		s->in_sec = 1;
+		return 0;
+	}
+	s->in_sec = 1;
+	if (!s->commit_end || r->t_ns <= s->commit_end)
+		return 0;
+	/* in proportion to the cycle's think time (a backend that went long
+	 * without a flush of its own carried more transactions), G per cycle
+	 * over the stream */
+	gap = (double)(r->t_ns - s->commit_end);
+	s->gap_mean += (gap - s->gap_mean) / (double)++s->ngaps;
+	s->acc += a->o.group_commits * gap / s->gap_mean;
+	k = s->acc < 1 ? 1 : (unsigned)s->acc;
+	s->acc -= k;
+	for (unsigned j = 1; j < k; j++) {
+		struct ist_record w = *r, f = *r;
+		uint64_t t = s->commit_end + (r->t_ns - s->commit_end) * j / k;
+		int ret;
+
+		w.t_ns = t;
+		w.lat_ns = 1;
+		w.txn = 0;
+		f.t_ns = t + 1;
+		f.lat_ns = 1;
+		f.op = IST_OP_FLUSH;
+		f.offset = 0;
+		f.len = 0;
+		f.flags = 0;
+		f.txn = 0;
+		ret = out_push(a, &w);
+		if (!ret)
+			ret = out_push(a, &f);
+		if (ret)
+			return ret;
+		a->rep.split_added++;
+	}
+	return 0;
+}
+
+int ann_process_split(ann_state *a, struct ist_record *recs, size_t n,
+		      const struct ist_record **out, size_t *nout)
+{
+	a->nout = 0;
+	for (size_t i = 0; i < n; i++) {
 		struct ist_record *r = &recs[i];
-		struct stream_state *s;
-		int created;
+		int ret = prepare(a, r);
 
-		a->rep.records++;
-		if (!a->o.keep_existing)
-			r->flags &= (uint16_t)~(IST_F_COMMIT | IST_F_DEPENDENT);
-		if (!r->lat_ns)
-			a->rep.without_latency++;
-		if (a->infer) {
-			int ret = infer_stream(a, r);
+		if (!ret && a->o.group_commits > 1)
+			ret = split_cycle(a, r);
+		if (!ret)
+			ret = out_push(a, r);
+		if (ret)
+			return ret;
+		r = &a->out[a->nout - 1];
+		if ((r->flags & IST_F_COMMIT) && r->stream && on_log(a, r)) {
+			int created;
+			struct stream_state *s = u64map_upsert(&a->streams, r->stream, &created);
 
-			if (ret)
-				return ret;
-		}
-		if (!r->stream)
-			continue; /* unknown issuer: no dependency, no txn */
-		s = u64map_upsert(&a->streams, r->stream, &created);
-		if (!s)
-			return -ENOMEM;
-		if (!a->infer && s->seen && r->lat_ns && s->last_done &&
-		    r->t_ns >= s->last_done)
-			r->flags |= IST_F_DEPENDENT;
-		s->seen = 1;
-		if (r->t_ns + r->lat_ns > s->last_done)
-			s->last_done = r->t_ns + r->lat_ns;
-		if (r->flags & IST_F_DEPENDENT)
-			a->rep.dependent++;
-		if (!(a->o.keep_existing && r->txn)) {
-			r->txn = s->txn_counter + 1;
-			s->ios_in_txn++;
-			if (is_marker(a, r) ||
-			    (a->o.txn_per && s->ios_in_txn >= a->o.txn_per)) {
-				r->flags |= IST_F_COMMIT;
-				if (is_marker(a, r))
-					a->rep.markers++;
-				s->txn_counter++;
-				s->ios_in_txn = 0;
-				a->rep.txns++;
-			}
+			if (!s)
+				return -ENOMEM;
+			s->in_sec = 0;
+			s->commit_end = r->t_ns + r->lat_ns;
 		}
 	}
+	*out = a->out;
+	*nout = a->nout;
 	return 0;
 }
 
@@ -424,5 +638,7 @@ void ann_finish(ann_state *a, struct ann_report *rep)
 	free(a->heap);
 	free(a->recent);
 	free(a->idle);
+	free(a->devw);
+	free(a->out);
 	free(a);
 }

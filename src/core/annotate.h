@@ -35,6 +35,12 @@ struct ann_opts {
 	uint64_t txn_per;         /* also end a transaction every N I/Os of a
 				     stream (0 = only at commit markers) */
 	int keep_existing;        /* keep txn ids and flags already present */
+	int flush_owner;          /* a flush issued by a stream that did not
+				     write to the device (a kernel worker) is
+				     given to the latest writer waiting on it */
+	double group_commits;     /* > 1: transactions per commit in the
+				     capture; each commit cycle is split into
+				     that many commits (ann_process_split) */
 };
 
 /* Per-device statistics from a first pass (ann_devstat_add). */
@@ -57,6 +63,8 @@ struct ann_report {
 	uint64_t streams;        /* distinct streams after annotation */
 	int streams_inferred;    /* streams came from timing */
 	uint64_t chains_max_inflight; /* peak concurrent I/Os seen */
+	uint64_t flushes_moved;  /* flushes given to their writer (flush_owner) */
+	uint64_t split_added;    /* commits inserted (group_commits) */
 };
 
 typedef struct ann_state ann_state;
@@ -77,6 +85,10 @@ int ann_new(ann_state **a, const struct ann_opts *opts, int log_dev,
 	    double log_confidence, int infer_streams);
 /* Annotates n records in place (in time order). */
 int ann_process(ann_state *a, struct ist_record *recs, size_t n);
+/* Annotates n records (recs are changed) into *out (*nout records, valid
+ * until the next call): with group_commits, commits are inserted. */
+int ann_process_split(ann_state *a, struct ist_record *recs, size_t n,
+		      const struct ist_record **out, size_t *nout);
 /* Fills the report and frees a. */
 void ann_finish(ann_state *a, struct ann_report *rep);
 

@@ -49,6 +49,26 @@ awk -F, 'NR == 1 { print; next } { $7 = 0; print }' OFS=, "$TMP/t.csv" >"$TMP/n.
 expect_status 0 "$IOSTORM" annotate "$TMP/n.ist" -o "$TMP/c.ist" --window 5ms
 expect_grep '^streams: +1 \(inferred from timing\)' "$TMP/out"
 
+# --flush-owner: the flushes issued by a kernel worker (stream 99) go
+# back to the client that wrote the log just before
+awk -F, 'NR == 1 { print; next } $3 == "flush" { $7 = 99 } { print }' OFS=, "$TMP/t.csv" >"$TMP/k.csv"
+"$IOSTORM" convert "$TMP/k.csv" "$TMP/k.ist" || fail "convert k.csv"
+expect_status 0 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/k1.ist"
+expect_grep '^streams: +5 ' "$TMP/out"
+expect_status 0 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/k2.ist" --flush-owner
+expect_grep '^flush owners: +100 flushes given to their writer$' "$TMP/out"
+expect_grep '^streams: +4 ' "$TMP/out"
+"$IOSTORM" cat "$TMP/k2.ist" >"$TMP/k2.csv"
+cmp -s "$TMP/k2.csv" "$TMP/a.csv" || fail "--flush-owner did not restore the streams"
+
+# --group-commits 2: 96 of the 100 commit cycles (each client's first has
+# no previous commit) get a second commit
+expect_status 0 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/g.ist" --flush-owner --group-commits 2
+expect_grep '^group commits: 96 commits inserted \(2\.00 per cycle\)$' "$TMP/out"
+expect_grep '^transactions: +196$' "$TMP/out"
+expect_eq "$("$IOSTORM" info "$TMP/g.ist" | awk '/^records:/ { print $2 }')" 492 "records with group commits"
+expect_status 2 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/x.ist" --group-commits 0.5
+
 # usage errors: exit 2
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'op=fly'
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"

@@ -35,4 +35,42 @@ tf=$(tps "$TMP/tf.json"); ts=$(tps "$TMP/ts.json")
 echo "think-dominated TPS-eq: fast $tf, slow $ts"
 awk -v f="$tf" -v s="$ts" 'BEGIN { exit !(f >= s && f < 1.15 * s) }' || fail "think-dominated: $tf vs $ts"
 ok
+
+# --serial-commits: 3 clients (starting with a read at 0) committing in
+# turn on one device (write 1 ms, flush 1 ms), each waiting for the two
+# others' commits: the recorded think times are all lock waits.  At 50 us
+# per I/O, without the lock model a client keeps its 4 ms of think per
+# cycle (3 x 1000 / 4.1 ms); with it, the commits follow each other (3 x
+# 1000 / 0.3 ms, the sum 10000 per second).
+awk 'BEGIN {
+	print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
+	for (s = 1; s <= 3; s++)
+		printf "0,0,read,%d,4096,0,%d,1,\n", 1048576 * s, s
+	t = 0
+	for (i = 0; i < 60; i++) {
+		s = 1 + i % 3; tx = 1 + int(i / 3)
+		f = "dependent"
+		printf "%d,0,write,%d,4096,1000000,%d,%d,sync|%s\n", t, i * 4096, s, tx, f
+		printf "%d,0,flush,0,0,1000000,%d,%d,commit|dependent\n", t + 1000000, s, tx
+		t += 2000000
+	}
+}' | sed 's/|,/,/; s/|$//' >"$TMP/serial.csv"
+expect_status 0 "$IOSTORM" convert "$TMP/serial.csv" "$TMP/serial.ist"
+ts() { awk '/"tps_streams":/ { gsub(/[^0-9.]/, "", $2); print $2; exit }' "$1"; }
+expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
+	--null-latency 50us --json "$TMP/s0.json" --txn-latency cycle
+expect_grep "^transactions 60, TPS-eq [0-9.]+, streams' sum [0-9.]+$" "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
+	--null-latency 50us --json "$TMP/s1.json" --serial-commits --quiet
+s0=$(ts "$TMP/s0.json"); s1=$(ts "$TMP/s1.json")
+echo "serial commits: streams' TPS without $s0, with $s1"
+awk -v a="$s0" 'BEGIN { exit !(a > 700 && a < 760) }' || fail "without: $s0, not 732"
+ok
+awk -v a="$s1" 'BEGIN { exit !(a > 9500 && a < 10500) }' || fail "with: $s1, not 10000"
+ok
+expect_grep '"serial_commits": true' "$TMP/s1.json"
+expect_grep '"txn_latency": "cycle"' "$TMP/s0.json"
+expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --serial-commits
+expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits -w 2
+expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --txn-latency last
 done_ok

@@ -235,6 +235,136 @@ static void test_txn_per_and_rules(void)
 	CU_ASSERT(ann_rule_parse("dev", &ru) < 0);
 }
 
+/* fsync's flush issued by a kernel worker (stream 99) goes to the writer
+ * waiting on it; a writer's own flush stays its own. */
+static void test_flush_owner(void)
+{
+	struct ist_record r[] = {
+		rec(0, 0, IST_OP_WRITE, 0, 8192, 100, 10, IST_F_SYNC),
+		rec(50, 0, IST_OP_WRITE, 8192, 8192, 100, 11, IST_F_SYNC),
+		rec(120, 0, IST_OP_FLUSH, 0, 0, 500, 99, 0),  /* 10 done, 11 not */
+		rec(700, 0, IST_OP_FLUSH, 0, 0, 500, 99, 0),  /* 11 */
+		rec(1300, 0, IST_OP_FLUSH, 0, 0, 500, 99, 0), /* nobody waits */
+		rec(1900, 0, IST_OP_WRITE, 0, 4096, 100, 12, IST_F_SYNC),
+		rec(2000, 0, IST_OP_FLUSH, 0, 0, 100, 12, 0), /* its own */
+		rec(2200, 0, IST_OP_WRITE, 4096, 4096, 100, 10, IST_F_SYNC),
+		rec(2250, 0, IST_OP_WRITE, 8192, 4096, 100, 11, IST_F_SYNC),
+		rec(2400, 0, IST_OP_FLUSH, 0, 0, 100, 99, 0), /* both done: latest */
+	};
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	ann_state *a;
+
+	o.flush_owner = 1;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 10), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(r[2].stream, 10);
+	CU_ASSERT_EQUAL(r[3].stream, 11);
+	CU_ASSERT_EQUAL(r[4].stream, 99);
+	CU_ASSERT_EQUAL(r[6].stream, 12);
+	CU_ASSERT_EQUAL(r[9].stream, 11);
+	CU_ASSERT_EQUAL(rep.flushes_moved, 3);
+	/* the moved flush follows its write's completion: dependent, and it
+	 * ends the writer's transaction */
+	CU_ASSERT_TRUE(r[2].flags & IST_F_DEPENDENT);
+	CU_ASSERT_TRUE(r[2].flags & IST_F_COMMIT);
+	CU_ASSERT_EQUAL(r[0].txn, r[2].txn);
+	CU_ASSERT_EQUAL(r[7].txn, r[0].txn + 1);
+
+	/* without the option the flushes stay with the worker */
+	r[2].stream = 99;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &defaults, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 3), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(r[2].stream, 99);
+	CU_ASSERT_EQUAL(rep.flushes_moved, 0);
+}
+
+/* --group-commits 2: each commit cycle after the first gets a second
+ * commit (write copy and flush, 1 ns) halfway through its think time. */
+static void test_group_commits(void)
+{
+	struct ist_record r[] = {
+		rec(0, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+		rec(100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+		rec(1200, 0, IST_OP_WRITE, 4096, 4096, 100, 7, IST_F_SYNC),
+		rec(1300, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+	};
+	const struct ist_record *out;
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	size_t nout;
+	ann_state *a;
+
+	o.group_commits = 2;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(ann_process_split(a, r, 4, &out, &nout), 0);
+	CU_ASSERT_EQUAL_FATAL(nout, 6);
+	CU_ASSERT_EQUAL(out[2].t_ns, 700);
+	CU_ASSERT_EQUAL(out[2].op, IST_OP_WRITE);
+	CU_ASSERT_EQUAL(out[2].offset, 4096);
+	CU_ASSERT_EQUAL(out[2].lat_ns, 1);
+	CU_ASSERT_EQUAL(out[3].t_ns, 701);
+	CU_ASSERT_EQUAL(out[3].op, IST_OP_FLUSH);
+	CU_ASSERT_EQUAL(out[3].stream, 7);
+	CU_ASSERT_TRUE(out[3].flags & IST_F_COMMIT);
+	CU_ASSERT_TRUE(out[2].flags & IST_F_DEPENDENT);
+	CU_ASSERT_EQUAL(out[2].txn, 2);
+	CU_ASSERT_EQUAL(out[4].t_ns, 1200);
+	CU_ASSERT_EQUAL(out[4].txn, 3);
+	CU_ASSERT_TRUE(out[5].flags & IST_F_COMMIT);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(rep.split_added, 1);
+	CU_ASSERT_EQUAL(rep.txns, 3);
+	CU_ASSERT_EQUAL(rep.records, 4);
+
+	/* 1.5 per cycle: one cycle in two is split; without: unchanged */
+	{
+		struct ist_record m[40];
+		size_t n = 0;
+
+		for (unsigned i = 0; i < 20; i++) {
+			m[n++] = rec(i * 1000, 0, IST_OP_WRITE, i * 4096, 4096, 100, 7, IST_F_SYNC);
+			m[n++] = rec(i * 1000 + 100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0);
+		}
+		o.group_commits = 1.5;
+		CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+		CU_ASSERT_EQUAL(ann_process_split(a, m, n, &out, &nout), 0);
+		ann_finish(a, &rep);
+		CU_ASSERT_EQUAL(rep.split_added, 9); /* 19 cycles x 0.5, rounded down */
+		CU_ASSERT_EQUAL(rep.txns, 29);
+		o.group_commits = 0;
+		CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+		CU_ASSERT_EQUAL(ann_process_split(a, m, n, &out, &nout), 0);
+		CU_ASSERT_EQUAL(nout, 40);
+		ann_finish(a, &rep);
+		CU_ASSERT_EQUAL(rep.txns, 20);
+	}
+	/* in proportion to the think time: gaps of 1, 1 and 4 us at 2 per
+	 * cycle give 2, 2 and 4 transactions (the last 4 / mean 2 x 2) */
+	{
+		struct ist_record m[] = {
+			rec(0, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(1200, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(1300, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(2400, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(2500, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(6600, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(6700, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+		};
+
+		o.group_commits = 2;
+		CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+		CU_ASSERT_EQUAL(ann_process_split(a, m, 8, &out, &nout), 0);
+		CU_ASSERT_EQUAL(nout, 8 + 2 * 5);
+		CU_ASSERT_EQUAL(out[nout - 4].t_ns, 2600 + 3000); /* 3/4 of 4 us */
+		ann_finish(a, &rep);
+		CU_ASSERT_EQUAL(rep.split_added, 1 + 1 + 3);
+	}
+}
+
 int main(void)
 {
 	static const struct cutest tests[] = {
@@ -244,6 +374,8 @@ int main(void)
 		{ "stream inference from timing", test_stream_inference },
 		{ "inference window", test_inference_window },
 		{ "txn-per and rules", test_txn_per_and_rules },
+		{ "flush owner", test_flush_owner },
+		{ "group commits", test_group_commits },
 		{ NULL, NULL },
 	};
 

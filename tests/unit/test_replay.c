@@ -466,6 +466,74 @@ static void test_closed_txn_tps(void)
 	rpl_run_free(r);
 }
 
+/*
+ * Serial commits: two streams committing on one device (write, then flush),
+ * serialized in the recording: stream 2's write waited 1.5 ms for stream
+ * 1's commit, stream 1's second write 2 ms for stream 2's.  Replayed at
+ * 100 us per I/O the waits shrink to what the replayed commits take, and a
+ * stream ready while another commits waits for it.
+ */
+static void test_closed_serial_commits(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 1000 * us, 1, 1),          /* 0 */
+		mkrec(0, IST_OP_READ, 65536, 4096, 500 * us, 2, 1),        /* 1 */
+		mkrec(1000 * us, IST_OP_FLUSH, 0, 0, 1000 * us, 1, 1),     /* 2 */
+		mkrec(2050 * us, IST_OP_WRITE, 4096, 4096, 1000 * us, 2, 1), /* 3 */
+		mkrec(3050 * us, IST_OP_FLUSH, 0, 0, 1000 * us, 2, 1),     /* 4 */
+		mkrec(4200 * us, IST_OP_WRITE, 8192, 4096, 1000 * us, 1, 2), /* 5 */
+		mkrec(5200 * us, IST_OP_FLUSH, 0, 0, 1000 * us, 1, 2),     /* 6 */
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	rpl_run *r;
+
+	for (size_t i = 2; i < n; i++)
+		recs[i].flags = IST_F_DEPENDENT;
+	recs[2].flags |= IST_F_COMMIT;
+	recs[4].flags |= IST_F_COMMIT;
+	recs[6].flags |= IST_F_COMMIT;
+
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 100 * us;
+	o.serial_commits = 1;
+	o.txn_latency_cycle = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(res->txns, 3);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 100 * us);
+	/* stream 2: ready at 100 + 50 us (think 1550 less 1500 waited), but
+	 * stream 1 commits until 200 us */
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 200 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 300 * us);
+	/* stream 1: 200 us + think 2200 less 2000 waited = 400 us, when
+	 * stream 2's commit ends */
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 400 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 6)->issue_ns, 500 * us);
+	/* cycle latency: stream 1's second transaction from 200 to 600 us;
+	 * its rate: one transaction per 400 us (stream 2 has only one) */
+	CU_ASSERT_EQUAL(res->txn_lat.max, 400 * us);
+	CU_ASSERT_EQUAL(res->txn_lat.p50, 400 * us); /* 200, 400, 400 */
+	/* recorded: stream 1's second from 2 ms to 6.2 ms */
+	CU_ASSERT_EQUAL(res->rec_txn_lat.max, 4200 * us);
+	CU_ASSERT(res->tps_streams > 2499 && res->tps_streams < 2501);
+	rpl_run_free(r);
+
+	/* without: the recorded think times (waits included) are replayed */
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 100 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 100 * us + 1550 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 200 * us + 2200 * us);
+	/* latency from the first I/O: stream 2's read at 0 to its flush's end */
+	CU_ASSERT_EQUAL(res->txn_lat.max, 1850 * us);
+	rpl_run_free(r);
+}
+
 /* TPS-eq of a closed-loop replay of 4 x 4 transactions of 4 dependent
  * I/Os (recorded latency 100 us, then think) at a fixed device latency. */
 static double closed_tps(uint64_t think_ns, uint64_t dev_lat_ns)
@@ -650,6 +718,7 @@ static const struct cutest tests[] = {
 	{ "slow device: capped in flight, lateness", test_slow_device_lateness },
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
+	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
 	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
 	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },

@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pgbench-validate.sh - does a closed-loop replay predict what PostgreSQL
+# would do on another drive?  PostgreSQL 15 + pgbench on device A (a loop
+# device on the disk, ext4) is recorded with `iostorm record`, annotated
+# with `iostorm annotate` and replayed closed-loop (`--timing closed`) on a
+# RAM device like B; pgbench then runs for real on device B (zram, ext4).
+# Each run prints real TPS / p99 on A and B and the predicted TPS / p99 on
+# B, and the error; the last lines are the medians over the runs.
+#
+# Usage: bench/pgbench-validate.sh [RUNS]     (as root, from the build tree)
+# Environment: CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
+#   REPLAY_OPTS (extra options of the two commands), GROUP (auto: annotate
+#   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
+#   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
+#   captures and logs), PGBIN (/usr/lib/postgresql/15/bin).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+IOSTORM=${IOSTORM:-$here/../iostorm}
+RUNS=${1:-${RUNS:-3}}
+CLIENTS=${CLIENTS:-4}
+SECS=${SECS:-20}
+SCALE=${SCALE:-10}
+ANNOTATE_OPTS=${ANNOTATE_OPTS---flush-owner}
+REPLAY_OPTS=${REPLAY_OPTS---serial-commits --txn-latency cycle}
+PIN=${PIN:-}
+GROUP=${GROUP:-auto}
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
+SIZE=2G
+
+[ "$(id -u)" -eq 0 ] || { echo "needs root (loop, zram, tracefs)" >&2; exit 77; }
+[ -x "$PGBIN/postgres" ] && command -v pgbench >/dev/null ||
+	{ echo "PostgreSQL 15 missing (apt-get install postgresql)" >&2; exit 77; }
+[ -x "$IOSTORM" ] || { echo "build iostorm first ($IOSTORM)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "python3 missing" >&2; exit 77; }
+
+W=$BENCH_TMP/pgval.$$
+mkdir -p "$W"
+chmod 755 "$W"
+LOOP="" ZA="" ZB="" MNT_A=$W/a MNT_B=$W/b
+
+pg() { runuser -u postgres -- $PIN "$PGBIN/$@"; }
+stop_pg() { [ -f "$1/data/postmaster.pid" ] && pg pg_ctl -D "$1/data" -m fast -w stop >/dev/null 2>&1 || true; }
+zram_new() {
+	z=$(cat /sys/class/zram-control/hot_add)
+	echo "$SIZE" >"/sys/block/zram$z/disksize"
+	echo "$z"
+}
+zram_del() {
+	[ -n "$1" ] || return 0
+	echo 1 >"/sys/block/zram$1/reset" 2>/dev/null || true
+	echo "$1" >/sys/class/zram-control/hot_remove 2>/dev/null || true
+}
+cleanup() {
+	stop_pg "$MNT_A"; stop_pg "$MNT_B"
+	umount "$MNT_A" 2>/dev/null || true
+	umount "$MNT_B" 2>/dev/null || true
+	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
+	zram_del "$ZA"; zram_del "$ZB"
+	if [ "${KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A: a loop device on a file on the disk; B: zram.  ext4 on both, no I/O
+# scheduler on the loop device (requests are then issued by the process
+# that submitted them, which the recorder takes as the stream).
+truncate -s "$SIZE" "$W/a.img"
+LOOP=$(losetup -f --show "$W/a.img")
+echo none >"/sys/block/${LOOP#/dev/}/queue/scheduler" 2>/dev/null || true
+ZB=$(zram_new)
+ZA=$(zram_new) # the replay target: a zram device like B, without a filesystem
+DEV_B=/dev/zram$ZB
+DEV_C=/dev/zram$ZA
+PORT_A=$((55000 + $$ % 1000)) PORT_B=$((56000 + $$ % 1000))
+
+setup() { # DEV MNT PORT
+	mkfs.ext4 -q -F "$1" >/dev/null
+	mkdir -p "$2"
+	mount "$1" "$2"
+	chown postgres: "$2"
+	pg initdb -D "$2/data" -A trust >/dev/null
+	cat >>"$2/data/postgresql.conf" <<EOF
+port = $3
+listen_addresses = ''
+unix_socket_directories = '$2'
+shared_buffers = 256MB
+max_wal_size = 4GB
+checkpoint_timeout = 30min
+EOF
+	pg pg_ctl -D "$2/data" -l "$2/log" -w start >/dev/null
+	pg pgbench -h "$2" -p "$3" -i -q -s "$SCALE" postgres >/dev/null 2>&1
+}
+
+wal_syncs() { pg psql -h "$1" -p "$2" -Atq -c 'select wal_sync from pg_stat_wal' postgres; }
+
+# bench MNT PORT PREFIX [DEV] : one pgbench run, recorded on DEV into
+# PREFIX.cap.ist when given; prints "TPS P99_MS WAL_SYNCS_PER_S"
+bench() {
+	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
+	sync
+	s0=$(wal_syncs "$1" "$2")
+	rm -f "$1"/pgbench_log.*
+	rec=""
+	if [ $# -gt 3 ]; then
+		"$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss &
+		rec=$!
+		sleep 1
+	fi
+	(cd "$1" && runuser -u postgres -- $PIN pgbench -h "$1" -p "$2" -c "$CLIENTS" -j 1 \
+		-T "$SECS" -l postgres >"$3.pgbench" 2>&1)
+	if [ -n "$rec" ]; then
+		sleep 0.5
+		kill -INT "$rec"
+		wait "$rec" || true
+	fi
+	s1=$(wal_syncs "$1" "$2")
+	cat "$1"/pgbench_log.* >"$3.txlog"
+	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
+	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
+	      awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }')
+	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')"
+}
+
+# predict CAPTURE PREFIX [G] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
+# (TPS: the streams' summed transaction rates, transactions.tps_streams)
+predict() {
+	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
+	wipefs -a -q "$DEV_C" 2>/dev/null || true
+	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
+		--timing closed --quiet --json "$2.json" $REPLAY_OPTS
+	python3 - "$2.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["transactions"]
+print("%.1f %.3f" % (t["tps_streams"], t["latency_ns"]["p99"] / 1e6))
+PY
+}
+
+setup "$LOOP" "$MNT_A" "$PORT_A"
+setup "$DEV_B" "$MNT_B" "$PORT_B"
+echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
+echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
+printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99
+: >"$W/rows"
+i=1
+while [ "$i" -le "$RUNS" ]; do
+	p=$W/run$i
+	a=$(bench "$MNT_A" "$PORT_A" "$p" "$LOOP")
+	b=$(bench "$MNT_B" "$PORT_B" "$p.b")
+	g=""
+	if [ "$GROUP" = auto ]; then # A's transactions per WAL fsync
+		g=$(echo "$a" | awk '{ g = $3 > 0 ? $1 / $3 : 1; printf "%.3f", g < 1 ? 1 : g }')
+	fi
+	c=$(predict "$p.cap.ist" "$p" "$g")
+	set -- $a $b $c
+	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v bt="$4" -v bp="$5" -v bs="$6" -v ct="$7" -v cp="$8" -v i="$i" 'BEGIN {
+		printf "%-4s %9.1f %8.2f %8.1f %9.1f %8.2f %8.1f %9.1f %8.2f %+7.1f%% %+7.1f%%\n", i, at, ap, as, bt, bp, bs, ct, cp,
+			100 * (ct - bt) / bt, 100 * (cp - bp) / bp }')
+	echo "$row"
+	echo "$row" >>"$W/rows"
+	i=$((i + 1))
+done
+# medians of each column
+awk '{ for (c = 2; c <= NF; c++) { v[c, NR] = $c + 0 } n = NR; nf = NF }
+	END { printf "%-4s", "med"
+	      for (c = 2; c <= nf; c++) {
+		for (i = 1; i <= n; i++) a[i] = v[c, i]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		fmt = c >= 10 ? " %+7.1f%%" : (c == 2 || c == 5 || c == 8 ? " %9.1f" : (c == 4 || c == 7 ? " %8.1f" : " %8.2f")); printf fmt, m
+	      }
+	      printf "\n" }' "$W/rows"
