@@ -359,7 +359,8 @@ static int nbd_on_body(void *p, int dir, const uint8_t *b, size_t n,
 		}
 		if (nl >= sizeof(s->export_name))
 			nl = sizeof(s->export_name) - 1;
-		memcpy(s->export_name, name, nl);
+		if (nl) /* b is NULL when the payload was cut by the snap length */
+			memcpy(s->export_name, name, nl);
 		s->export_name[nl] = '\0';
 		for (size_t i = 0; i < nl; i++)
 			if (s->export_name[i] < 0x20 || s->export_name[i] == 0x7f)
