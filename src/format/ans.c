@@ -37,15 +37,11 @@ static inline unsigned next_ctx(unsigned ctx, uint8_t b)
 	return (b & 0x80) ? (ctx < FMT_ANS_CTX - 1 ? ctx + 1 : ctx) : 0;
 }
 
-/* -log2(f / ANS_M) in 1/256 bits, for f in [1, ANS_M]. */
-static uint16_t cost_tab[ANS_M + 1];
-
-static void cost_init(void)
+/* -log2(f / ANS_M) in 1/256 bits, for f in [1, ANS_M] (a few hundred
+ * calls per column: no table, nothing shared between threads). */
+static inline uint64_t cost_of(unsigned f)
 {
-	if (cost_tab[1])
-		return;
-	for (unsigned f = 1; f <= ANS_M; f++)
-		cost_tab[f] = (uint16_t)lrint(256.0 * log2((double)ANS_M / f));
+	return (uint64_t)lrint(256.0 * log2((double)ANS_M / f));
 }
 
 /* Scales counts (total > 0) to frequencies summing to ANS_M, every
@@ -89,7 +85,7 @@ static uint64_t model_cost(const uint32_t *cnt, const uint16_t *freq,
 	for (unsigned s = 0; s < 256; s++) {
 		if (!freq[s])
 			continue;
-		c += (uint64_t)cnt[s] * cost_tab[freq[s]];
+		c += (uint64_t)cnt[s] * cost_of(freq[s]);
 		*table_bytes += fmt_varint_len(s - (first ? 0 : prev + 1)) +
 				fmt_varint_len(freq[s] - 1u);
 		prev = s;
@@ -168,7 +164,6 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
 
 	if (len < 16)
 		return 0;
-	cost_init();
 	memset(cnt, 0, sizeof(cnt));
 	for (size_t i = 0; i < len; i++) {
 		cnt[ctx][in[i]]++;
