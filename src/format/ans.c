@@ -24,11 +24,17 @@
  * frequency 1) is no symbol: the slots of an unused context. */
 #define ANS_NONE 0xfff00000u
 
+/* Model 2 codes the first `prefix` bytes (HIST offset symbols) with a
+ * table of their own, index FMT_ANS_PRE, and the rest as model 1. */
+#define FMT_ANS_PRE FMT_ANS_CTX
+
 struct ans_model {
-	unsigned nctx;
-	uint16_t freq[FMT_ANS_CTX][256];
-	uint16_t start[FMT_ANS_CTX][256];
-	uint64_t rcp[FMT_ANS_CTX][256]; /* ceil(2^64 / freq), freq >= 2 */
+	unsigned kind;   /* 0, 1 or 2 */
+	unsigned nctx;   /* tables used: 1, 4 or 5 */
+	uint64_t prefix; /* model 2 */
+	uint16_t freq[FMT_ANS_CTX + 1][256];
+	uint16_t start[FMT_ANS_CTX + 1][256];
+	uint64_t rcp[FMT_ANS_CTX + 1][256]; /* ceil(2^64 / freq), freq >= 2 */
 };
 
 /* The context of the byte after b, whose context was ctx (model 1). */
@@ -37,15 +43,11 @@ static inline unsigned next_ctx(unsigned ctx, uint8_t b)
 	return (b & 0x80) ? (ctx < FMT_ANS_CTX - 1 ? ctx + 1 : ctx) : 0;
 }
 
-/* -log2(f / ANS_M) in 1/256 bits, for f in [1, ANS_M]. */
-static uint16_t cost_tab[ANS_M + 1];
-
-static void cost_init(void)
+/* -log2(f / ANS_M) in 1/256 bits, for f in [1, ANS_M] (a few hundred
+ * calls per column: no table, nothing shared between threads). */
+static inline uint64_t cost_of(unsigned f)
 {
-	if (cost_tab[1])
-		return;
-	for (unsigned f = 1; f <= ANS_M; f++)
-		cost_tab[f] = (uint16_t)lrint(256.0 * log2((double)ANS_M / f));
+	return (uint64_t)lrint(256.0 * log2((double)ANS_M / f));
 }
 
 /* Scales counts (total > 0) to frequencies summing to ANS_M, every
@@ -89,7 +91,7 @@ static uint64_t model_cost(const uint32_t *cnt, const uint16_t *freq,
 	for (unsigned s = 0; s < 256; s++) {
 		if (!freq[s])
 			continue;
-		c += (uint64_t)cnt[s] * cost_tab[freq[s]];
+		c += (uint64_t)cnt[s] * cost_of(freq[s]);
 		*table_bytes += fmt_varint_len(s - (first ? 0 : prev + 1)) +
 				fmt_varint_len(freq[s] - 1u);
 		prev = s;
@@ -105,7 +107,9 @@ static size_t put_tables(const struct ans_model *m, uint8_t *out)
 {
 	uint8_t *p = out;
 
-	*p++ = (uint8_t)(m->nctx == 1 ? 0 : 1);
+	*p++ = (uint8_t)m->kind;
+	if (m->kind == 2)
+		p += fmt_put_varint(p, m->prefix);
 	for (unsigned c = 0; c < m->nctx; c++) {
 		unsigned nsym = 0, prev = 0, first = 1;
 
@@ -155,35 +159,41 @@ static inline void enc_put(const struct ans_model *m, uint32_t *x,
 	*x = (q << FMT_ANS_BITS) + (xv - q * f) + m->start[c][s];
 }
 
-size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
-		      size_t limit, uint8_t *tmp)
+size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
+		      uint8_t *out, size_t limit, uint8_t *tmp)
 {
-	uint32_t cnt[FMT_ANS_CTX + 1][256];
+	enum { ALL = FMT_ANS_CTX + 1 };
+	uint32_t cnt[ALL + 1][256];
 	struct ans_model m;
-	uint64_t total[FMT_ANS_CTX] = { 0 }, cost0 = 0, cost1 = 0, tb0 = 0, tb1 = 0;
+	uint64_t total[ALL] = { 0 }, cost0 = 0, cost1 = 0, tb0 = 0, tb1 = 0;
 	uint16_t *wp, *wend;
 	uint32_t x[2] = { ANS_L, ANS_L };
-	unsigned ctx = 0;
+	unsigned ctx = 0, nt;
 	size_t hl, nw;
 
 	if (len < 16)
 		return 0;
-	cost_init();
+	if (prefix > len)
+		prefix = 0;
 	memset(cnt, 0, sizeof(cnt));
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < prefix; i++)
+		cnt[FMT_ANS_PRE][in[i]]++;
+	for (size_t i = prefix; i < len; i++) {
 		cnt[ctx][in[i]]++;
 		ctx = next_ctx(ctx, in[i]);
 	}
-	for (unsigned c = 0; c < FMT_ANS_CTX; c++)
+	nt = prefix ? FMT_ANS_CTX + 1 : FMT_ANS_CTX;
+	for (unsigned c = 0; c < ALL; c++)
 		for (unsigned s = 0; s < 256; s++) {
-			cnt[FMT_ANS_CTX][s] += cnt[c][s];
+			cnt[ALL][s] += cnt[c][s];
 			total[c] += cnt[c][s];
 		}
-	/* both models' sizes; keep the smaller */
+	/* the sizes of model 0 and of model 1 (2 with a prefix); keep the
+	 * smaller */
 	memset(&m, 0, sizeof(m));
-	normalise(cnt[FMT_ANS_CTX], len, m.freq[0]);
-	cost0 = model_cost(cnt[FMT_ANS_CTX], m.freq[0], &tb0);
-	for (unsigned c = 0; c < FMT_ANS_CTX; c++) {
+	normalise(cnt[ALL], len, m.freq[0]);
+	cost0 = model_cost(cnt[ALL], m.freq[0], &tb0);
+	for (unsigned c = 0; c < nt; c++) {
 		uint16_t f[256] = { 0 };
 
 		if (total[c]) {
@@ -194,25 +204,29 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
 		}
 	}
 	cost0 = cost0 / 2048 + tb0;
-	cost1 = cost1 / 2048 + tb1;
+	cost1 = cost1 / 2048 + tb1 + fmt_varint_len(prefix);
 	if ((cost0 < cost1 ? cost0 : cost1) + 16 >= limit)
 		return 0;
 	if (cost1 < cost0) {
-		m.nctx = FMT_ANS_CTX;
-		for (unsigned c = 0; c < FMT_ANS_CTX; c++) {
+		m.kind = prefix ? 2 : 1;
+		m.nctx = nt;
+		m.prefix = prefix;
+		for (unsigned c = 0; c < nt; c++) {
 			memset(m.freq[c], 0, sizeof(m.freq[c]));
 			if (total[c])
 				normalise(cnt[c], total[c], m.freq[c]);
 		}
 	} else {
+		m.kind = 0;
 		m.nctx = 1;
 	}
 	model_prepare(&m);
 	hl = put_tables(&m, out);
 	/* contexts forwards into tmp, then the symbols backwards */
-	if (m.nctx > 1) {
+	if (m.kind) {
+		memset(tmp, FMT_ANS_PRE, m.prefix);
 		ctx = 0;
-		for (size_t i = 0; i < len; i++) {
+		for (size_t i = m.prefix; i < len; i++) {
 			tmp[i] = (uint8_t)ctx;
 			ctx = next_ctx(ctx, in[i]);
 		}
@@ -220,7 +234,7 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
 	wend = (uint16_t *)(void *)(tmp + ((len + 1) & ~(size_t)1)) + len + 8;
 	wp = wend;
 	for (size_t i = len; i-- > 0;)
-		enc_put(&m, &x[i & 1], &wp, m.nctx > 1 ? tmp[i] : 0, in[i]);
+		enc_put(&m, &x[i & 1], &wp, m.kind ? tmp[i] : 0, in[i]);
 	nw = (size_t)(wend - wp);
 	if (hl + 8 + nw * 2 >= limit)
 		return 0;
@@ -234,15 +248,20 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
 /* Reads the model's tables into the decoding tables; returns the bytes
  * read or 0 if they are malformed. */
 static size_t get_tables(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
-			 unsigned *nctx)
+			 unsigned *kind, uint64_t *prefix)
 {
 	const uint8_t *p = in, *end = in + inlen;
+	unsigned nctx;
 
-	if (inlen < 1 || in[0] > 1)
+	if (inlen < 1 || in[0] > 2)
 		return 0;
-	*nctx = in[0] ? FMT_ANS_CTX : 1;
+	*kind = in[0];
+	nctx = *kind == 0 ? 1 : *kind == 1 ? FMT_ANS_CTX : FMT_ANS_CTX + 1;
 	p++;
-	for (unsigned c = 0; c < *nctx; c++) {
+	*prefix = 0;
+	if (*kind == 2 && fmt_get_varint(&p, end, prefix))
+		return 0;
+	for (unsigned c = 0; c < nctx; c++) {
 		uint64_t nsym, gap, f;
 		unsigned s = 0, st = 0;
 
@@ -273,28 +292,25 @@ static size_t get_tables(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 	return (size_t)(p - in);
 }
 
-int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
-		   uint8_t *out, size_t want)
-{
-	static const uint8_t nxt1[FMT_ANS_CTX][2] = { { 0, 1 }, { 0, 2 },
-						      { 0, 3 }, { 0, 3 } };
-	static const uint8_t nxt0[FMT_ANS_CTX][2] = { { 0 } };
-	const uint8_t (*nxt)[2];
-	const uint8_t *p, *end = in + inlen;
-	unsigned nctx, ctx = 0;
-	uint32_t x0, x1;
-	size_t hl, i;
+/* The state and word stream of a decoding. */
+struct ans_dec_state {
+	uint32_t x[2];
+	const uint8_t *p, *end;
+};
 
-	hl = get_tables(t, in, inlen, &nctx);
-	if (!hl || inlen - hl < 8)
-		return IST_ECORRUPT;
-	nxt = nctx > 1 ? nxt1 : nxt0;
-	p = in + hl;
-	x0 = fmt_get32(p);
-	x1 = fmt_get32(p + 4);
-	p += 8;
-	if (x0 < ANS_L || x1 < ANS_L || (end - p) % 2)
-		return IST_ECORRUPT;
+/*
+ * Decodes out[from..to): byte i with state x[i % 2], contexts starting at
+ * ctx and moving by nxt.  Two states in turn, so that the two dependency
+ * chains overlap.
+ */
+static inline int dec_range(const struct fmt_ans_dec *t, struct ans_dec_state *st,
+			    const uint8_t (*nxt)[2], unsigned ctx, uint8_t *out,
+			    size_t from, size_t to)
+{
+	const uint8_t *p = st->p, *end = st->end;
+	uint32_t x0 = st->x[0], x1 = st->x[1];
+	size_t i = from;
+
 #define ANS_STEP(x)                                                            \
 	do {                                                                   \
 		uint32_t e = t->tab[ctx][(x) & (ANS_M - 1)];                   \
@@ -314,16 +330,55 @@ int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 		out[i] = b;                                                    \
 		ctx = nxt[ctx][b >> 7];                                        \
 	} while (0)
-	for (i = 0; i + 1 < want; i += 2) {
+	if (i < to && (i & 1)) {
+		ANS_STEP(x1);
+		i++;
+	}
+	for (; i + 1 < to; i += 2) {
 		ANS_STEP(x0);
 		i++;
 		ANS_STEP(x1);
 		i--;
 	}
-	if (i < want)
+	if (i < to)
 		ANS_STEP(x0);
 #undef ANS_STEP
-	if (p != end || x0 != ANS_L || x1 != ANS_L)
+	st->p = p;
+	st->x[0] = x0;
+	st->x[1] = x1;
+	return 0;
+}
+
+int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
+		   uint8_t *out, size_t want)
+{
+	static const uint8_t nxt1[FMT_ANS_CTX + 1][2] = {
+		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 3 }, { FMT_ANS_PRE, FMT_ANS_PRE }
+	};
+	static const uint8_t nxt0[FMT_ANS_CTX + 1][2] = { { 0 } };
+	struct ans_dec_state st;
+	unsigned kind;
+	uint64_t prefix;
+	size_t hl;
+	int ret;
+
+	hl = get_tables(t, in, inlen, &kind, &prefix);
+	if (!hl || inlen - hl < 8 || prefix > want)
+		return IST_ECORRUPT;
+	st.p = in + hl;
+	st.end = in + inlen;
+	st.x[0] = fmt_get32(st.p);
+	st.x[1] = fmt_get32(st.p + 4);
+	st.p += 8;
+	if (st.x[0] < ANS_L || st.x[1] < ANS_L || (st.end - st.p) % 2)
+		return IST_ECORRUPT;
+	ret = dec_range(t, &st, nxt1, FMT_ANS_PRE, out, 0, (size_t)prefix);
+	if (!ret)
+		ret = dec_range(t, &st, kind ? nxt1 : nxt0, 0, out,
+				(size_t)prefix, want);
+	if (ret)
+		return ret;
+	if (st.p != st.end || st.x[0] != ANS_L || st.x[1] != ANS_L)
 		return IST_ECORRUPT;
 	return 0;
 }

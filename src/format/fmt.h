@@ -255,9 +255,10 @@ int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 #define FMT_ANS_BITS 12 /* frequencies sum to 2^12 */
 #define FMT_ANS_CTX 4   /* byte contexts of model 1 */
 
-/* Decoding tables, reused column after column (64 KiB). */
+/* Decoding tables, reused column after column (80 KiB): the varint
+ * contexts, then the prefix's (model 2). */
 struct fmt_ans_dec {
-	uint32_t tab[FMT_ANS_CTX][1u << FMT_ANS_BITS];
+	uint32_t tab[FMT_ANS_CTX + 1][1u << FMT_ANS_BITS];
 };
 
 /* Room fmt_ans_encode() needs in tmp for len bytes. */
@@ -266,10 +267,11 @@ struct fmt_ans_dec {
 /*
  * Codes [in, in + len) into out if the result is shorter than limit
  * bytes (out has room for limit bytes); returns its size, or 0 to keep
- * another storage.  tmp: FMT_ANS_TMP(len) bytes of scratch.
+ * another storage.  The first prefix bytes (HIST symbols; 0: none) may
+ * get a model of their own.  tmp: FMT_ANS_TMP(len) bytes of scratch.
  */
-size_t fmt_ans_encode(const uint8_t *in, size_t len, uint8_t *out,
-		      size_t limit, uint8_t *tmp);
+size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
+		      uint8_t *out, size_t limit, uint8_t *tmp);
 /* Decodes [in, in + inlen) into exactly want bytes at out; 0 or
  * IST_ECORRUPT. */
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,

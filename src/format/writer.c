@@ -336,8 +336,9 @@ static int write_chunk(ist_writer *w)
 		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
 		/* stored as coded unless ANS or deflate saves 1/32 */
 		limit = d->raw_len - d->raw_len / 32;
-		a = fmt_ans_encode(w->colbuf, d->raw_len, w->data + dlen, limit,
-				   w->anstmp);
+		a = fmt_ans_encode(w->colbuf, d->raw_len,
+				   d->coding == FMT_CODE_HIST ? n : 0,
+				   w->data + dlen, limit, w->anstmp);
 		z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf, a ? a : limit);
 		if (z) {
 			memcpy(w->data + dlen, w->zbuf, z);

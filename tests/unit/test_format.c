@@ -231,14 +231,15 @@ static void test_varint_zigzag(void)
 
 /* Codes in[0..len) with ANS (it must pay), decodes it back, then checks
  * that every shorter stored length and flipped table byte is refused. */
-static void ans_roundtrip(const uint8_t *in, size_t len, int one_symbol)
+static void ans_roundtrip(const uint8_t *in, size_t len, size_t prefix,
+			  int one_symbol)
 {
 	static struct fmt_ans_dec t;
 	uint8_t *out = malloc(len + FMT_PAD), *tmp = malloc(FMT_ANS_TMP(len));
 	uint8_t *back = malloc(len + 1);
 	size_t z;
 
-	z = fmt_ans_encode(in, len, out, len, tmp);
+	z = fmt_ans_encode(in, len, prefix, out, len, tmp);
 	CU_ASSERT_FATAL(z > 0 && z < len);
 	CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len), 0);
 	CU_ASSERT(memcmp(in, back, len) == 0);
@@ -253,7 +254,7 @@ static void ans_roundtrip(const uint8_t *in, size_t len, int one_symbol)
 	for (size_t k = 0; k < z; k += 1 + k / 64)
 		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, k, back, len), IST_ECORRUPT);
 	/* not enough room: no ANS */
-	CU_ASSERT_EQUAL(fmt_ans_encode(in, len, out, z, tmp), 0);
+	CU_ASSERT_EQUAL(fmt_ans_encode(in, len, prefix, out, z, tmp), 0);
 	free(out);
 	free(tmp);
 	free(back);
@@ -271,26 +272,31 @@ static void test_ans(void)
 
 		while (n + 10 < N)
 			n += fmt_put_varint(b + n, rnd() >> (rnd() % 64));
-		ans_roundtrip(b, n, 0);
+		ans_roundtrip(b, n, 0, 0);
+		/* HIST-like: symbols then varints (model 2) */
+		for (size_t i = 0; i < 5000; i++)
+			b[i] = (uint8_t)(rnd() % 3 ? 0 : rnd() % 17);
+		ans_roundtrip(b, n, 5000, 0);
+		ans_roundtrip(b, n, 4999, 0);
 	}
 	/* two symbols, one of them rare (frequency 1 of 4096) */
 	for (size_t i = 0; i < N; i++)
 		b[i] = rnd() % 100000 ? 3 : 200;
-	ans_roundtrip(b, N, 0);
+	ans_roundtrip(b, N, 0, 0);
 	/* one symbol only (frequency 4096: the state never moves) */
 	memset(b, 0x81, 1000);
-	ans_roundtrip(b, 1000, 1);
+	ans_roundtrip(b, 1000, 0, 1);
 	/* every byte value, skewed */
 	for (size_t i = 0; i < N; i++)
 		b[i] = (uint8_t)(rnd() % (1 + rnd() % 256));
-	ans_roundtrip(b, N, 0);
+	ans_roundtrip(b, N, 0, 0);
 	/* random input: ANS does not pay */
 	for (size_t i = 0; i < N; i++)
 		b[i] = (uint8_t)rnd();
 	{
 		uint8_t *tmp = malloc(FMT_ANS_TMP(N));
 
-		CU_ASSERT_EQUAL(fmt_ans_encode(b, N, tmp, N, tmp + N), 0);
+		CU_ASSERT_EQUAL(fmt_ans_encode(b, N, 0, tmp, N, tmp + N), 0);
 		free(tmp);
 	}
 	/* garbage never crashes the decoder */
