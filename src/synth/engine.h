@@ -59,7 +59,10 @@ struct syn_queue {
 	struct syn_heap_ent *far;
 	unsigned nfar;
 	uint64_t pops, mark_pops, mark_t; /* for the width adaptation   */
+	int heap_only;    /* few streams: far[] alone, top re-keyed     */
+	int held;         /* heap_only: far[0] is the popped stream     */
 };
+#define SYN_HEAP_ONLY 16
 #define SYN_NIL UINT32_MAX
 
 struct syn_gen {

@@ -405,6 +405,17 @@ static inline void wheel_put(struct syn_queue *q, uint32_t i, uint64_t t)
 /* Queues stream i's event at t (t never before the wheel's base). */
 static inline void q_put(struct syn_queue *q, uint32_t i, uint64_t t)
 {
+	if (q->heap_only) {
+		if (q->held) { /* the popped stream again: re-key the top */
+			q->held = 0;
+			q->far[0].t = t;
+			q->far[0].idx = i;
+			far_down(q, 0);
+		} else {
+			far_push(q, i, t);
+		}
+		return;
+	}
 	if ((t >> q->shift) - q->base < q->nb)
 		wheel_put(q, i, t);
 	else
@@ -459,6 +470,12 @@ static uint32_t q_pop(struct syn_queue *q)
 	uint32_t best, *link, *best_link;
 	uint64_t bt;
 
+	if (q->heap_only) { /* the top stays until q_put() re-keys it */
+		if (q->held)
+			far_pop(q);
+		q->held = q->nfar != 0;
+		return q->nfar ? (uint32_t)q->far[0].idx : SYN_NIL;
+	}
 	if (!q->count) {
 		if (!q->nfar)
 			return SYN_NIL;
@@ -544,7 +561,7 @@ static void q_adapt(struct syn_queue *q, uint64_t now)
 
 	q->mark_pops = q->pops;
 	q->mark_t = now;
-	if (shift + 1 < q->shift || shift > q->shift + 1)
+	if (!q->heap_only && shift + 1 < q->shift || shift > q->shift + 1)
 		q_rebuild(q, shift, now);
 }
 
@@ -569,6 +586,8 @@ static int q_init(struct syn_gen *g)
 	}
 	if (!g->nstreams)
 		return 0;
+	/* a few streams: the heap alone, re-keyed in place, is cheaper */
+	q->heap_only = g->nstreams <= SYN_HEAP_ONLY;
 	/* a first guess from the start times; q_adapt() corrects it */
 	q->shift = log2_floor(2 * (hi - lo) / g->nstreams + 1);
 	if (q->shift < 10)

@@ -33,8 +33,10 @@ tests_unit_test_synth_ini_SOURCES = tests/unit/test_synth_ini.c tests/unit/synth
 tests_unit_test_synth_ini_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_synth_ini_LDADD = $(TEST_LIBS)
 
-TESTS += tests/cli/synth.sh tests/cli/stats.sh tests/cli/synth_vdi_closed.sh
-EXTRA_DIST += tests/cli/synth.sh tests/cli/stats.sh tests/cli/synth_vdi_closed.sh
+TESTS += tests/cli/synth.sh tests/cli/stats.sh
+EXTRA_DIST += tests/cli/synth.sh tests/cli/stats.sh
+TESTS += tests/cli/synth_vdi_closed.sh
+EXTRA_DIST += tests/cli/synth_vdi_closed.sh
 
 # The INI parser's fuzz target is in traces/local.mk: FUZZ_TARGETS is
 # first set in tests/local.mk, which is included after src/*/local.mk.
