@@ -561,7 +561,7 @@ static void q_adapt(struct syn_queue *q, uint64_t now)
 
 	q->mark_pops = q->pops;
 	q->mark_t = now;
-	if (!q->heap_only && shift + 1 < q->shift || shift > q->shift + 1)
+	if (!q->heap_only && (shift + 1 < q->shift || shift > q->shift + 1))
 		q_rebuild(q, shift, now);
 }
 
