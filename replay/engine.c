@@ -19,6 +19,7 @@
 #define QUEUE_SIZE 65536u    /* records per worker queue (power of two) */
 #define DECODE_BATCH 512u
 #define MAX_SLEEP_NS 2000000ull /* wake at least every 2 ms (stop, intervals) */
+#define FIRST_MARGIN_NS 1000000ull /* spin before the very first deadline */
 #define WAKE_GUARD_NS 10000ull   /* added to an observed oversleep          */
 #define WAKE_MARGIN_CAP 500000ull /* oversleeps beyond: preemption, not learned */
 
@@ -560,8 +561,13 @@ static int worker_loop(struct rpl_worker *w)
 			continue;
 		}
 		if (deadline > now) {
-			if (deadline - now > w->wake_margin) {
-				ret = worker_wait(w, deadline - w->wake_margin);
+			/* The first deadline follows a long idle wait (the
+			 * vCPU may be halted): spin from 1 ms before it. */
+			uint64_t margin = atomic_load_explicit(&w->issued, memory_order_relaxed) ?
+					  w->wake_margin : FIRST_MARGIN_NS;
+
+			if (deadline - now > margin) {
+				ret = worker_wait(w, deadline - margin);
 				if (ret < 0)
 					return ret;
 				if (w->closed)
