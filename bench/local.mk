@@ -4,3 +4,8 @@
 # hostgap: host noise probe run beside the replay timing benchmarks
 check_PROGRAMS += bench/hostgap
 bench_hostgap_SOURCES = bench/hostgap.c
+
+# the replay and closed-loop benchmarks (scripts, raw logs) go in the tarball
+EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh \
+	bench/replay-rss.sh bench/pgbench-validate.sh \
+	bench/replay-results-2026-12-02.txt bench/replay-results-2026-12-03.txt
