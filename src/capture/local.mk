@@ -26,7 +26,7 @@ tests_cli_dio_seq_SOURCES = tests/cli/dio_seq.c
 TESTS += tests/cli/record_live.sh
 EXTRA_DIST += tests/cli/record_live.sh
 TESTS += tests/cli/record_late.sh
-EXTRA_DIST += tests/cli/record_late.sh
+EXTRA_DIST += tests/cli/record_late.sh tests/cli/record_lib.sh
 # Not beside record_live.sh: a recorder starting removes the tracefs instance
 # of a killed one, which record_live.sh checks is left behind until then.
 # (Through a variable: a plain rule for the .log would replace automake's.)

@@ -5,11 +5,7 @@
 # SIGTERM finishes the file cleanly; no tracefs is one clear error.
 # Needs root and tracefs; skips (77) otherwise.
 . "$top_srcdir/tests/cli/lib.sh"
-need_root
-TRACING=/sys/kernel/tracing
-[ -d "$TRACING/events/block" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
-[ -d "$TRACING/events/block" ] || skip "no tracefs block events"
-command -v losetup >/dev/null || skip "no losetup"
+. "$top_srcdir/tests/cli/record_lib.sh"
 LOOP=
 cleanup() {
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
@@ -23,16 +19,7 @@ cp "$top_builddir/tests/cli/dio_seq" "$TMP/early_io"
 cp "$top_builddir/tests/cli/dio_seq" "$TMP/late_io"
 SEQ="w:0:4096 r:0:4096 w:8192:8192"
 
-"$IOSTORM" record -d "$LOOP" -o "$TMP/late.ist" 2>"$TMP/rec.err" &
-RPID=$!
-inst="$TRACING/instances/iostorm-record-$RPID"
-i=0
-while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
-	i=$((i + 1))
-	kill -0 $RPID 2>/dev/null || { cat "$TMP/rec.err" >&2; fail "recorder exited before starting"; }
-	[ $i -lt 600 ] || { kill $RPID; fail "recorder did not start"; }
-	sleep 0.05
-done
+record_start "$TMP/late.ist" "$LOOP"
 pid1=$("$TMP/early_io" "$LOOP" $SEQ) || fail "early_io failed"
 # The recorder writes the header with its first chunk (after 1 s at most).
 i=0

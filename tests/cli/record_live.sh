@@ -5,11 +5,7 @@
 # (count, offsets, lengths, ops), with latencies; errors and limits.
 # Needs root and tracefs; skips (77) otherwise.
 . "$top_srcdir/tests/cli/lib.sh"
-need_root
-TRACING=/sys/kernel/tracing
-[ -d "$TRACING/events/block" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
-[ -d "$TRACING/events/block" ] || skip "no tracefs block events"
-command -v losetup >/dev/null || skip "no losetup"
+. "$top_srcdir/tests/cli/record_lib.sh"
 DIO="$top_builddir/tests/cli/dio_seq"
 LOOP= ZRAM=
 cleanup() {
@@ -23,32 +19,6 @@ cleanup() {
 trap cleanup EXIT
 truncate -s 32M "$TMP/disk.img"
 LOOP=$(losetup -f --show "$TMP/disk.img") || skip "cannot set up a loop device"
-
-# record_start OUT DEV... : starts the recorder in the background and waits
-# until its tracefs instance traces.
-record_start() {
-	out=$1; shift
-	args=""
-	for d in "$@"; do args="$args -d $d"; done
-	# shellcheck disable=SC2086
-	"$IOSTORM" record $args -o "$out" $REC_OPTS 2>"$TMP/rec.err" &
-	RPID=$!
-	i=0
-	# Ready: events enabled (done while tracing is off) and tracing on.
-	inst="$TRACING/instances/iostorm-record-$RPID"
-	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
-		i=$((i + 1))
-		kill -0 $RPID 2>/dev/null || { cat "$TMP/rec.err" >&2; fail "recorder exited before starting"; }
-		# generous: a sanitizer build starts slowly
-		[ $i -lt 600 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
-		sleep 0.05
-	done
-}
-record_stop() {
-	kill -INT $RPID
-	wait $RPID
-	RSTATUS=$?
-}
 
 SEQ="w:0:4096 w:1048576:8192 r:0:4096 w:4096:65536 r:1048576:8192 r:65536:4096 w:20971520:4096"
 EXPECT="write,0,4096

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+# record_lib.sh - sourced by the tracefs recorder tests after lib.sh:
+# root, tracefs block events and losetup or skip (77); record_start and
+# record_stop around a background `iostorm record`.
+need_root
+TRACING=/sys/kernel/tracing
+[ -d "$TRACING/events/block" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+[ -d "$TRACING/events/block" ] || skip "no tracefs block events"
+command -v losetup >/dev/null || skip "no losetup"
+
+# record_start OUT DEV... : starts the recorder in the background (pid in
+# RPID, stderr in $TMP/rec.err, extra options in REC_OPTS) and waits until
+# its tracefs instance traces.
+record_start() {
+	out=$1; shift
+	args=""
+	for d in "$@"; do args="$args -d $d"; done
+	# shellcheck disable=SC2086
+	"$IOSTORM" record $args -o "$out" ${REC_OPTS:-} 2>"$TMP/rec.err" &
+	RPID=$!
+	i=0
+	# Ready: events enabled (done while tracing is off) and tracing on.
+	inst="$TRACING/instances/iostorm-record-$RPID"
+	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
+		i=$((i + 1))
+		kill -0 $RPID 2>/dev/null || { cat "$TMP/rec.err" >&2; fail "recorder exited before starting"; }
+		# generous: a sanitizer build starts slowly
+		[ $i -lt 600 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
+		sleep 0.05
+	done
+}
+
+# record_stop : SIGINT, then the recorder's exit status in RSTATUS
+record_stop() {
+	kill -INT $RPID
+	wait $RPID
+	RSTATUS=$?
+}
