@@ -279,16 +279,6 @@ static uint64_t rec_lat(const struct rpl_run *r, const struct ist_record *rec)
 	return rec->lat_ns ? rec->lat_ns : r->nominal_lat_ns;
 }
 
-/*
- * When the head of stream s may issue (absolute ns), or UINT64_MAX while
- * it waits for completions.  An I/O the stream issued after its earlier
- * I/Os had completed (flag "dependent"; in a stream without such flags,
- * a recorded issue time at or after the recorded completions, or no
- * recorded latency at all) waits for all of them to complete in the
- * replay, plus the recorded think time (issue time minus the last recorded
- * completion) times think_scale.  An I/O issued while earlier ones were in
- * flight keeps its recorded distance to the previous issue.
- */
 /* Serial commits: is the head of stream si (a stream that commits) a
  * write or flush of the commit device? */
 static int head_commits(const struct rpl_worker *w, unsigned si)
@@ -327,7 +317,7 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
  * The deadline of a head that takes the commit lock, once the stream has
  * drained: its recorded think time less the time other streams held the
  * lock meanwhile (the wait that the replay redoes against the replayed
- * commits), and not before the lock is free; *ready: when it asked.
+ * commits), and not before the lock is free; *asked: when it asked.
  */
 static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 			      const struct cl_node *h, uint64_t *asked)
@@ -341,6 +331,18 @@ static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 	return ready > w->closed->lock_released ? ready : w->closed->lock_released;
 }
 
+/*
+ * When the head of stream s may issue (absolute ns), or UINT64_MAX while
+ * it waits for completions.  An I/O the stream issued after its earlier
+ * I/Os had completed (flag "dependent"; in a stream without such flags,
+ * a recorded issue time at or after the recorded completions, or no
+ * recorded latency at all) waits for all of them to complete in the
+ * replay, plus the recorded think time (issue time minus the last recorded
+ * completion) times think_scale.  An I/O issued while earlier ones were in
+ * flight keeps its recorded distance to the previous issue.  A head that
+ * takes the commit lock (--serial-commits) sets *prio to when it asked,
+ * the heap's tie-break between lock waiters.
+ */
 static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_t *prio)
 {
 	struct rpl_run *r = w->run;

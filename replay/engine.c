@@ -194,7 +194,6 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		return fail(r, -EINVAL, "--think-scale must not be negative");
 	if (!r->o.think_scale && r->o.timing != RPL_TIMING_CLOSED)
 		r->o.think_scale = 1.0;
-	r->spin_adaptive = r->o.spin_auto;
 	if (!r->o.spin_ns)
 		r->o.spin_ns = 40000;
 	if (!r->o.late_warn_ns)
@@ -388,7 +387,7 @@ static void wake_learn(struct rpl_worker *w, uint64_t until, uint64_t now)
 	over = now - until;
 	if (over > w->oversleep_max)
 		w->oversleep_max = over;
-	if (!w->run->spin_adaptive || over > WAKE_MARGIN_CAP)
+	if (!w->run->o.spin_auto || over > WAKE_MARGIN_CAP)
 		return;
 	want = over + WAKE_GUARD_NS;
 	if (want < floor)
@@ -408,7 +407,7 @@ static void wake_learn(struct rpl_worker *w, uint64_t until, uint64_t now)
 static void wake_calibrate(struct rpl_worker *w)
 {
 	w->wake_margin = w->wake_margin_max = w->run->o.spin_ns;
-	if (!w->run->spin_adaptive || w->run->o.virtual_clock || w->run->o.timing == RPL_TIMING_AFAP)
+	if (!w->run->o.spin_auto || w->run->o.virtual_clock || w->run->o.timing == RPL_TIMING_AFAP)
 		return;
 	for (int i = 0; i < 32; i++) {
 		uint64_t until = rpl_mono_ns() + 100000;

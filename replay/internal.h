@@ -111,9 +111,9 @@ struct rpl_worker {
 	unsigned *free_slots, nfree;
 	unsigned inflight, prepared;
 	uint64_t vclock; /* virtual clock (null back-end, tests) */
-	/* Adaptive wake-up margin: how long before a deadline the worker
-	 * stops sleeping and spins.  At least --spin; raised at once to the
-	 * oversleep of a timed wait (plus a guard), lowered slowly. */
+	/* Wake-up margin: how long before a deadline the worker stops
+	 * sleeping and spins (--spin; learned with --spin auto, see
+	 * wake_learn), its largest value, the longest oversleep seen. */
 	uint64_t wake_margin, wake_margin_max, oversleep_max;
 	/* statistics */
 	uint64_t ios[IST_OP_COUNT], bytes[IST_OP_COUNT], errs[IST_OP_COUNT];
@@ -149,7 +149,6 @@ void rpl_complete(struct rpl_worker *w, struct rpl_slot *s, int res,
 
 struct rpl_run {
 	struct rpl_opts o;
-	int spin_adaptive;    /* --spin auto: wake margin learned */
 	struct rpl_source *src;
 	struct ist_totals totals;
 	int have_totals;

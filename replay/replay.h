@@ -274,7 +274,6 @@ struct rpl_result {
 	uint64_t decoder_starved; /* times a worker found its queue empty     */
 	uint64_t max_inflight;
 	uint64_t inline_ios;         /* I/Os the workers did themselves        */
-	int spin_adaptive;           /* the spin window was learned            */
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	struct rpl_op_result op[IST_OP_COUNT];

@@ -132,7 +132,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "null_latency_ns", ju64(op->null_latency_ns));
 	add(o, "interval_ns", ju64(op->interval_ns));
 	add(o, "spin_ns", ju64(op->spin_ns));
-	add(o, "spin_adaptive", json_object_new_boolean(res->spin_adaptive));
+	add(o, "spin_adaptive", json_object_new_boolean(op->spin_auto));
 	add(o, "think_scale", json_object_new_double(op->think_scale));
 	add(o, "txn_per", ju64(op->txn_per));
 	add(o, "serial_commits", json_object_new_boolean(op->serial_commits));

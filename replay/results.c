@@ -217,7 +217,6 @@ int rpl_results_build(struct rpl_run *r)
 		res->inline_ios += w->inline_ios;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
-		res->spin_adaptive = r->spin_adaptive;
 		if (w->wake_margin_max > res->wake_margin_max_ns)
 			res->wake_margin_max_ns = w->wake_margin_max;
 		if (w->oversleep_max > res->oversleep_max_ns)
