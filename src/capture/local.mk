@@ -3,6 +3,8 @@
 libiostorm_core_la_SOURCES += \
 	src/capture/rec_match.c \
 	src/capture/rec_match.h \
+	src/capture/rb_page.c \
+	src/capture/rb_page.h \
 	src/capture/trace_rec.c \
 	src/capture/trace_rec.h \
 	src/capture/framer.c \

@@ -178,7 +178,7 @@ int cap_match_new(cap_match **mp, size_t max_pending, uint64_t timeout_ns,
 	*mp = NULL;
 	if (!m)
 		return -ENOMEM;
-	m->cap = 4096;
+	m->cap = 256; /* grows; small while few are pending: stays in cache */
 	m->max_pending = max_pending ? max_pending : (size_t)1 << 20;
 	m->timeout_ns = timeout_ns ? timeout_ns : 30000000000ull;
 	m->t0_ns = t0_ns;

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
 #include <stdio.h>
@@ -112,8 +113,9 @@ int cap_dev_probe(const char *path, struct cap_devinfo *di, char *err,
 #ifdef HAVE_TRACEFS
 
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 #include <tracefs/tracefs.h>
+
+#include "capture/rb_page.h"
 
 enum { EV_RQ_ISSUE, EV_RQ_COMPLETE, EV_BIO_QUEUE, EV_BIO_COMPLETE, EV_COUNT };
 
@@ -126,19 +128,24 @@ struct ev_layout {
 	int id;
 	int used;
 	int off_dev, off_sector, off_nr, off_rwbs, len_rwbs, off_comm;
-};
-
-struct cpu_reader {
-	struct tracefs_cpu *tcpu;
-	struct kbuffer *kbuf;
-	void *page;
-	int page_size;
-	uint64_t drained_ns; /* everything before this time has been read */
+	int min_len; /* an event shorter than this is malformed */
 };
 
 struct held_event {
 	struct cap_event ev;
 	char comm[16];
+};
+
+/* One CPU's trace_pipe_raw and the events read from it, in time order
+ * (a CPU's ring buffer is: its time deltas are unsigned), waiting to be
+ * merged with the other CPUs' up to the watermark. */
+struct cpu_reader {
+	int fd;
+	uint8_t *page;
+	size_t page_size;
+	uint64_t drained_ns; /* everything before this time has been read */
+	struct held_event *q;
+	size_t qhead, qn, qcap;
 };
 
 struct cap_rec {
@@ -150,19 +157,23 @@ struct cap_rec {
 	struct cpu_reader *cpu;
 	int ncpu;
 	cap_match *match;
-	struct held_event *held;
-	size_t nheld, held_cap;
+	size_t nheld; /* events in the CPUs' queues */
 	uint32_t *pids; /* open-addressed set of named pids (+1), bounded */
 	size_t pid_cap, npids;
 	uint64_t t0_ns, stop_ns;
 	int started, stopping;
+	int behind; /* the last poll left data in a buffer */
 	uint64_t drain_ns;
 	size_t max_pending;
 	struct cap_rec_stats st;
 };
 
 #define HELD_MAX ((size_t)1 << 21) /* events held for time ordering */
-#define PAGES_PER_ROUND 512         /* per CPU, so one busy CPU cannot starve */
+#define BYTES_PER_ROUND (2u << 20)  /* per CPU, so one busy CPU cannot starve */
+/* Sub-buffer size asked (kernels since 6.8; older ones keep one page):
+ * a read returns one sub-buffer, so larger ones mean fewer reads and fewer
+ * page switches for the writers. */
+#define SUBBUF_KB 64
 #define ORDER_SLACK_NS 2000000ull   /* events committed late on a CPU */
 #define MAX_NAMED_PIDS 65536
 
@@ -223,6 +234,11 @@ static int load_layouts(cap_rec *r, char *err, size_t errlen)
 				 ev_names[i]);
 			return -EPROTO;
 		}
+		l->min_len = l->off_rwbs + l->len_rwbs;
+		if (l->off_comm >= 0 && l->off_comm + 16 > l->min_len)
+			l->min_len = l->off_comm + 16;
+		if (l->off_sector + 8 > l->min_len)
+			l->min_len = l->off_sector + 8;
 	}
 	return 0;
 }
@@ -290,7 +306,30 @@ static int setup_events(cap_rec *r, char *err, size_t errlen)
 	return 0;
 }
 
-static int open_cpus(cap_rec *r, char *err, size_t errlen)
+/* Asks for larger sub-buffers where the kernel has them; returns the
+ * sub-buffer size in bytes. */
+static size_t set_subbuf_size(cap_rec *r)
+{
+	char *v;
+	long kb = 0;
+
+	if (tracefs_file_exists(r->inst, "buffer_subbuf_size_kb")) {
+		char val[16];
+
+		snprintf(val, sizeof(val), "%d", SUBBUF_KB);
+		tracefs_instance_file_write(r->inst, "buffer_subbuf_size_kb", val);
+		v = tracefs_instance_file_read(r->inst, "buffer_subbuf_size_kb", NULL);
+		if (v)
+			kb = strtol(v, NULL, 10);
+		free(v);
+	}
+	if (kb > 0)
+		return (size_t)kb * 1024;
+	kb = sysconf(_SC_PAGESIZE);
+	return kb > 0 ? (size_t)kb : 4096;
+}
+
+static int open_cpus(cap_rec *r, size_t page_size, char *err, size_t errlen)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
@@ -298,17 +337,25 @@ static int open_cpus(cap_rec *r, char *err, size_t errlen)
 	r->cpu = calloc((size_t)r->ncpu, sizeof(*r->cpu));
 	if (!r->cpu)
 		return -ENOMEM;
+	for (int c = 0; c < r->ncpu; c++)
+		r->cpu[c].fd = -1;
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
+		char file[64], *path;
 
-		cr->tcpu = tracefs_cpu_open(r->inst, c, true);
-		if (!cr->tcpu)
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		path = tracefs_instance_get_file(r->inst, file);
+		if (!path)
+			return -ENOMEM;
+		cr->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		tracefs_put_tracing_file(path);
+		if (cr->fd < 0)
 			continue; /* offline CPU */
-		cr->page_size = tracefs_cpu_read_size(cr->tcpu);
-		cr->page = malloc((size_t)(cr->page_size > 0 ? cr->page_size : 4096));
-		cr->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
-					 KBUFFER_ENDIAN_SAME_AS_HOST);
-		if (!cr->page || !cr->kbuf) {
+		cr->page_size = page_size;
+		cr->page = malloc(page_size);
+		cr->qcap = 4096;
+		cr->q = malloc(cr->qcap * sizeof(*cr->q));
+		if (!cr->page || !cr->q) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
@@ -351,6 +398,7 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 {
 	cap_rec *r;
 	char name[128], val[64];
+	size_t page_size;
 	int ret;
 
 	*rp = NULL;
@@ -398,6 +446,7 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		goto fail;
 	}
 	tracefs_trace_off(r->inst);
+	page_size = set_subbuf_size(r);
 	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0) {
 		snprintf(err, errlen, "cannot set the trace clock to mono");
 		ret = -EIO;
@@ -414,14 +463,12 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 	ret = setup_events(r, err, errlen);
 	if (ret < 0)
 		goto fail;
-	ret = open_cpus(r, err, errlen);
+	ret = open_cpus(r, page_size, err, errlen);
 	if (ret < 0)
 		goto fail;
-	r->held_cap = 65536;
-	r->held = malloc(r->held_cap * sizeof(*r->held));
 	r->pid_cap = 1024;
 	r->pids = calloc(r->pid_cap, sizeof(*r->pids));
-	if (!r->held || !r->pids) {
+	if (!r->pids) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -502,8 +549,29 @@ static int note_pid(cap_rec *r, int32_t pid, const char *comm, cap_name_fn name,
 	return name(ctx, (uint64_t)pid, comm);
 }
 
-/* Decodes one raw event into the held buffer (or ignores it). */
-static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
+/* Room for one more event at the tail of cr's queue. */
+static struct held_event *queue_push(struct cpu_reader *cr)
+{
+	if (cr->qhead + cr->qn == cr->qcap) {
+		if (cr->qhead >= cr->qcap / 2) {
+			memmove(cr->q, cr->q + cr->qhead, cr->qn * sizeof(*cr->q));
+			cr->qhead = 0;
+		} else {
+			size_t ncap = cr->qcap * 2;
+			struct held_event *nq = realloc(cr->q, ncap * sizeof(*nq));
+
+			if (!nq)
+				return NULL;
+			cr->q = nq;
+			cr->qcap = ncap;
+		}
+	}
+	return &cr->q[cr->qhead + cr->qn];
+}
+
+/* Decodes one raw event into cr's queue (or ignores it). */
+static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
+			uint32_t len, uint64_t ts)
 {
 	uint16_t type;
 	int k = -1;
@@ -514,7 +582,10 @@ static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
 	uint32_t nr;
 	char rwbs[16];
 	unsigned d;
+	size_t n;
 
+	if (len < 8)
+		return 0;
 	memcpy(&type, data, 2);
 	for (int i = 0; i < EV_COUNT; i++)
 		if (r->ev[i].used && r->ev[i].id == type)
@@ -522,6 +593,8 @@ static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
 	if (k < 0)
 		return 0;
 	l = &r->ev[k];
+	if ((uint32_t)l->min_len > len)
+		return 0;
 	r->st.events++;
 	memcpy(&dev, data + l->off_dev, 4);
 	memcpy(&sector, data + l->off_sector, 8);
@@ -542,16 +615,9 @@ static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
 		r->st.ignored++;
 		return 0;
 	}
-	if (r->nheld == r->held_cap) {
-		size_t ncap = r->held_cap * 2;
-		struct held_event *nh = realloc(r->held, ncap * sizeof(*nh));
-
-		if (!nh)
-			return -ENOMEM;
-		r->held = nh;
-		r->held_cap = ncap;
-	}
-	he = &r->held[r->nheld];
+	he = queue_push(cr);
+	if (!he)
+		return -ENOMEM;
 	memset(he, 0, sizeof(*he));
 	he->ev.ts_ns = ts;
 	he->ev.dev = d;
@@ -563,10 +629,10 @@ static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
 	he->ev.complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
 	memcpy(&he->ev.pid, data + 4, 4);
 	memset(rwbs, 0, sizeof(rwbs));
-	memcpy(rwbs, data + l->off_rwbs,
-	       (size_t)(l->len_rwbs < 15 ? l->len_rwbs : 15));
-	if (cap_rwbs_parse(rwbs, strnlen(rwbs, sizeof(rwbs)), &he->ev.op,
-			   &he->ev.flags) < 0) {
+	n = (size_t)(l->len_rwbs < 15 ? l->len_rwbs : 15);
+	memcpy(rwbs, data + l->off_rwbs, n);
+	/* The parser stops at the string's end: no strnlen. */
+	if (cap_rwbs_parse(rwbs, n, &he->ev.op, &he->ev.flags) < 0) {
 		r->st.ignored++;
 		return 0;
 	}
@@ -588,50 +654,76 @@ static int decode_event(cap_rec *r, const uint8_t *data, uint64_t ts)
 	}
 	if (l->off_comm >= 0)
 		memcpy(he->comm, data + l->off_comm, 15);
+	cr->qn++;
 	r->nheld++;
 	return 0;
 }
 
+/* Reads cr's sub-buffers until the kernel has no more (or a round's
+ * share is done) and queues their events. */
 static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
 {
-	for (int pages = 0; pages < PAGES_PER_ROUND; pages++) {
-		uint64_t before = now_mono();
-		unsigned long long ts;
-		void *data;
-		int n, missed;
+	/* Every event stamped before this is read when a read finds the
+	 * buffer empty (but for those committed late: ORDER_SLACK_NS). */
+	uint64_t before = now_mono();
 
-		n = tracefs_cpu_read(cr->tcpu, cr->page, true);
+	for (size_t bytes = 0; bytes < BYTES_PER_ROUND;) {
+		struct rb_page_iter it;
+		const uint8_t *data;
+		uint64_t ts;
+		int64_t missed;
+		uint32_t len;
+		ssize_t n;
+
+		n = read(cr->fd, cr->page, cr->page_size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
 		if (n <= 0) {
 			cr->drained_ns = before;
 			return 0;
 		}
-		if (kbuffer_load_subbuffer(cr->kbuf, cr->page) < 0)
+		bytes += (size_t)n;
+		if (rb_page_open(&it, cr->page, (size_t)n, &missed) < 0)
 			return -EIO;
-		missed = kbuffer_missed_events(cr->kbuf);
 		if (missed > 0)
 			r->st.missed += (uint64_t)missed;
 		else if (missed < 0)
 			r->st.missed++; /* an unknown number: at least one */
-		for (data = kbuffer_read_event(cr->kbuf, &ts); data;
-		     data = kbuffer_next_event(cr->kbuf, &ts)) {
-			int ret = decode_event(r, data, ts);
+		while ((data = rb_page_next(&it, &len, &ts))) {
+			int ret = decode_event(r, cr, data, len, ts);
 
 			if (ret < 0)
 				return ret;
 			(*events)++;
 		}
 	}
+	r->behind = 1;
 	return 0;
 }
 
-static int cmp_held(const void *a, const void *b)
+/* Same time: an issue before a completion. */
+static int held_before(const struct held_event *x, const struct held_event *y)
 {
-	const struct held_event *x = a, *y = b;
-
 	if (x->ev.ts_ns != y->ev.ts_ns)
-		return x->ev.ts_ns < y->ev.ts_ns ? -1 : 1;
-	/* Same tick: an issue before a completion. */
-	return (int)x->ev.complete - (int)y->ev.complete;
+		return x->ev.ts_ns < y->ev.ts_ns;
+	return x->ev.complete < y->ev.complete;
+}
+
+/* The CPU whose next event comes first, or NULL when none is held. */
+static struct cpu_reader *first_cpu(cap_rec *r)
+{
+	struct cpu_reader *best = NULL;
+
+	for (int c = 0; c < r->ncpu; c++) {
+		struct cpu_reader *cr = &r->cpu[c];
+
+		if (cr->qn && (!best || held_before(&cr->q[cr->qhead],
+						     &best->q[best->qhead])))
+			best = cr;
+	}
+	return best;
 }
 
 struct emit_ctx {
@@ -648,20 +740,24 @@ static int count_emit(void *c, const struct ist_record *rec)
 	return e->emit(e->ctx, rec);
 }
 
-/* Feeds held events up to watermark into the matcher, in time order. */
+/* Feeds held events up to watermark into the matcher, in time order:
+ * merges the CPUs' queues. */
 static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
 			cap_name_fn name, void *ctx)
 {
 	struct emit_ctx ec = { r, emit, ctx };
-	size_t i;
+	struct cpu_reader *cr;
 	int ret;
 
-	qsort(r->held, r->nheld, sizeof(*r->held), cmp_held);
-	for (i = 0; i < r->nheld; i++) {
-		struct held_event *he = &r->held[i];
+	while ((cr = first_cpu(r))) {
+		struct held_event *he = &cr->q[cr->qhead];
 
-		if (he->ev.ts_ns > watermark && r->nheld - i < HELD_MAX)
+		if (he->ev.ts_ns > watermark && r->nheld < HELD_MAX)
 			break;
+		cr->qhead++;
+		if (!--cr->qn)
+			cr->qhead = 0;
+		r->nheld--;
 		if (!he->ev.complete) {
 			if (r->stopping && he->ev.ts_ns > r->stop_ns) {
 				r->st.late_issues++;
@@ -675,8 +771,14 @@ static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
 		if (ret < 0)
 			return ret;
 	}
-	memmove(r->held, r->held + i, (r->nheld - i) * sizeof(*r->held));
-	r->nheld -= i;
+	/* What is left (past the watermark: a few ms) moves to the front,
+	 * so that the queues are reused from their start. */
+	for (int c = 0; c < r->ncpu; c++) {
+		cr = &r->cpu[c];
+		if (cr->qhead && cr->qn)
+			memmove(cr->q, cr->q + cr->qhead, cr->qn * sizeof(*cr->q));
+		cr->qhead = 0;
+	}
 	return cap_match_advance(r->match, watermark, count_emit, &ec);
 }
 
@@ -687,10 +789,11 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 
 	if (!r->started)
 		return -EINVAL;
+	r->behind = 0;
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
 
-		if (!cr->tcpu)
+		if (cr->fd < 0)
 			continue;
 		ret = read_cpu(r, cr, &events);
 		if (ret < 0)
@@ -763,6 +866,11 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 	return 0;
 }
 
+int cap_rec_behind(const cap_rec *r)
+{
+	return r->behind;
+}
+
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 {
 	*st = r->st;
@@ -776,11 +884,10 @@ void cap_rec_close(cap_rec *r)
 		return;
 	if (r->cpu) {
 		for (int c = 0; c < r->ncpu; c++) {
-			if (r->cpu[c].tcpu)
-				tracefs_cpu_close(r->cpu[c].tcpu);
-			if (r->cpu[c].kbuf)
-				kbuffer_free(r->cpu[c].kbuf);
+			if (r->cpu[c].fd >= 0)
+				close(r->cpu[c].fd);
 			free(r->cpu[c].page);
+			free(r->cpu[c].q);
 		}
 		free(r->cpu);
 	}
@@ -792,7 +899,6 @@ void cap_rec_close(cap_rec *r)
 	if (r->tep)
 		tep_free(r->tep);
 	cap_match_free(r->match);
-	free(r->held);
 	free(r->pids);
 	free(r->dev);
 	free(r);
@@ -825,6 +931,7 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn e, cap_name_fn n, void *c)
 	(void)r; (void)e; (void)n; (void)c;
 	return IST_EUNSUPPORTED;
 }
+int cap_rec_behind(const cap_rec *r) { (void)r; return 0; }
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 {
 	(void)r;

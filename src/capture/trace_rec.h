@@ -65,6 +65,9 @@ int cap_rec_start(cap_rec *r);
 /* Reads what the per-CPU buffers hold and emits completed records in issue
  * order.  Returns the number of events read (0: nothing new) or < 0. */
 int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
+/* 1 when the last poll stopped with data left in a buffer (a round reads
+ * at most a few MB per CPU): poll again without waiting. */
+int cap_rec_behind(const cap_rec *r);
 /* Stops: ignores new issues, waits up to drain_ns for in-flight
  * completions, turns tracing off, emits everything left. */
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);

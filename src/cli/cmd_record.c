@@ -20,6 +20,7 @@
 #define EXIT_LOSSY 3 /* recorded, but events were lost */
 #define BATCH 4096
 #define FLUSH_NS 1000000000ull
+#define POLL_NS 50000000 /* between reads of the trace buffers */
 
 static volatile sig_atomic_t stop_flag;
 static volatile int pcap_stop;
@@ -345,11 +346,13 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		ret = sink_tick(s, 0);
 		if (ret < 0)
 			break;
-		{
+		if (!cap_rec_behind(r)) {
 			/* The ring buffers absorb seconds of events: waking
 			 * up rarely keeps the recorder off the CPUs it
-			 * measures (20 ms while busy, 50 ms when idle). */
-			struct timespec ts = { 0, n ? 20000000 : 50000000 };
+			 * measures; each wake-up reads every buffer empty
+			 * (in rounds of a few MB), so the interval bounds
+			 * the latency, not the rate it keeps up with. */
+			struct timespec ts = { 0, POLL_NS };
 
 			nanosleep(&ts, NULL);
 		}
