@@ -10,9 +10,119 @@
 
 #include "cutest.h"
 #include "capture/pcap_import.h"
+#include "capture/rb_page.h"
 #include "capture/rec_match.h"
 #include "capture/tcp_reasm.h"
 #include "capture/trace_rec.h"
+
+/* ------------------------------------------------- ring-buffer pages */
+
+static size_t rb_put(uint8_t *p, unsigned type_len, uint32_t delta,
+		     const uint32_t *words, size_t nwords)
+{
+	uint32_t h = type_len | delta << 5;
+
+	memcpy(p, &h, 4);
+	if (nwords)
+		memcpy(p + 4, words, 4 * nwords);
+	return 4 + 4 * nwords;
+}
+
+/* A sub-buffer of 256 bytes: header, then n bytes of events. */
+static void rb_header(uint8_t *page, uint64_t ts, unsigned long commit)
+{
+	memcpy(page, &ts, 8);
+	memcpy(page + 8, &commit, sizeof(commit));
+}
+
+static void test_rb_page_events(void)
+{
+	uint8_t page[512];
+	const size_t hdr = 8 + sizeof(long);
+	uint8_t *p = page + hdr;
+	uint32_t w[40];
+	struct rb_page_iter it;
+	const uint8_t *d;
+	uint64_t ts;
+	int64_t missed;
+	uint32_t len;
+	size_t n = 0;
+
+	memset(page, 0xee, sizeof(page));
+	w[0] = 0x11111111; w[1] = 0x22222222;
+	n += rb_put(p + n, 2, 5, w, 2);             /* data, 8 bytes, +5   */
+	w[0] = 1;
+	n += rb_put(p + n, 30, 3, w, 1);            /* extend by 2^27 + 3  */
+	w[0] = 8; w[1] = 0;
+	n += rb_put(p + n, 29, 1, w, 2);            /* discarded, 12 bytes */
+	w[0] = 4 + 120;
+	memset(w + 1, 0x33, 120);
+	n += rb_put(p + n, 0, 7, w, 31);            /* long: 120 bytes, +7 */
+	w[0] = 0;
+	n += rb_put(p + n, 31, 5000, w, 1);         /* absolute 5000       */
+	w[0] = 0x44444444;
+	n += rb_put(p + n, 1, 0, w, 1);             /* data, 4 bytes, +0   */
+	w[0] = 0;
+	n += rb_put(p + n, 29, 0, w, 1);            /* the rest is empty   */
+	n += rb_put(p + n, 1, 0, w, 1);             /* not reached         */
+	rb_header(page, 1000, n);
+	CU_ASSERT_EQUAL_FATAL(rb_page_open(&it, page, hdr + n, &missed), 0);
+	CU_ASSERT_EQUAL(missed, 0);
+	d = rb_page_next(&it, &len, &ts);
+	CU_ASSERT_PTR_EQUAL_FATAL(d, p + 4);
+	CU_ASSERT_EQUAL(len, 8);
+	CU_ASSERT_EQUAL(ts, 1005);
+	d = rb_page_next(&it, &len, &ts);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(len, 120);
+	CU_ASSERT_EQUAL(d[0], 0x33);
+	CU_ASSERT_EQUAL(d[119], 0x33);
+	CU_ASSERT_EQUAL(ts, 1005 + (1ull << 27) + 3 + 7);
+	d = rb_page_next(&it, &len, &ts);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(len, 4);
+	CU_ASSERT_EQUAL(d[0], 0x44);
+	CU_ASSERT_EQUAL(ts, 5000);
+	CU_ASSERT_PTR_NULL(rb_page_next(&it, &len, &ts));
+	CU_ASSERT_PTR_NULL(rb_page_next(&it, &len, &ts));
+}
+
+static void test_rb_page_missed_and_bad(void)
+{
+	uint8_t page[256];
+	const size_t hdr = 8 + sizeof(long);
+	unsigned long lost = 42;
+	struct rb_page_iter it;
+	uint64_t ts;
+	int64_t missed;
+	uint32_t w[2] = { 7, 0 }, len;
+	size_t n;
+
+	memset(page, 0, sizeof(page));
+	n = rb_put(page + hdr, 1, 2, w, 1);
+	memcpy(page + hdr + n, &lost, sizeof(lost));
+	rb_header(page, 10, n | 1ul << 31 | 1ul << 30);
+	CU_ASSERT_EQUAL(rb_page_open(&it, page, sizeof(page), &missed), 0);
+	CU_ASSERT_EQUAL(missed, 42);
+	CU_ASSERT_PTR_NOT_NULL(rb_page_next(&it, &len, &ts));
+	CU_ASSERT_EQUAL(ts, 12);
+	CU_ASSERT_PTR_NULL(rb_page_next(&it, &len, &ts)); /* the count is not an event */
+	rb_header(page, 10, n | 1ul << 31);
+	CU_ASSERT_EQUAL(rb_page_open(&it, page, sizeof(page), &missed), 0);
+	CU_ASSERT_EQUAL(missed, -1);
+	/* A long event longer than the data is not followed. */
+	w[0] = 200;
+	n = rb_put(page + hdr, 0, 0, w, 2);
+	rb_header(page, 0, n);
+	CU_ASSERT_EQUAL(rb_page_open(&it, page, sizeof(page), &missed), 0);
+	CU_ASSERT_PTR_NULL(rb_page_next(&it, &len, &ts));
+	/* A commit larger than what was read is cut to it. */
+	n = rb_put(page + hdr, 28, 0, w, 0);
+	rb_header(page, 0, 4000);
+	CU_ASSERT_EQUAL(rb_page_open(&it, page, hdr + 20, &missed), 0);
+	CU_ASSERT_PTR_NULL(rb_page_next(&it, &len, &ts));
+	CU_ASSERT_EQUAL(rb_page_open(&it, page, 4, &missed), -EINVAL);
+}
 
 /* ---------------------------------------------------------------- rwbs */
 
@@ -697,6 +807,8 @@ static void test_dev_probe_errors(void)
 int main(void)
 {
 	static const struct cutest tests[] = {
+		{ "ring-buffer page: event types", test_rb_page_events },
+		{ "ring-buffer page: missed, malformed", test_rb_page_missed_and_bad },
 		{ "rwbs flags", test_rwbs },
 		{ "matcher keeps issue order", test_match_order },
 		{ "matcher: same sector FIFO", test_match_same_sector_fifo },
