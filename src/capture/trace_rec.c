@@ -131,9 +131,10 @@ struct ev_layout {
 	int min_len; /* an event shorter than this is malformed */
 };
 
+/* Small: a poll holds tens of thousands (the process name is passed on
+ * when the event is decoded, the first time its pid is seen). */
 struct held_event {
 	struct cap_event ev;
-	char comm[16];
 };
 
 /* One CPU's trace_pipe_raw and the events read from it, in time order
@@ -163,6 +164,8 @@ struct cap_rec {
 	uint64_t t0_ns, stop_ns;
 	int started, stopping;
 	int behind; /* the last poll left data in a buffer */
+	cap_name_fn name; /* during a poll */
+	void *name_ctx;
 	uint64_t drain_ns;
 	size_t max_pending;
 	struct cap_rec_stats st;
@@ -509,12 +512,14 @@ int cap_rec_start(cap_rec *r)
 	return 0;
 }
 
-static int note_pid(cap_rec *r, int32_t pid, const char *comm, cap_name_fn name,
-		    void *ctx)
+/* Names pid's stream the first time it is seen; comm is the event's
+ * 16-byte comm field or NULL. */
+static int note_pid(cap_rec *r, int32_t pid, const uint8_t *comm)
 {
+	char name[16] = "";
 	size_t mask, i;
 
-	if (pid <= 0 || !name)
+	if (pid <= 0 || !r->name)
 		return 0;
 	if (2 * (r->npids + 1) > r->pid_cap) {
 		uint32_t *np;
@@ -546,7 +551,9 @@ static int note_pid(cap_rec *r, int32_t pid, const char *comm, cap_name_fn name,
 			return 0;
 	r->pids[i] = (uint32_t)pid;
 	r->npids++;
-	return name(ctx, (uint64_t)pid, comm);
+	if (comm)
+		memcpy(name, comm, sizeof(name) - 1);
+	return r->name(r->name_ctx, (uint64_t)pid, name);
 }
 
 /* Room for one more event at the tail of cr's queue. */
@@ -652,8 +659,13 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 		he->ev.op = IST_OP_FLUSH;
 		he->ev.flags &= (uint16_t)~IST_F_PREFLUSH;
 	}
-	if (l->off_comm >= 0)
-		memcpy(he->comm, data + l->off_comm, 15);
+	if (!he->ev.complete && !(r->stopping && ts > r->stop_ns)) {
+		int ret = note_pid(r, he->ev.pid, l->off_comm >= 0 ?
+					   data + l->off_comm : NULL);
+
+		if (ret < 0)
+			return ret;
+	}
 	cr->qn++;
 	r->nheld++;
 	return 0;
@@ -743,7 +755,7 @@ static int count_emit(void *c, const struct ist_record *rec)
 /* Feeds held events up to watermark into the matcher, in time order:
  * merges the CPUs' queues. */
 static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
-			cap_name_fn name, void *ctx)
+			void *ctx)
 {
 	struct emit_ctx ec = { r, emit, ctx };
 	struct cpu_reader *cr;
@@ -758,14 +770,10 @@ static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
 		if (!--cr->qn)
 			cr->qhead = 0;
 		r->nheld--;
-		if (!he->ev.complete) {
-			if (r->stopping && he->ev.ts_ns > r->stop_ns) {
-				r->st.late_issues++;
-				continue;
-			}
-			ret = note_pid(r, he->ev.pid, he->comm, name, ctx);
-			if (ret < 0)
-				return ret;
+		if (!he->ev.complete && r->stopping &&
+		    he->ev.ts_ns > r->stop_ns) {
+			r->st.late_issues++;
+			continue;
 		}
 		ret = cap_match_event(r->match, &he->ev, count_emit, &ec);
 		if (ret < 0)
@@ -790,6 +798,8 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 	if (!r->started)
 		return -EINVAL;
 	r->behind = 0;
+	r->name = name;
+	r->name_ctx = ctx;
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
 
@@ -802,7 +812,7 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 			wm = cr->drained_ns;
 	}
 	wm = wm > ORDER_SLACK_NS ? wm - ORDER_SLACK_NS : 0;
-	ret = process_held(r, wm, emit, name, ctx);
+	ret = process_held(r, wm, emit, ctx);
 	return ret < 0 ? ret : events;
 }
 
@@ -855,7 +865,7 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 		if (ret < 0)
 			return ret;
 	} while (ret > 0);
-	ret = process_held(r, UINT64_MAX, emit, name, ctx);
+	ret = process_held(r, UINT64_MAX, emit, ctx);
 	if (ret < 0)
 		return ret;
 	ret = cap_match_drain(r->match, count_emit, &ec);
