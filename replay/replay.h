@@ -168,6 +168,9 @@ struct rpl_opts {
 				       flushes the commit device (a WAL lock) */
 	int txn_latency_cycle;      /* a transaction's latency runs from its
 				       stream's previous transaction's end */
+	const char *think_sched;    /* closed: a run-queue sidecar (record
+				       --sched): its waits are taken out of
+				       the think times */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;

@@ -31,6 +31,15 @@ struct sched_ev {
 	uint64_t ts;
 	int32_t pid, next;    /* switch: prev and next; wakeup: pid, -1 */
 	int runnable;         /* switch: prev stays runnable (preempted) */
+	int cpu;
+};
+
+/* A CPU's latest switches: who ran when (foreign: not a stream, not idle) */
+#define HIST 1024
+struct sched_hist {
+	uint64_t ts[HIST];
+	unsigned char foreign[HIST];
+	unsigned head, n;
 };
 
 struct sched_cpu {
@@ -38,6 +47,7 @@ struct sched_cpu {
 	struct kbuffer *kbuf;
 	void *page;
 	uint64_t drained_ns;
+	struct sched_hist h;
 };
 
 struct sched_pid {
@@ -225,7 +235,8 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		goto fail;
 	}
 	fputs("# iostorm-sched 1 runq\n"
-	      "# stream start_ns end_ns: runnable, not running (ns since the trace's start)\n",
+	      "# stream start_ns end_ns: runnable, while its CPU ran a thread that is\n"
+	      "# not a stream (ns since the trace's start; by the end of the wait)\n",
 	      s->out);
 	*sp = s;
 	return 0;
@@ -316,12 +327,12 @@ static int decode(sched_rec *s, const uint8_t *data, uint64_t ts)
 		ev.runnable = (state & 0xff) == 0;
 	} else if (type == s->id_wakeup) {
 		memcpy(&ev.pid, data + s->off_pid, 4);
+		if (!tracked(s, ev.pid))
+			return 0;
 	} else {
 		return 0;
 	}
-	s->st.events++;
-	if (!tracked(s, ev.pid) && (ev.next < 0 || !tracked(s, ev.next)))
-		return 0;
+	s->st.events++; /* switches are all kept: who runs on each CPU */
 	if (s->nheld == s->held_cap) {
 		struct sched_ev *n = realloc(s->held, 2 * s->held_cap * sizeof(*n));
 
@@ -334,7 +345,7 @@ static int decode(sched_rec *s, const uint8_t *data, uint64_t ts)
 	return 0;
 }
 
-static int read_cpu(sched_rec *s, struct sched_cpu *sc, int *events)
+static int read_cpu(sched_rec *s, struct sched_cpu *sc, int cpu, int *events)
 {
 	for (int pages = 0; pages < PAGES_PER_ROUND; pages++) {
 		uint64_t before = mono();
@@ -350,10 +361,13 @@ static int read_cpu(sched_rec *s, struct sched_cpu *sc, int *events)
 			return -EIO;
 		for (data = kbuffer_read_event(sc->kbuf, &ts); data;
 		     data = kbuffer_next_event(sc->kbuf, &ts)) {
+			size_t before_n = s->nheld;
 			int ret = decode(s, data, ts);
 
 			if (ret < 0)
 				return ret;
+			if (s->nheld > before_n)
+				s->held[before_n].cpu = cpu;
 			(*events)++;
 		}
 	}
@@ -378,7 +392,45 @@ static int emit(sched_rec *s, uint32_t pid, uint64_t a, uint64_t b)
 		       (unsigned long long)b) < 0 ? -EIO : 0;
 }
 
-/* Runnable from a wake-up or a preemption to the next switch to it. */
+static void hist_push(struct sched_hist *h, uint64_t ts, int foreign)
+{
+	h->ts[h->head] = ts;
+	h->foreign[h->head] = (unsigned char)foreign;
+	h->head = (h->head + 1) % HIST;
+	if (h->n < HIST)
+		h->n++;
+}
+
+/*
+ * A wait [a, b) of pid that ended with a switch to it on cpu: the parts
+ * in which that CPU ran a thread that is not a stream (the history's
+ * entries before b, the latest first; its oldest covers the rest).
+ */
+static int emit_foreign(sched_rec *s, const struct sched_hist *h, uint32_t pid,
+			uint64_t a, uint64_t b)
+{
+	uint64_t end = b;
+	unsigned k = 1;
+
+	for (; k <= h->n && end > a; k++) {
+		unsigned i = (h->head + HIST - k) % HIST;
+		uint64_t from = h->ts[i] > a ? h->ts[i] : a;
+
+		if (h->ts[i] >= b)
+			continue;
+		if (h->foreign[i]) {
+			int ret = emit(s, pid, from, end);
+
+			if (ret < 0)
+				return ret;
+		}
+		end = from;
+	}
+	return 0;
+}
+
+/* Runnable from a wake-up or a preemption to the next switch to it; the
+ * parts of it behind threads that are not streams are written. */
 static int process(sched_rec *s, uint64_t watermark)
 {
 	size_t i;
@@ -401,12 +453,14 @@ static int process(sched_rec *s, uint64_t watermark)
 			p->since = ev->runnable ? ev->ts : 0;
 		p = tracked(s, ev->next);
 		if (p && p->since) {
-			int ret = emit(s, p->pid, p->since, ev->ts);
+			int ret = emit_foreign(s, &s->cpu[ev->cpu].h, p->pid,
+					       p->since, ev->ts);
 
 			p->since = 0;
 			if (ret < 0)
 				return ret;
 		}
+		hist_push(&s->cpu[ev->cpu].h, ev->ts, ev->next > 0 && !p);
 	}
 	memmove(s->held, s->held + i, (s->nheld - i) * sizeof(*s->held));
 	s->nheld -= i;
@@ -425,7 +479,7 @@ int sched_rec_poll(sched_rec *s)
 
 		if (!sc->tcpu)
 			continue;
-		ret = read_cpu(s, sc, &events);
+		ret = read_cpu(s, sc, c, &events);
 		if (ret < 0)
 			return ret;
 		if (sc->drained_ns < wm)
