@@ -287,7 +287,8 @@ struct rpl_result {
 	/* transactions (closed loop / TPS-eq); txns 0 when none defined */
 	uint64_t txns;
 	double tps_streams;       /* sum over streams of (txns - 1) / (last
-				     txn end - first txn end)               */
+				     txn end - first txn end), streams with
+				     at least 1% of the txns                 */
 	struct rpl_pcts txn_lat;
 	struct rpl_pcts rec_txn_lat; /* recorded (from t/lat_ns)              */
 	/* intervals, in time order */
