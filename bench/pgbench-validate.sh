@@ -13,7 +13,9 @@
 #   REPLAY_OPTS (extra options of the two commands), GROUP (auto: annotate
 #   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
-#   captures and logs), PGBIN (/usr/lib/postgresql/15/bin).
+#   captures and logs), PGBIN (/usr/lib/postgresql/15/bin), SCHED (1: record
+#   --sched and replay --think-sched, the run-queue waits behind other
+#   threads taken out of the think times; 0: not).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -25,6 +27,7 @@ ANNOTATE_OPTS=${ANNOTATE_OPTS---flush-owner}
 REPLAY_OPTS=${REPLAY_OPTS---serial-commits --txn-latency cycle}
 PIN=${PIN:-}
 GROUP=${GROUP:-auto}
+SCHED=${SCHED:-1}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
 SIZE=2G
@@ -104,7 +107,8 @@ bench() {
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
-		"$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss &
+		if [ "$SCHED" = 1 ]; then sched="--sched $3.cap.sched"; else sched=""; fi
+		"$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
 		rec=$!
 		sleep 1
 	fi
@@ -128,8 +132,10 @@ bench() {
 predict() {
 	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
+	ts=""
+	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched"
 	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
-		--timing closed --quiet --json "$2.json" $REPLAY_OPTS
+		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
@@ -140,7 +146,7 @@ PY
 setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99

@@ -212,6 +212,15 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		return fail(r, -EINVAL, "--iopoll needs O_DIRECT (not --buffered)");
 	if (r->o.backend == RPL_BACKEND_URING && !r->o.ntargets)
 		return fail(r, -EINVAL, "no --target given");
+	if (r->o.think_sched && r->o.timing != RPL_TIMING_CLOSED)
+		return fail(r, -EINVAL, "--think-sched needs --timing closed");
+	if (r->o.think_sched) {
+		char why[256];
+
+		ret = rpl_sched_check(r->o.think_sched, why, sizeof(why));
+		if (ret < 0)
+			return fail(r, ret, "%s", why);
+	}
 
 	ret = src->ops->totals ? src->ops->totals(src, &r->totals) : -ENOENT;
 	if (ret == 0)

@@ -168,6 +168,9 @@ struct rpl_opts {
 				       flushes the commit device (a WAL lock) */
 	int txn_latency_cycle;      /* a transaction's latency runs from its
 				       stream's previous transaction's end */
+	const char *think_sched;    /* closed: a run-queue sidecar (record
+				       --sched): its waits are taken out of
+				       the think times */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;
@@ -284,7 +287,8 @@ struct rpl_result {
 	/* transactions (closed loop / TPS-eq); txns 0 when none defined */
 	uint64_t txns;
 	double tps_streams;       /* sum over streams of (txns - 1) / (last
-				     txn end - first txn end)               */
+				     txn end - first txn end), streams with
+				     at least 1% of the txns                 */
 	struct rpl_pcts txn_lat;
 	struct rpl_pcts rec_txn_lat; /* recorded (from t/lat_ns)              */
 	/* intervals, in time order */

@@ -7,6 +7,8 @@ libiostorm_core_la_SOURCES += \
 	src/capture/rb_page.h \
 	src/capture/trace_rec.c \
 	src/capture/trace_rec.h \
+	src/capture/sched_rec.c \
+	src/capture/sched_rec.h \
 	src/capture/framer.c \
 	src/capture/framer.h \
 	src/capture/tcp_reasm.c \

@@ -881,6 +881,11 @@ int cap_rec_behind(const cap_rec *r)
 	return r->behind;
 }
 
+uint64_t cap_rec_t0(const cap_rec *r)
+{
+	return r->t0_ns;
+}
+
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 {
 	*st = r->st;
@@ -947,6 +952,7 @@ void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 	(void)r;
 	memset(st, 0, sizeof(*st));
 }
+uint64_t cap_rec_t0(const cap_rec *r) { (void)r; return 0; }
 void cap_rec_close(cap_rec *r) { (void)r; }
 
 #endif

@@ -72,6 +72,8 @@ int cap_rec_behind(const cap_rec *r);
  * completions, turns tracing off, emits everything left. */
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st);
+/* The trace's start (CLOCK_MONOTONIC ns): t_ns 0 of the records. */
+uint64_t cap_rec_t0(const cap_rec *r);
 /* Removes the instance and frees r. */
 void cap_rec_close(cap_rec *r);
 

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "capture/pcap_import.h"
 #include "capture/trace_rec.h"
+#include "capture/sched_rec.h"
 
 #define EXIT_LOSSY 3 /* recorded, but events were lost */
 #define BATCH 4096
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 		"  -n, --max-ios N        stop after N I/Os\n"
 		"      --allow-loss       exit 0 even when events were lost\n"
 		"      --buffer-size SIZE trace ring buffer per CPU (default 16M)\n"
+		"      --sched FILE       also write the streams' run-queue waits (from\n"
+		"                         the scheduler's tracepoints) to FILE\n"
 		"      --pcap IFACE       capture iSCSI/NBD on a network interface\n"
 		"      --from-pcap FILE   decode a pcap/pcapng file\n"
 		"      --filter BPF       libpcap filter for --pcap/--from-pcap\n"
@@ -79,6 +82,8 @@ struct sink {
 	uint64_t max_ios;
 	uint64_t last_flush_ns;
 	int err;
+	const char *sched_path; /* --sched */
+	sched_rec *sr;
 };
 
 static uint64_t mono_ns(void)
@@ -214,6 +219,8 @@ static int name_stream(void *ctx, uint64_t stream, const char *comm)
 	char key[48];
 
 	snprintf(key, sizeof(key), "stream.%llu", (unsigned long long)stream);
+	if (s->sr && sched_rec_add_pid(s->sr, stream) < 0)
+		return -ENOMEM;
 	return ist_header_set(s->h, key, comm);
 }
 
@@ -301,6 +308,44 @@ static const char *err_reason(int err)
 	return err > -IST_E_BASE ? strerror(-err) : ist_strerror(err);
 }
 
+/* --sched: the scheduler's recorder beside the block one. */
+static int sched_begin(struct sink *s, size_t buffer_kb)
+{
+	char err[512];
+	int ret;
+
+	if (!s->sched_path)
+		return 0;
+	ret = sched_rec_open(&s->sr, s->sched_path, buffer_kb, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		return ret;
+	}
+	ist_header_set(s->h, "record.sched", s->sched_path);
+	return 0;
+}
+
+/* Stops the scheduler's recorder (ret: the block recorder's outcome). */
+static int sched_end(struct sink *s, int ret, int quiet)
+{
+	struct sched_rec_stats st;
+	int r2;
+
+	if (!s->sr)
+		return ret;
+	r2 = ret >= 0 ? sched_rec_finish(s->sr) : 0;
+	sched_rec_get_stats(s->sr, &st);
+	sched_rec_close(s->sr);
+	s->sr = NULL;
+	if (r2 < 0)
+		cli_err("%s: %s", s->sched_path, err_reason(r2));
+	else if (!quiet && ret >= 0)
+		fprintf(stderr, "iostorm: %s: %llu run-queue waits from %llu scheduler events, "
+			"%llu overrun\n", s->sched_path, (unsigned long long)st.intervals,
+			(unsigned long long)st.events, (unsigned long long)st.overruns);
+	return ret < 0 ? ret : r2;
+}
+
 static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			  uint64_t duration_ns, uint64_t buffer_bytes,
 			  int allow_loss, int quiet)
@@ -325,9 +370,16 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		return EXIT_FAIL;
 	}
 	ist_header_set(s->h, "command", "iostorm record");
+	if (sched_begin(s, o.buffer_kb) < 0) {
+		cap_rec_close(r);
+		return EXIT_FAIL;
+	}
 	ret = cap_rec_start(r);
+	if (ret >= 0 && s->sr)
+		ret = sched_rec_start(s->sr, cap_rec_t0(r));
 	if (ret < 0) {
 		cli_err("record: cannot start tracing: %s", err_reason(ret));
+		sched_end(s, ret, quiet);
 		cap_rec_close(r);
 		return EXIT_FAIL;
 	}
@@ -337,6 +389,11 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 	while (!stop_flag) {
 		int n = cap_rec_poll(r, sink_emit, name_stream, s);
 
+		if (n >= 0 && s->sr) {
+			int m = sched_rec_poll(s->sr);
+
+			n = m < 0 ? m : n + m;
+		}
 		if (n < 0) {
 			ret = n;
 			break;
@@ -359,6 +416,7 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 	}
 	if (ret >= 0)
 		ret = cap_rec_finish(r, sink_emit, name_stream, s);
+	ret = sched_end(s, ret, quiet);
 	cap_rec_get_stats(r, &st);
 	cap_rec_close(r);
 	if (ret < 0) {
@@ -462,7 +520,7 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 
 enum {
 	OPT_ALLOW_LOSS = 256, OPT_BUFFER, OPT_PCAP, OPT_FROM_PCAP, OPT_FILTER,
-	OPT_ISCSI_PORT, OPT_NBD_PORT,
+	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED,
 };
 
 int cmd_record(int argc, char **argv)
@@ -479,13 +537,14 @@ int cmd_record(int argc, char **argv)
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "iscsi-port", required_argument, NULL, OPT_ISCSI_PORT },
 		{ "nbd-port", required_argument, NULL, OPT_NBD_PORT },
+		{ "sched", required_argument, NULL, OPT_SCHED },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *devs[64];
 	unsigned ndev = 0;
-	const char *out = NULL, *iface = NULL, *file = NULL;
+	const char *out = NULL, *iface = NULL, *file = NULL, *sched = NULL;
 	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
 	struct cap_pcap_opts po;
 	int allow_loss = 0, quiet = 0, c, ret;
@@ -530,6 +589,11 @@ int cmd_record(int argc, char **argv)
 		case OPT_FILTER:
 			po.filter = optarg;
 			break;
+		case OPT_SCHED:
+			if (!*optarg)
+				return cli_usage_error("record", "--sched needs a file name");
+			sched = optarg;
+			break;
 		case OPT_ISCSI_PORT:
 		case OPT_NBD_PORT:
 			if (cli_parse_uint(optarg, 65535, &v) || !v)
@@ -563,11 +627,16 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "--duration is for live recording");
 	if (po.filter && ndev)
 		return cli_usage_error("record", "--filter is for --pcap/--from-pcap");
+	if (sched && !ndev)
+		return cli_usage_error("record", "--sched is for live block recording (-d)");
+	if (sched && !strcmp(sched, out))
+		return cli_usage_error("record", "--sched FILE must not be the output");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return EXIT_FAIL;
 	s->path = out;
 	s->max_ios = max_ios;
+	s->sched_path = sched;
 	ol = strlen(out);
 	s->is_csv = ol > 4 && !strcmp(out + ol - 4, ".csv");
 	s->h = ist_header_new();

@@ -52,6 +52,8 @@ static const char usage_text[] =
 	"      --txn-per N          a transaction is every N I/Os of a stream\n"
 	"      --serial-commits     closed: one stream at a time writes and flushes\n"
 	"                           the commit device (a database's log lock)\n"
+	"      --think-sched FILE   closed: take the streams' run-queue waits in FILE\n"
+	"                           (record --sched) out of their think times\n"
 	"      --txn-latency FROM   a transaction's latency from its first I/O\n"
 	"                           (first, default) or from the end of its stream's\n"
 	"                           previous transaction (cycle, as clients see it)\n"
@@ -89,6 +91,7 @@ enum {
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
 	O_SERIAL_COMMITS, O_TXN_LATENCY,
+	O_THINK_SCHED,
 };
 
 static const struct option longopts[] = {
@@ -112,6 +115,7 @@ static const struct option longopts[] = {
 	{ "think-scale", required_argument, NULL, O_THINK },
 	{ "txn-per", required_argument, NULL, O_TXN_PER },
 	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
+	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "txn-latency", required_argument, NULL, O_TXN_LATENCY },
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
@@ -422,6 +426,11 @@ int cmd_replay(int argc, char **argv)
 		case O_SERIAL_COMMITS:
 			o.serial_commits = 1;
 			break;
+		case O_THINK_SCHED:
+			if (!*optarg)
+				return cli_usage_error(CMD, "--think-sched needs a file");
+			o.think_sched = optarg;
+			break;
 		case O_TXN_LATENCY:
 			if (!strcmp(optarg, "first"))
 				o.txn_latency_cycle = 0;
@@ -535,6 +544,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--to must be after --from");
 	if (o.serial_commits && o.timing != RPL_TIMING_CLOSED)
 		return cli_usage_error(CMD, "--serial-commits needs --timing closed");
+	if (o.think_sched && o.timing != RPL_TIMING_CLOSED)
+		return cli_usage_error(CMD, "--think-sched needs --timing closed");
 	if (o.serial_commits && o.workers > 1)
 		return cli_usage_error(CMD, "--serial-commits needs one worker");
 	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)

@@ -534,6 +534,104 @@ static void test_closed_serial_commits(void)
 	rpl_run_free(r);
 }
 
+/* Writes text to a temporary file; its name in path (unlink after). */
+static void write_tmp(char *path, const char *text)
+{
+	int fd;
+
+	strcpy(path, "/tmp/test_replay_schedXXXXXX");
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+}
+
+/*
+ * --think-sched: run-queue waits taken out of think times.  Stream 1: A at
+ * 0 (lat 100 us), B at 1000 us (think 900, of which 300 waiting for a CPU),
+ * C at 3000 us (think 1900 after B's end at 1100; a wait from 1050 to 1200
+ * counts from 1100: 100).  Stream 2: D at 50 us, E at 600 us (think 450,
+ * all of it waiting: none is left).  Stream 7 has no I/O: ignored.
+ */
+static void test_closed_think_sched(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_READ, 0, 4096, 100 * us, 1, 0),
+		mkrec(50 * us, IST_OP_READ, 8192, 4096, 100 * us, 2, 0),
+		mkrec(600 * us, IST_OP_READ, 8192, 4096, 100 * us, 2, 0),
+		mkrec(1000 * us, IST_OP_READ, 4096, 4096, 100 * us, 1, 0),
+		mkrec(3000 * us, IST_OP_READ, 4096, 4096, 100 * us, 1, 0),
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	struct rpl_source *src;
+	struct rpl_opts o;
+	char path[64];
+	rpl_run *r;
+
+	write_tmp(path, "# iostorm-sched 1 runq\n"
+		  "# a comment\n"
+		  "2 150000 600000\n"
+		  "1 200000 500000\n"
+		  "\n"
+		  "1 1050000 1200000\n"
+		  "7 0 5000000\n");
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.think_sched = path;
+	run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->issue_ns, 0);
+	CU_ASSERT_EQUAL(find_seq(&evl, 1)->issue_ns, 50 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 60 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 10 * us + 600 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 620 * us + 1800 * us);
+	rpl_run_free(r);
+
+	/* without: the recorded think times */
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 60 * us + 450 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 10 * us + 900 * us);
+	rpl_run_free(r);
+	unlink(path);
+
+	/* refusals: another timing, no header, a bad line, no file */
+	rpl_opts_init(&o);
+	o.backend = RPL_BACKEND_NULL;
+	o.think_sched = "/nonexistent/x.sched";
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, n, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "--timing closed") != NULL);
+	rpl_run_free(r);
+	o.timing = RPL_TIMING_CLOSED;
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, n, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -ENOENT);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "/nonexistent/x.sched") != NULL);
+	rpl_run_free(r);
+	write_tmp(path, "1 2 3\n");
+	o.think_sched = path;
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, n, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == IST_EPARSE);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "line 1") != NULL);
+	rpl_run_free(r);
+	unlink(path);
+	write_tmp(path, "# iostorm-sched 1 runq\n1 200 300\n2 500 400\n");
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, n, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == IST_EPARSE);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "line 3") != NULL);
+	rpl_run_free(r);
+	unlink(path);
+	write_tmp(path, "# iostorm-sched 1 runq\n1 200 300 4\n");
+	CU_ASSERT_FATAL(rpl_source_array(&src, recs, n, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == IST_EPARSE);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "line 2") != NULL);
+	rpl_run_free(r);
+	unlink(path);
+}
+
 /* TPS-eq of a closed-loop replay of 4 x 4 transactions of 4 dependent
  * I/Os (recorded latency 100 us, then think) at a fixed device latency. */
 static double closed_tps(uint64_t think_ns, uint64_t dev_lat_ns)
@@ -719,6 +817,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
+	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
 	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },

@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/* sched_rec.c - run-queue waits of the recorded streams (record --sched). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iostorm.h"
+#include "capture/sched_rec.h"
+
+#ifdef HAVE_TRACEFS
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <tracefs/tracefs.h>
+
+#define SLACK_NS 2000000ull   /* events committed late on a CPU */
+#define MAX_PIDS 65536
+#define PAGES_PER_ROUND 512
+
+enum { SE_SWITCH, SE_WAKEUP };
+
+struct sched_ev {
+	uint64_t ts;
+	int32_t pid, next;    /* switch: prev and next; wakeup: pid, -1 */
+	int runnable;         /* switch: prev stays runnable (preempted) */
+	int cpu;
+};
+
+/* A CPU's latest switches: who ran when (foreign: not a stream, not idle) */
+#define HIST 1024
+struct sched_hist {
+	uint64_t ts[HIST];
+	unsigned char foreign[HIST];
+	unsigned head, n;
+};
+
+struct sched_cpu {
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kbuf;
+	void *page;
+	uint64_t drained_ns;
+	struct sched_hist h;
+};
+
+struct sched_pid {
+	uint32_t pid;         /* 0: free slot */
+	uint64_t since;       /* runnable since (0: not runnable) */
+};
+
+struct sched_rec {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	int id_switch, id_wakeup;
+	int off_prev_pid, off_prev_state, len_prev_state, off_next_pid, off_pid;
+	struct sched_cpu *cpu;
+	int ncpu;
+	struct sched_ev *held;
+	size_t nheld, held_cap;
+	struct sched_pid *pids;
+	size_t pid_cap, npids;
+	FILE *out;
+	uint64_t t0;
+	int started;
+	struct sched_rec_stats st;
+};
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int field(struct tep_event *e, const char *name, int *len)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+
+	if (!f)
+		return -1;
+	if (len)
+		*len = f->size;
+	return f->offset;
+}
+
+static struct tep_event *load_event(struct tep_handle *tep, const char *name)
+{
+	int size = 0;
+	char *fmt = tracefs_event_file_read(NULL, "sched", name, "format", &size);
+
+	if (fmt && size > 0)
+		tep_parse_event(tep, fmt, (size_t)size, "sched");
+	free(fmt);
+	return tep_find_event_by_name(tep, "sched", name);
+}
+
+static int layouts(sched_rec *s, char *err, size_t errlen)
+{
+	struct tep_event *sw, *wk;
+
+	s->tep = tep_alloc();
+	if (!s->tep)
+		return -ENOMEM;
+	sw = load_event(s->tep, "sched_switch");
+	wk = load_event(s->tep, "sched_wakeup");
+	if (!sw || !wk) {
+		snprintf(err, errlen, "tracefs has no sched/sched_switch or sched/sched_wakeup event");
+		return -ENOENT;
+	}
+	s->id_switch = sw->id;
+	s->id_wakeup = wk->id;
+	s->off_prev_pid = field(sw, "prev_pid", NULL);
+	s->off_prev_state = field(sw, "prev_state", &s->len_prev_state);
+	s->off_next_pid = field(sw, "next_pid", NULL);
+	s->off_pid = field(wk, "pid", NULL);
+	if (s->off_prev_pid < 0 || s->off_prev_state < 0 || s->off_next_pid < 0 ||
+	    s->off_pid < 0 || s->len_prev_state < 1 || s->len_prev_state > 8) {
+		snprintf(err, errlen, "sched/sched_switch or sched_wakeup has an unexpected format");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int open_cpus(sched_rec *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	s->ncpu = n > 0 ? (int)n : 1;
+	s->cpu = calloc((size_t)s->ncpu, sizeof(*s->cpu));
+	if (!s->cpu)
+		return -ENOMEM;
+	for (int c = 0; c < s->ncpu; c++) {
+		struct sched_cpu *sc = &s->cpu[c];
+		int size;
+
+		sc->tcpu = tracefs_cpu_open(s->inst, c, true);
+		if (!sc->tcpu)
+			continue; /* offline CPU */
+		size = tracefs_cpu_read_size(sc->tcpu);
+		sc->page = malloc((size_t)(size > 0 ? size : 4096));
+		sc->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+					 KBUFFER_ENDIAN_SAME_AS_HOST);
+		if (!sc->page || !sc->kbuf)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The instances of killed recorders (SIGKILL leaves them tracing). */
+static void remove_stale(void)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, "iostorm-sched-", 14))
+			continue;
+		pid = strtol(de->d_name + 14, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", dir, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
+int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
+		   char *err, size_t errlen)
+{
+	sched_rec *s = calloc(1, sizeof(*s));
+	char name[64];
+	int ret;
+
+	*sp = NULL;
+	if (!s)
+		return -ENOMEM;
+	remove_stale();
+	ret = layouts(s, err, errlen);
+	if (ret < 0)
+		goto fail;
+	snprintf(name, sizeof(name), "iostorm-sched-%ld", (long)getpid());
+	s->inst = tracefs_instance_create(name);
+	if (!s->inst) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot create tracefs instance %s", name);
+		goto fail;
+	}
+	tracefs_trace_off(s->inst);
+	if (tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0 ||
+	    tracefs_instance_set_buffer_size(s->inst, buffer_kb ? buffer_kb : 16384, -1) < 0 ||
+	    tracefs_event_enable(s->inst, "sched", "sched_switch") < 0 ||
+	    tracefs_event_enable(s->inst, "sched", "sched_wakeup") < 0) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot set up tracefs instance %s for the scheduler events",
+			 name);
+		goto fail;
+	}
+	ret = open_cpus(s);
+	if (ret < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	s->held_cap = 65536;
+	s->held = malloc(s->held_cap * sizeof(*s->held));
+	s->pid_cap = 256;
+	s->pids = calloc(s->pid_cap, sizeof(*s->pids));
+	if (!s->held || !s->pids) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	s->out = fopen(path, "we");
+	if (!s->out) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	fputs("# iostorm-sched 1 runq\n"
+	      "# stream start_ns end_ns: runnable, while its CPU ran a thread that is\n"
+	      "# not a stream (ns since the trace's start; by the end of the wait)\n",
+	      s->out);
+	*sp = s;
+	return 0;
+fail:
+	sched_rec_close(s);
+	return ret;
+}
+
+int sched_rec_start(sched_rec *s, uint64_t t0_ns)
+{
+	s->t0 = t0_ns;
+	for (int c = 0; c < s->ncpu; c++)
+		s->cpu[c].drained_ns = t0_ns;
+	if (tracefs_trace_on(s->inst) < 0)
+		return -EIO;
+	s->started = 1;
+	return 0;
+}
+
+static struct sched_pid *pid_slot(sched_rec *s, uint32_t pid)
+{
+	size_t mask = s->pid_cap - 1, i;
+
+	for (i = (pid * 2654435761u) & mask; s->pids[i].pid; i = (i + 1) & mask)
+		if (s->pids[i].pid == pid)
+			return &s->pids[i];
+	return &s->pids[i]; /* free */
+}
+
+int sched_rec_add_pid(sched_rec *s, uint64_t pid)
+{
+	struct sched_pid *p;
+
+	if (!pid || pid > UINT32_MAX)
+		return 0;
+	if (2 * (s->npids + 1) > s->pid_cap) {
+		struct sched_pid *old = s->pids;
+		size_t ocap = s->pid_cap;
+
+		if (s->npids >= MAX_PIDS) {
+			s->st.untracked++;
+			return 0;
+		}
+		s->pids = calloc(2 * ocap, sizeof(*s->pids));
+		if (!s->pids) {
+			s->pids = old;
+			return -ENOMEM;
+		}
+		s->pid_cap = 2 * ocap;
+		for (size_t k = 0; k < ocap; k++)
+			if (old[k].pid)
+				*pid_slot(s, old[k].pid) = old[k];
+		free(old);
+	}
+	p = pid_slot(s, (uint32_t)pid);
+	if (!p->pid) {
+		p->pid = (uint32_t)pid;
+		p->since = 0;
+		s->npids++;
+	}
+	return 0;
+}
+
+static struct sched_pid *tracked(sched_rec *s, int32_t pid)
+{
+	struct sched_pid *p;
+
+	if (pid <= 0)
+		return NULL;
+	p = pid_slot(s, (uint32_t)pid);
+	return p->pid ? p : NULL;
+}
+
+static int decode(sched_rec *s, const uint8_t *data, uint64_t ts)
+{
+	struct sched_ev ev = { .ts = ts, .next = -1 };
+	uint16_t type;
+
+	memcpy(&type, data, 2);
+	if (type == s->id_switch) {
+		uint64_t state = 0;
+
+		memcpy(&ev.pid, data + s->off_prev_pid, 4);
+		memcpy(&ev.next, data + s->off_next_pid, 4);
+		memcpy(&state, data + s->off_prev_state, (size_t)s->len_prev_state);
+		/* TASK_RUNNING (0), or only the preemption bit above the
+		 * reported states (TASK_REPORT_MAX, "R+") */
+		ev.runnable = (state & 0xff) == 0;
+	} else if (type == s->id_wakeup) {
+		memcpy(&ev.pid, data + s->off_pid, 4);
+		if (!tracked(s, ev.pid))
+			return 0;
+	} else {
+		return 0;
+	}
+	s->st.events++; /* switches are all kept: who runs on each CPU */
+	if (s->nheld == s->held_cap) {
+		struct sched_ev *n = realloc(s->held, 2 * s->held_cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->held = n;
+		s->held_cap *= 2;
+	}
+	s->held[s->nheld++] = ev;
+	return 0;
+}
+
+static int read_cpu(sched_rec *s, struct sched_cpu *sc, int cpu, int *events)
+{
+	for (int pages = 0; pages < PAGES_PER_ROUND; pages++) {
+		uint64_t before = mono();
+		unsigned long long ts;
+		void *data;
+		int n = tracefs_cpu_read(sc->tcpu, sc->page, true);
+
+		if (n <= 0) {
+			sc->drained_ns = before;
+			return 0;
+		}
+		if (kbuffer_load_subbuffer(sc->kbuf, sc->page) < 0)
+			return -EIO;
+		for (data = kbuffer_read_event(sc->kbuf, &ts); data;
+		     data = kbuffer_next_event(sc->kbuf, &ts)) {
+			size_t before_n = s->nheld;
+			int ret = decode(s, data, ts);
+
+			if (ret < 0)
+				return ret;
+			if (s->nheld > before_n)
+				s->held[before_n].cpu = cpu;
+			(*events)++;
+		}
+	}
+	return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct sched_ev *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int emit(sched_rec *s, uint32_t pid, uint64_t a, uint64_t b)
+{
+	a = a > s->t0 ? a - s->t0 : 0;
+	b = b > s->t0 ? b - s->t0 : 0;
+	if (b <= a)
+		return 0;
+	s->st.intervals++;
+	return fprintf(s->out, "%u %llu %llu\n", pid, (unsigned long long)a,
+		       (unsigned long long)b) < 0 ? -EIO : 0;
+}
+
+static void hist_push(struct sched_hist *h, uint64_t ts, int foreign)
+{
+	h->ts[h->head] = ts;
+	h->foreign[h->head] = (unsigned char)foreign;
+	h->head = (h->head + 1) % HIST;
+	if (h->n < HIST)
+		h->n++;
+}
+
+/*
+ * A wait [a, b) of pid that ended with a switch to it on cpu: the parts
+ * in which that CPU ran a thread that is not a stream (the history's
+ * entries before b, the latest first; its oldest covers the rest).
+ */
+static int emit_foreign(sched_rec *s, const struct sched_hist *h, uint32_t pid,
+			uint64_t a, uint64_t b)
+{
+	uint64_t end = b;
+	unsigned k = 1;
+
+	for (; k <= h->n && end > a; k++) {
+		unsigned i = (h->head + HIST - k) % HIST;
+		uint64_t from = h->ts[i] > a ? h->ts[i] : a;
+
+		if (h->ts[i] >= b)
+			continue;
+		if (h->foreign[i]) {
+			int ret = emit(s, pid, from, end);
+
+			if (ret < 0)
+				return ret;
+		}
+		end = from;
+	}
+	return 0;
+}
+
+/* Runnable from a wake-up or a preemption to the next switch to it; the
+ * parts of it behind threads that are not streams are written. */
+static int process(sched_rec *s, uint64_t watermark)
+{
+	size_t i;
+
+	qsort(s->held, s->nheld, sizeof(*s->held), cmp_ev);
+	for (i = 0; i < s->nheld; i++) {
+		const struct sched_ev *ev = &s->held[i];
+		struct sched_pid *p;
+
+		if (ev->ts > watermark)
+			break;
+		if (ev->next < 0) { /* wake-up */
+			p = tracked(s, ev->pid);
+			if (p && !p->since)
+				p->since = ev->ts;
+			continue;
+		}
+		p = tracked(s, ev->pid);
+		if (p)
+			p->since = ev->runnable ? ev->ts : 0;
+		p = tracked(s, ev->next);
+		if (p && p->since) {
+			int ret = emit_foreign(s, &s->cpu[ev->cpu].h, p->pid,
+					       p->since, ev->ts);
+
+			p->since = 0;
+			if (ret < 0)
+				return ret;
+		}
+		hist_push(&s->cpu[ev->cpu].h, ev->ts, ev->next > 0 && !p);
+	}
+	memmove(s->held, s->held + i, (s->nheld - i) * sizeof(*s->held));
+	s->nheld -= i;
+	return 0;
+}
+
+int sched_rec_poll(sched_rec *s)
+{
+	uint64_t wm = UINT64_MAX;
+	int events = 0, ret;
+
+	if (!s->started)
+		return -EINVAL;
+	for (int c = 0; c < s->ncpu; c++) {
+		struct sched_cpu *sc = &s->cpu[c];
+
+		if (!sc->tcpu)
+			continue;
+		ret = read_cpu(s, sc, c, &events);
+		if (ret < 0)
+			return ret;
+		if (sc->drained_ns < wm)
+			wm = sc->drained_ns;
+	}
+	wm = wm > SLACK_NS ? wm - SLACK_NS : 0;
+	ret = process(s, wm);
+	return ret < 0 ? ret : events;
+}
+
+static void overruns(sched_rec *s)
+{
+	for (int c = 0; c < s->ncpu; c++) {
+		char file[64], *t, *p;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		t = tracefs_instance_file_read(s->inst, file, NULL);
+		if (!t)
+			continue;
+		if ((p = strstr(t, "overrun:")))
+			s->st.overruns += strtoull(p + 8, NULL, 10);
+		free(t);
+	}
+}
+
+int sched_rec_finish(sched_rec *s)
+{
+	int ret;
+
+	if (!s->started)
+		return -EINVAL;
+	tracefs_trace_off(s->inst);
+	do {
+		ret = sched_rec_poll(s);
+	} while (ret > 0);
+	if (ret == 0)
+		ret = process(s, UINT64_MAX);
+	overruns(s);
+	s->started = 0;
+	if (fclose(s->out) && ret == 0)
+		ret = -errno;
+	s->out = NULL;
+	return ret;
+}
+
+void sched_rec_get_stats(const sched_rec *s, struct sched_rec_stats *st)
+{
+	*st = s->st;
+}
+
+void sched_rec_close(sched_rec *s)
+{
+	if (!s)
+		return;
+	if (s->cpu) {
+		for (int c = 0; c < s->ncpu; c++) {
+			if (s->cpu[c].tcpu)
+				tracefs_cpu_close(s->cpu[c].tcpu);
+			if (s->cpu[c].kbuf)
+				kbuffer_free(s->cpu[c].kbuf);
+			free(s->cpu[c].page);
+		}
+		free(s->cpu);
+	}
+	if (s->inst) {
+		tracefs_trace_off(s->inst);
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+	}
+	if (s->tep)
+		tep_free(s->tep);
+	if (s->out)
+		fclose(s->out);
+	free(s->held);
+	free(s->pids);
+	free(s);
+}
+
+#else /* !HAVE_TRACEFS */
+
+struct sched_rec {
+	int unused;
+};
+
+int sched_rec_open(sched_rec **s, const char *path, size_t buffer_kb,
+		   char *err, size_t errlen)
+{
+	(void)path;
+	(void)buffer_kb;
+	*s = NULL;
+	snprintf(err, errlen, "built without libtracefs: no live recording");
+	return IST_EUNSUPPORTED;
+}
+
+int sched_rec_start(sched_rec *s, uint64_t t0_ns) { (void)s; (void)t0_ns; return IST_EUNSUPPORTED; }
+int sched_rec_add_pid(sched_rec *s, uint64_t pid) { (void)s; (void)pid; return 0; }
+int sched_rec_poll(sched_rec *s) { (void)s; return IST_EUNSUPPORTED; }
+int sched_rec_finish(sched_rec *s) { (void)s; return IST_EUNSUPPORTED; }
+void sched_rec_get_stats(const sched_rec *s, struct sched_rec_stats *st)
+{
+	(void)s;
+	memset(st, 0, sizeof(*st));
+}
+void sched_rec_close(sched_rec *s) { (void)s; }
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sched_rec.h - the run-queue waits of the recorded streams (record
+ * --sched): from the scheduler's tracepoints on a tracefs instance of its
+ * own, the intervals in which a stream's thread was runnable but not
+ * running, written to a sidecar text file (see iostorm-record(1)):
+ *
+ *     # iostorm-sched 1 runq
+ *     STREAM START_NS END_NS        (ns since the trace's start, by end)
+ */
+#ifndef CAP_SCHED_REC_H
+#define CAP_SCHED_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sched_rec_stats {
+	uint64_t events;     /* scheduler events read                      */
+	uint64_t intervals;  /* run-queue intervals written                */
+	uint64_t overruns;   /* events the kernel ring buffer overwrote    */
+	uint64_t untracked;  /* pids beyond the table (not followed)       */
+};
+
+typedef struct sched_rec sched_rec;
+
+/* Creates the instance (sched_switch, sched_wakeup; not yet tracing) and
+ * the sidecar file.  Returns 0 or a negative error with a reason in err. */
+int sched_rec_open(sched_rec **s, const char *path, size_t buffer_kb,
+		   char *err, size_t errlen);
+/* Starts tracing; t0_ns: the trace's start (CLOCK_MONOTONIC). */
+int sched_rec_start(sched_rec *s, uint64_t t0_ns);
+/* Follows pid from now on (a stream of the trace). */
+int sched_rec_add_pid(sched_rec *s, uint64_t pid);
+/* Reads the per-CPU buffers and writes the intervals that ended. */
+int sched_rec_poll(sched_rec *s);
+/* Stops tracing, writes what is left and closes the file. */
+int sched_rec_finish(sched_rec *s);
+void sched_rec_get_stats(const sched_rec *s, struct sched_rec_stats *st);
+/* Removes the instance, frees s (the file is kept). */
+void sched_rec_close(sched_rec *s);
+
+#endif
