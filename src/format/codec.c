@@ -367,15 +367,22 @@ static inline unsigned hist_slot(struct fmt_hist *h, uint32_t dev)
 	return sl;
 }
 
+/* The smallest k with hist_at(h, sl, k) == off, or FMT_HIST.  All
+ * entries are compared (no early exit for the branch predictor to
+ * miss), then the matches' mask is rotated so that the newest entry is
+ * its top bit. */
 static inline unsigned hist_find(const struct fmt_hist *h, unsigned sl,
 				 uint64_t off)
 {
-	unsigned hd = h->head[sl];
+	const uint64_t *v = h->v[sl];
+	unsigned hd = h->head[sl], m = 0;
 
-	for (unsigned k = 0; k < FMT_HIST; k++)
-		if (h->v[sl][(hd - k) & (FMT_HIST - 1)] == off)
-			return k;
-	return FMT_HIST;
+	for (unsigned j = 0; j < FMT_HIST; j++)
+		m |= (unsigned)(v[j] == off) << j;
+	if (!m)
+		return FMT_HIST;
+	m = ((m << (FMT_HIST - 1 - hd)) | (m >> (hd + 1))) & 0xffffu;
+	return (unsigned)__builtin_clz(m) - (32 - FMT_HIST);
 }
 
 static inline uint64_t hist_at(const struct fmt_hist *h, unsigned sl, unsigned k)
@@ -409,11 +416,13 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		unsigned sl = hist_slot(h, recs[i].dev);
 		uint64_t off = recs[i].offset;
 		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)(off - hist_at(h, sl, 0))));
+		unsigned k = hist_find(h, sl, off);
 
 		all_same &= off == recs[0].offset;
 		raw_sz += fmt_varint_len(off);
 		seq_sz += len;
-		if (hist_find(h, sl, off) == FMT_HIST)
+		out[i] = (uint8_t)k; /* kept for the passes below */
+		if (k == FMT_HIST)
 			hist_sz += len;
 		hist_push(h, sl, off, off + recs[i].len);
 	}
@@ -434,7 +443,7 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		unsigned sl = hist_slot(h, recs[i].dev);
 		uint64_t off = recs[i].offset;
 
-		if (d->coding == FMT_CODE_SEQ || hist_find(h, sl, off) == FMT_HIST)
+		if (d->coding == FMT_CODE_SEQ || out[i] == FMT_HIST)
 			gcd_add(&dv, magnitude((int64_t)(off - hist_at(h, sl, 0))));
 		hist_push(h, sl, off, off + recs[i].len);
 	}
@@ -446,10 +455,8 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		unsigned sl = hist_slot(h, recs[i].dev), k = FMT_HIST;
 		uint64_t off = recs[i].offset;
 
-		if (d->coding == FMT_CODE_HIST) {
-			k = hist_find(h, sl, off);
-			out[i] = (uint8_t)k;
-		}
+		if (d->coding == FMT_CODE_HIST)
+			k = out[i]; /* the symbols are in place */
 		if (k == FMT_HIST)
 			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
 				&dv, (int64_t)(off - hist_at(h, sl, 0)))));
