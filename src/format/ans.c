@@ -143,27 +143,89 @@ static void model_prepare(struct ans_model *m)
 	}
 }
 
-/* One encoding step of state *x with symbol s of context c; words are
- * written downwards from *wp. */
-static inline void enc_put(const struct ans_model *m, uint32_t *x,
-			   uint16_t **wp, unsigned c, uint8_t s)
-{
-	uint32_t f = m->freq[c][s], q;
-	uint32_t xv = *x;
+/*
+ * The encoder's view of a symbol: C(x) = (x / f) * 2^12 + x % f + start
+ * = x + bias + q * cmpl with q = x / f (a multiplication by rcp, the
+ * high half of x * ceil(2^64 / f)), bias = start and cmpl = 2^12 - f;
+ * for f = 1, rcp = 2^64 - 1 gives q = x - 1, made good by a bias of
+ * start + 2^12 - 1.  xlim = (f << 20) - 1 (32 bits even for f = 2^12):
+ * a state above it first gives its low 16 bits to the stream.
+ */
+struct ans_esym {
+	uint64_t rcp;
+	uint32_t xlim;
+	uint16_t bias;
+	uint16_t cmpl;
+};
 
-	if (xv >= ((uint64_t)f << (32 - FMT_ANS_BITS))) {
-		*--(*wp) = (uint16_t)xv;
-		xv >>= 16;
+static void esym_prepare(const struct ans_model *m, struct ans_esym (*e)[256])
+{
+	for (unsigned c = 0; c < m->nctx; c++)
+		for (unsigned s = 0; s < 256; s++) {
+			unsigned f = m->freq[c][s];
+			struct ans_esym *y = &e[c][s];
+
+			y->xlim = (uint32_t)(((uint64_t)f << (32 - FMT_ANS_BITS)) - 1);
+			y->cmpl = (uint16_t)(ANS_M - f);
+			y->bias = (uint16_t)(m->start[c][s] + (f == 1 ? ANS_M - 1 : 0));
+			y->rcp = f >= 2 ? m->rcp[c][s] : UINT64_MAX;
+		}
+}
+
+/*
+ * One encoding step of state x with the symbol y; words are written
+ * downwards from *wp.  The renormalisation stores its word whether it is
+ * needed or not and moves the pointer by the comparison: no branch to
+ * mispredict (wp[-1] is scratch when nothing is written).
+ */
+static inline uint32_t enc_step(uint32_t x, const struct ans_esym *y,
+				uint16_t **wp)
+{
+	uint32_t big = x > y->xlim;
+	uint32_t q;
+
+	(*wp)[-1] = (uint16_t)x;
+	*wp -= big;
+	x = big ? x >> 16 : x;
+	q = (uint32_t)(((unsigned __int128)x * y->rcp) >> 64);
+	return x + y->bias + q * y->cmpl;
+}
+
+/* Codes in[0..len) backwards, byte i with state x[i % 2] and context
+ * ctx[i] (all 0 when ctx is NULL); returns the lowest word written. */
+static uint16_t *enc_run(const struct ans_esym (*e)[256], const uint8_t *in,
+			 const uint8_t *ctx, size_t len, uint32_t *x,
+			 uint16_t *wend)
+{
+	uint16_t *wp = wend;
+	uint32_t x0 = x[0], x1 = x[1];
+	size_t i = len;
+
+#define CTX(i) (ctx ? ctx[i] : 0)
+	if (i & 1) {
+		i--;
+		x0 = enc_step(x0, &e[CTX(i)][in[i]], &wp);
 	}
-	q = f == 1 ? xv : (uint32_t)(((unsigned __int128)xv * m->rcp[c][s]) >> 64);
-	*x = (q << FMT_ANS_BITS) + (xv - q * f) + m->start[c][s];
+	while (i >= 2) {
+		x1 = enc_step(x1, &e[CTX(i - 1)][in[i - 1]], &wp);
+		x0 = enc_step(x0, &e[CTX(i - 2)][in[i - 2]], &wp);
+		i -= 2;
+	}
+#undef CTX
+	x[0] = x0;
+	x[1] = x1;
+	return wp;
 }
 
 size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		      uint8_t *out, size_t limit, uint8_t *tmp)
 {
 	enum { ALL = FMT_ANS_CTX + 1 };
+	static const uint8_t nxt1[FMT_ANS_CTX][2] = {
+		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 3 }
+	};
 	uint32_t cnt[ALL + 1][256];
+	struct ans_esym esym[FMT_ANS_CTX + 1][256];
 	struct ans_model m;
 	uint64_t total[ALL] = { 0 }, cost0 = 0, cost1 = 0, tb0 = 0, tb1 = 0;
 	uint16_t *wp, *wend;
@@ -178,9 +240,14 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 	memset(cnt, 0, sizeof(cnt));
 	for (size_t i = 0; i < prefix; i++)
 		cnt[FMT_ANS_PRE][in[i]]++;
+	/* the contexts of model 1 go to tmp on the way */
+	memset(tmp, FMT_ANS_PRE, prefix);
 	for (size_t i = prefix; i < len; i++) {
-		cnt[ctx][in[i]]++;
-		ctx = next_ctx(ctx, in[i]);
+		uint8_t b = in[i];
+
+		tmp[i] = (uint8_t)ctx;
+		cnt[ctx][b]++;
+		ctx = nxt1[ctx][b >> 7];
 	}
 	nt = prefix ? FMT_ANS_CTX + 1 : FMT_ANS_CTX;
 	for (unsigned c = 0; c < ALL; c++)
@@ -221,27 +288,23 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		m.nctx = 1;
 	}
 	model_prepare(&m);
+	esym_prepare(&m, esym);
 	hl = put_tables(&m, out);
-	/* contexts forwards into tmp, then the symbols backwards */
-	if (m.kind) {
-		memset(tmp, FMT_ANS_PRE, m.prefix);
-		ctx = 0;
-		for (size_t i = m.prefix; i < len; i++) {
-			tmp[i] = (uint8_t)ctx;
-			ctx = next_ctx(ctx, in[i]);
-		}
-	}
+	/* the symbols backwards, words downwards from wend (at most one
+	 * per symbol; tmp keeps the contexts below them) */
 	wend = (uint16_t *)(void *)(tmp + ((len + 1) & ~(size_t)1)) + len + 8;
-	wp = wend;
-	for (size_t i = len; i-- > 0;)
-		enc_put(&m, &x[i & 1], &wp, m.kind ? tmp[i] : 0, in[i]);
+	wp = enc_run(esym, in, m.kind ? tmp : NULL, len, x, wend);
 	nw = (size_t)(wend - wp);
 	if (hl + 8 + nw * 2 >= limit)
 		return 0;
 	fmt_put32(out + hl, x[0]);
 	fmt_put32(out + hl + 4, x[1]);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(out + hl + 8, wp, nw * 2);
+#else
 	for (size_t i = 0; i < nw; i++)
 		fmt_put16(out + hl + 8 + 2 * i, wp[i]);
+#endif
 	return hl + 8 + nw * 2;
 }
 

@@ -165,31 +165,75 @@ static uint64_t get_txn(const struct ist_record *r) { return GET_TXN(r); }
 #define GET_FN_GET_STREAM get_stream
 #define GET_FN_GET_TXN get_txn
 
-/* DICT coding; dict holds every value of the column (k entries).  Runs of
- * a value skip the dictionary search. */
+/*
+ * A direct-mapped cache in front of a dictionary's linear search: the
+ * entry of v sits at slot dmap_hash(v) unless another value took it, so
+ * that a column alternating between its values finds each index with a
+ * multiplication and one load instead of a search whose exit the branch
+ * predictor cannot guess.  The dictionary itself (its order) is what
+ * dict_index() builds.
+ */
+#define DMAP_BITS 6
+struct dict_map {
+	uint64_t v[1u << DMAP_BITS];
+	uint8_t ix[1u << DMAP_BITS]; /* index + 1; 0: empty */
+};
+
+static inline unsigned dmap_hash(uint64_t v)
+{
+	return (unsigned)((v * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - DMAP_BITS));
+}
+
+/* dict_index() through the cache m (zeroed before the first call). */
+static inline unsigned dict_find(struct dict_map *m, uint64_t *dict,
+				 unsigned *k, uint64_t v)
+{
+	unsigned h = dmap_hash(v), idx;
+
+	if (__builtin_expect(m->ix[h] != 0 && m->v[h] == v, 1))
+		return m->ix[h] - 1u;
+	idx = dict_index(dict, k, v);
+	if (idx < FMT_DICT_MAX) {
+		m->v[h] = v;
+		m->ix[h] = (uint8_t)(idx + 1);
+	}
+	return idx;
+}
+
+/* DICT coding; dict holds every value of the column (k entries).  The
+ * indexes are gathered 64 bits at a time (bit i * w of the little-endian
+ * stream is bit (i % per) * w of byte i / per). */
 static inline size_t enc_dict(const uint64_t *dict, unsigned k,
 			      const struct ist_record *recs, size_t n,
 			      uint8_t *out, uint64_t (*get)(const struct ist_record *))
 {
-	unsigned w = dict_width(k), idx = 0, per = 8 / w;
-	uint64_t last = dict[0];
+	unsigned w = dict_width(k), nb = 0;
+	uint64_t acc = 0, copy[FMT_DICT_MAX];
+	struct dict_map m;
 	uint8_t *p = out;
 	size_t i;
 
+	memset(&m, 0, sizeof(m));
+	memcpy(copy, dict, k * sizeof(*dict));
 	for (unsigned j = 0; j < k; j++)
 		p += fmt_put_varint(p, dict[j]);
-	memset(p, 0, (n * w + 7) / 8);
 	for (i = 0; i < n; i++) {
-		uint64_t v = get(&recs[i]);
+		unsigned idx = dict_find(&m, copy, &k, get(&recs[i]));
 
-		if (v != last) {
-			for (idx = 0; dict[idx] != v; idx++)
-				;
-			last = v;
+		acc |= (uint64_t)idx << nb;
+		nb += w;
+		if (nb == 64) {
+			fmt_put64(p, acc);
+			p += 8;
+			acc = 0;
+			nb = 0;
 		}
-		p[i / per] |= (uint8_t)(idx << ((i % per) * w));
 	}
-	return (size_t)(p - out) + (n * w + 7) / 8;
+	for (; nb > 0; nb = nb > 8 ? nb - 8 : 0) {
+		*p++ = (uint8_t)acc;
+		acc >>= 8;
+	}
+	return (size_t)(p - out);
 }
 
 #define DEFINE_ENCODER(name, GET, what)                                        \
@@ -197,23 +241,25 @@ static inline size_t enc_dict(const uint64_t *dict, unsigned k,
 			 uint8_t *out, struct fmt_coldesc *d)                  \
 	{                                                                      \
 		uint64_t first = GET(&recs[0]), raw_sz = 0, delta_sz = 0;      \
-		uint64_t prev = 0, dict[FMT_DICT_MAX], last = first;           \
+		uint64_t prev = 0, dict[FMT_DICT_MAX];                         \
 		unsigned nd = 0, li = 0;                                       \
+		struct dict_map dm;                                            \
 		int all_same = 1, dict_ok = !!((what) & TRY_DICT);             \
 		struct divisor dv;                                             \
 		uint8_t *p = out;                                              \
 		size_t i;                                                      \
                                                                                \
-		if (dict_ok)                                                   \
+		if (dict_ok) {                                                 \
 			dict[nd++] = first;                                    \
+			memset(&dm, 0, sizeof(dm));                            \
+		}                                                              \
 		for (i = 0; i < n; i++) {                                      \
 			uint64_t v = GET(&recs[i]);                            \
                                                                                \
 			all_same &= v == first;                                \
-			if (dict_ok && v != last) {                            \
-				li = dict_index(dict, &nd, v);                 \
+			if (dict_ok) {                                         \
+				li = dict_find(&dm, dict, &nd, v);             \
 				dict_ok = li < FMT_DICT_MAX;                   \
-				last = v;                                      \
 			}                                                      \
 			if ((what) & TRY_RAW)                                  \
 				raw_sz += fmt_varint_len(v);                   \
@@ -321,15 +367,22 @@ static inline unsigned hist_slot(struct fmt_hist *h, uint32_t dev)
 	return sl;
 }
 
+/* The smallest k with hist_at(h, sl, k) == off, or FMT_HIST.  All
+ * entries are compared (no early exit for the branch predictor to
+ * miss), then the matches' mask is rotated so that the newest entry is
+ * its top bit. */
 static inline unsigned hist_find(const struct fmt_hist *h, unsigned sl,
 				 uint64_t off)
 {
-	unsigned hd = h->head[sl];
+	const uint64_t *v = h->v[sl];
+	unsigned hd = h->head[sl], m = 0;
 
-	for (unsigned k = 0; k < FMT_HIST; k++)
-		if (h->v[sl][(hd - k) & (FMT_HIST - 1)] == off)
-			return k;
-	return FMT_HIST;
+	for (unsigned j = 0; j < FMT_HIST; j++)
+		m |= (unsigned)(v[j] == off) << j;
+	if (!m)
+		return FMT_HIST;
+	m = ((m << (FMT_HIST - 1 - hd)) | (m >> (hd + 1))) & 0xffffu;
+	return (unsigned)__builtin_clz(m) - (32 - FMT_HIST);
 }
 
 static inline uint64_t hist_at(const struct fmt_hist *h, unsigned sl, unsigned k)
@@ -363,11 +416,13 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		unsigned sl = hist_slot(h, recs[i].dev);
 		uint64_t off = recs[i].offset;
 		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)(off - hist_at(h, sl, 0))));
+		unsigned k = hist_find(h, sl, off);
 
 		all_same &= off == recs[0].offset;
 		raw_sz += fmt_varint_len(off);
 		seq_sz += len;
-		if (hist_find(h, sl, off) == FMT_HIST)
+		out[i] = (uint8_t)k; /* kept for the passes below */
+		if (k == FMT_HIST)
 			hist_sz += len;
 		hist_push(h, sl, off, off + recs[i].len);
 	}
@@ -388,7 +443,7 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		unsigned sl = hist_slot(h, recs[i].dev);
 		uint64_t off = recs[i].offset;
 
-		if (d->coding == FMT_CODE_SEQ || hist_find(h, sl, off) == FMT_HIST)
+		if (d->coding == FMT_CODE_SEQ || out[i] == FMT_HIST)
 			gcd_add(&dv, magnitude((int64_t)(off - hist_at(h, sl, 0))));
 		hist_push(h, sl, off, off + recs[i].len);
 	}
@@ -400,10 +455,8 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		unsigned sl = hist_slot(h, recs[i].dev), k = FMT_HIST;
 		uint64_t off = recs[i].offset;
 
-		if (d->coding == FMT_CODE_HIST) {
-			k = hist_find(h, sl, off);
-			out[i] = (uint8_t)k;
-		}
+		if (d->coding == FMT_CODE_HIST)
+			k = out[i]; /* the symbols are in place */
 		if (k == FMT_HIST)
 			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
 				&dv, (int64_t)(off - hist_at(h, sl, 0)))));

@@ -18,11 +18,17 @@ struct pair {
 	uint64_t a, b; /* b == 0 marks an empty slot (txn 0 is never stored) */
 };
 
+/* Pairs met lately, by hash: a repeat (a transaction's next I/O) is
+ * recognised without a probe into the large table, whose lines are
+ * rarely in the cache. */
+#define RECENT_BITS 10
+
 struct pairset {
 	struct pair *slot;
 	size_t mask;  /* slots - 1, slots a power of two */
 	size_t count;
 	int full;     /* hit the cap: count is a lower bound */
+	struct pair recent[1u << RECENT_BITS]; /* b == 0: empty */
 };
 
 struct ist_totals_acc {
@@ -73,11 +79,19 @@ static int pairset_grow(struct pairset *s)
 /* Adds (a, b), b != 0; 0 or -ENOMEM. */
 static int pairset_add(struct pairset *s, uint64_t a, uint64_t b)
 {
+	uint64_t x = mix64(a * 31 + b);
+	struct pair *r = &s->recent[x & ((1u << RECENT_BITS) - 1)];
 	size_t h;
 
+	/* a pair in recent is in the set (or was met after the cap, when
+	 * it changes nothing either) */
+	if (r->a == a && r->b == b)
+		return 0;
+	r->a = a;
+	r->b = b;
 	if (!s->slot && pairset_grow(s))
 		return -ENOMEM;
-	h = mix64(a * 31 + b) & s->mask;
+	h = x & s->mask;
 	while (s->slot[h].b) {
 		if (s->slot[h].a == a && s->slot[h].b == b)
 			return 0;
