@@ -20,7 +20,9 @@
 /* 1.2: the footer ends with metadata pairs and devices learned after the
  * header was written (written by every 1.2 writer, empty or not). */
 #define FMT_MINOR_FOOTER_META 2
-#define FMT_MINOR FMT_MINOR_FOOTER_META
+/* 1.3: FMT_STORE_ARITH storage. */
+#define FMT_MINOR_ARITH 3
+#define FMT_MINOR FMT_MINOR_ARITH
 #define FMT_WRITE_MINOR \
 	(FMT_MINOR > FMT_MINOR_FOOTER_META ? FMT_MINOR : FMT_MINOR_FOOTER_META)
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
@@ -87,6 +89,9 @@ enum fmt_store {
 	FMT_STORE_DEFLATE = 1, /* raw deflate (zlib, windowBits -15)        */
 	FMT_STORE_ANS = 2,     /* rANS with a static byte model (ans.c);
 				  minor version >= FMT_MINOR_ANS            */
+	FMT_STORE_ARITH = 3,   /* adaptive binary range coding of the
+				  column's values or bytes (arith.c); minor
+				  version >= FMT_MINOR_ARITH                */
 };
 
 /* ---- little-endian helpers */
@@ -276,6 +281,26 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
  * IST_ECORRUPT. */
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 		   uint8_t *out, size_t want);
+
+/* ---- the ARITH column storage (arith.c) */
+
+#define FMT_ARITH_BYTES 0  /* mode: the bytes, by position in their varint */
+#define FMT_ARITH_VALUES 1 /* mode: the varints' values */
+#define FMT_ARITH_SHIFT_MIN 3 /* adaptation rates (probability steps of */
+#define FMT_ARITH_SHIFT_MAX 6 /* 1/2^shift) a reader accepts           */
+
+/*
+ * Codes [in, in + len) into out if the result is shorter than limit
+ * bytes (out has room for limit bytes); returns its size, or 0 to keep
+ * another storage.  The first prefix bytes (HIST symbols; 0: none) get a
+ * model of their own.
+ */
+size_t fmt_arith_encode(const uint8_t *in, size_t len, size_t prefix,
+			uint8_t *out, size_t limit);
+/* Decodes [in, in + inlen) into exactly want bytes at out (room for want
+ * bytes); 0 or IST_ECORRUPT. */
+int fmt_arith_decode(const uint8_t *in, size_t inlen, uint8_t *out,
+		     size_t want);
 
 /* ---- running totals (totals.c; the rest of the API is public) */
 

@@ -547,7 +547,9 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 				return IST_ECORRUPT;
 			if (d.store == FMT_STORE_PLAIN && d.stored_len != d.raw_len)
 				return IST_ECORRUPT;
-			if (d.store > FMT_STORE_ANS || d.coding >= FMT_CODE_LAST)
+			if (d.store > FMT_STORE_ARITH || d.coding >= FMT_CODE_LAST)
+				return IST_ECORRUPT;
+			if (d.store == FMT_STORE_ARITH && r->minor < FMT_MINOR_ARITH)
 				return IST_ECORRUPT;
 			if ((d.store == FMT_STORE_ANS ||
 			     d.coding == FMT_CODE_MTF) &&
@@ -573,6 +575,9 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 			if (desc[c].store == FMT_STORE_DEFLATE)
 				ret = inflate_column(r, src, desc[c].stored_len,
 						     dst, desc[c].raw_len);
+			else if (desc[c].store == FMT_STORE_ARITH)
+				ret = fmt_arith_decode(src, desc[c].stored_len,
+						       dst, desc[c].raw_len);
 			else
 				ret = fmt_ans_decode(r->ans, src,
 						     desc[c].stored_len, dst,

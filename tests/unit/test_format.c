@@ -980,7 +980,7 @@ static void test_footer_meta(void)
 	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
 	ist_reader_version(rd, &major, &minor);
 	CU_ASSERT_EQUAL(major, 1);
-	CU_ASSERT_EQUAL(minor, FMT_MINOR_FOOTER_META);
+	CU_ASSERT_EQUAL(minor, FMT_MINOR);
 	CU_ASSERT(ist_reader_has_footer(rd));
 	rh = ist_reader_header(rd);
 	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "stream.1"), "early");
