@@ -20,7 +20,7 @@
 /* 1.2: the footer ends with metadata pairs and devices learned after the
  * header was written (written by every 1.2 writer, empty or not). */
 #define FMT_MINOR_FOOTER_META 2
-/* 1.3: FMT_STORE_ARITH storage. */
+/* 1.3: FMT_STORE_ARITH storage, FMT_CODE_CDELTA latencies. */
 #define FMT_MINOR_ARITH 3
 #define FMT_MINOR FMT_MINOR_ARITH
 #define FMT_WRITE_MINOR \
@@ -76,6 +76,9 @@ enum fmt_coding {
 			       FMT_MTF last distinct devices of the chunk
 			       (then moved to the front), or FMT_MTF + dev
 			       for a device not in it                       */
+	FMT_CODE_CDELTA = 7, /* lat only, minor >= FMT_MINOR_ARITH: varint(
+			       zigzag((c - prev c) / param)) of the
+			       completion times c = t + lat, prev c = 0     */
 	FMT_CODE_LAST
 };
 #define FMT_MTF 16

@@ -549,7 +549,9 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 				return IST_ECORRUPT;
 			if (d.store > FMT_STORE_ARITH || d.coding >= FMT_CODE_LAST)
 				return IST_ECORRUPT;
-			if (d.store == FMT_STORE_ARITH && r->minor < FMT_MINOR_ARITH)
+			if ((d.store == FMT_STORE_ARITH ||
+			     d.coding == FMT_CODE_CDELTA) &&
+			    r->minor < FMT_MINOR_ARITH)
 				return IST_ECORRUPT;
 			if ((d.store == FMT_STORE_ANS ||
 			     d.coding == FMT_CODE_MTF) &&

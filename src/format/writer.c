@@ -309,15 +309,16 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	return limit - w->zs.avail_out;
 }
 
-/* Coded columns longer than this keep ANS or deflate: ANS's tables are
- * then a small part of the column, and ARITH decodes 3-5 times slower. */
-#define ARITH_MAX_LEN 32768
+/* Chunks of more records keep ANS or deflate: ANS's tables are then a
+ * small part of a column, and ARITH decodes 3-5 times slower (on every
+ * column of a 65536-record chunk: decode 3x slower for 1-2 % in size). */
+#define ARITH_MAX_RECORDS 8192
 
 /* The ARITH form of the coded column if shorter than limit, or 0. */
 static size_t try_arith(const uint8_t *col, const struct fmt_coldesc *d,
 			size_t n, uint8_t *out, size_t limit)
 {
-	if (d->raw_len < 16 || d->raw_len > ARITH_MAX_LEN)
+	if (d->raw_len < 16 || n > ARITH_MAX_RECORDS)
 		return 0;
 	return fmt_arith_encode(col, d->raw_len,
 				d->coding == FMT_CODE_HIST ? n : 0, out, limit);
