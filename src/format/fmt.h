@@ -321,6 +321,18 @@ int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len);
 /* Parses a header body into a new header; IST_ECORRUPT on bad data. */
 int fmt_header_decode(const uint8_t *p, size_t len, ist_header **h);
 
+/* Devices from which a 1.3 header's device table is deflated (when that
+ * saves a quarter of it). */
+#define FMT_PACK_MIN_DEVICES 64
+/* The header body of a 1.3 writer: as fmt_header_encode(), then a varint
+ * count of packed devices and, when not 0, the device table deflated
+ * (the plain table is then empty). */
+int fmt_header_encode_packed(const ist_header *h, uint8_t **buf, size_t *len);
+/* fmt_header_decode() for the header of a file of that minor version
+ * (from 1.3 on, the packed device table follows the plain one). */
+int fmt_header_decode_minor(const uint8_t *p, size_t len, unsigned minor,
+			    ist_header **h);
+
 /* Serialises the footer (magic, index, totals, then unless ext is NULL the
  * 1.2 footer metadata: ext's pairs and devices, coded as a header body,
  * and crc) into a malloc'ed buffer. */

@@ -118,8 +118,9 @@ static int read_header(ist_reader *r)
 	if (!ret && fmt_get32(buf + hlen - 4) != (uint32_t)crc32(0, buf, hlen - 4))
 		ret = IST_ECRC;
 	if (!ret)
-		ret = fmt_header_decode(buf + FMT_FIXED_HDR,
-					hlen - FMT_FIXED_HDR - 4, &r->h);
+		ret = fmt_header_decode_minor(buf + FMT_FIXED_HDR,
+					      hlen - FMT_FIXED_HDR - 4,
+					      r->minor, &r->h);
 	free(buf);
 	r->data_start = hlen;
 	return ret;

@@ -72,7 +72,7 @@ static int write_header(ist_writer *w, const ist_header *h)
 	size_t blen, total;
 	int ret;
 
-	ret = fmt_header_encode(h, &body, &blen);
+	ret = fmt_header_encode_packed(h, &body, &blen);
 	if (ret)
 		return ret;
 	total = FMT_FIXED_HDR + blen + 4;

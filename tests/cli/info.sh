@@ -6,7 +6,7 @@ D="$DATA/format"
 SYNTH12_CKSUM="2376959931 107255" # cksum of main's (IST 1.2) convert of synth-1.2.ist
 
 expect_status 0 "$IOSTORM" info "$D/small.ist"
-expect_grep '^file: .*small.ist \(503 B, IST 1\.3\)$' "$TMP/out"
+expect_grep '^file: .*small.ist \(504 B, IST 1\.3\)$' "$TMP/out"
 expect_grep '^footer: +yes$' "$TMP/out"
 expect_grep '^  note = tab.and back\\slash, equals = sign$' "$TMP/out"
 expect_grep '^  2: dm-0 with spaces  size 123 B  block size 0' "$TMP/out"
@@ -15,7 +15,7 @@ expect_grep '^  write_zeroes +1 \( 11\.1%\)  4\.0 GiB$' "$TMP/out"
 expect_grep '^streams: +6$' "$TMP/out"
 expect_grep '^transactions: +5$' "$TMP/out"
 expect_grep '^out of order: +2$' "$TMP/out"
-expect_grep '^on disk: +55\.89 bytes per record$' "$TMP/out"
+expect_grep '^on disk: +56\.00 bytes per record$' "$TMP/out"
 
 # a file of IST 1.0 (before footer metadata) reads as it did
 expect_status 0 "$IOSTORM" info "$D/small-1.0.ist"
