@@ -203,7 +203,7 @@ size_t fmt_arith_encode(const uint8_t *in, size_t len, size_t prefix,
 	e.cache = 0;
 	e.pending = 1;
 	e.p = out + hl;
-	e.end = out + limit;
+	e.end = out + limit - 1; /* shorter than limit */
 	e.full = 0;
 	for (size_t i = 0; i < prefix && !e.full; i++)
 		enc_tree(&e, m.pre, in[i], 8, shift);
@@ -370,7 +370,9 @@ int fmt_arith_decode(const uint8_t *in, size_t inlen, uint8_t *out, size_t want)
 			ctx = (b & 0x80) ? (ctx < BYTE_CTX - 1 ? ctx + 1 : ctx) : 0;
 		}
 	}
-	if (d.over || d.p != d.end)
+	/* the encoder flushed its low end exactly: what is left of the code
+	 * is 0 when every bit was decoded as coded */
+	if (d.over || d.p != d.end || d.code != 0)
 		return IST_ECORRUPT;
 	return 0;
 }
