@@ -20,7 +20,9 @@
 /* 1.2: the footer ends with metadata pairs and devices learned after the
  * header was written (written by every 1.2 writer, empty or not). */
 #define FMT_MINOR_FOOTER_META 2
-#define FMT_MINOR FMT_MINOR_FOOTER_META
+/* 1.3: FMT_STORE_ARITH storage, FMT_CODE_CDELTA latencies. */
+#define FMT_MINOR_ARITH 3
+#define FMT_MINOR FMT_MINOR_ARITH
 #define FMT_WRITE_MINOR \
 	(FMT_MINOR > FMT_MINOR_FOOTER_META ? FMT_MINOR : FMT_MINOR_FOOTER_META)
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
@@ -74,6 +76,9 @@ enum fmt_coding {
 			       FMT_MTF last distinct devices of the chunk
 			       (then moved to the front), or FMT_MTF + dev
 			       for a device not in it                       */
+	FMT_CODE_CDELTA = 7, /* lat only, minor >= FMT_MINOR_ARITH: varint(
+			       zigzag((c - prev c) / param)) of the
+			       completion times c = t + lat, prev c = 0     */
 	FMT_CODE_LAST
 };
 #define FMT_MTF 16
@@ -87,6 +92,9 @@ enum fmt_store {
 	FMT_STORE_DEFLATE = 1, /* raw deflate (zlib, windowBits -15)        */
 	FMT_STORE_ANS = 2,     /* rANS with a static byte model (ans.c);
 				  minor version >= FMT_MINOR_ANS            */
+	FMT_STORE_ARITH = 3,   /* adaptive binary range coding of the
+				  column's values or bytes (arith.c); minor
+				  version >= FMT_MINOR_ARITH                */
 };
 
 /* ---- little-endian helpers */
@@ -277,6 +285,26 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 		   uint8_t *out, size_t want);
 
+/* ---- the ARITH column storage (arith.c) */
+
+#define FMT_ARITH_BYTES 0  /* mode: the bytes, by position in their varint */
+#define FMT_ARITH_VALUES 1 /* mode: the varints' values */
+#define FMT_ARITH_SHIFT_MIN 3 /* adaptation rates (probability steps of */
+#define FMT_ARITH_SHIFT_MAX 6 /* 1/2^shift) a reader accepts           */
+
+/*
+ * Codes [in, in + len) into out if the result is shorter than limit
+ * bytes (out has room for limit bytes); returns its size, or 0 to keep
+ * another storage.  The first prefix bytes (HIST symbols; 0: none) get a
+ * model of their own.
+ */
+size_t fmt_arith_encode(const uint8_t *in, size_t len, size_t prefix,
+			uint8_t *out, size_t limit);
+/* Decodes [in, in + inlen) into exactly want bytes at out (room for want
+ * bytes); 0 or IST_ECORRUPT. */
+int fmt_arith_decode(const uint8_t *in, size_t inlen, uint8_t *out,
+		     size_t want);
+
 /* ---- running totals (totals.c; the rest of the API is public) */
 
 /* Ensures the per-device table has at least ndev entries. */
@@ -292,6 +320,18 @@ int ist_totals_acc_reserve_dev(ist_totals_acc *a, uint32_t ndev);
 int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len);
 /* Parses a header body into a new header; IST_ECORRUPT on bad data. */
 int fmt_header_decode(const uint8_t *p, size_t len, ist_header **h);
+
+/* Devices from which a 1.3 header's device table is deflated (when that
+ * saves a quarter of it). */
+#define FMT_PACK_MIN_DEVICES 64
+/* The header body of a 1.3 writer: as fmt_header_encode(), then a varint
+ * count of packed devices and, when not 0, the device table deflated
+ * (the plain table is then empty). */
+int fmt_header_encode_packed(const ist_header *h, uint8_t **buf, size_t *len);
+/* fmt_header_decode() for the header of a file of that minor version
+ * (from 1.3 on, the packed device table follows the plain one). */
+int fmt_header_decode_minor(const uint8_t *p, size_t len, unsigned minor,
+			    ist_header **h);
 
 /* Serialises the footer (magic, index, totals, then unless ext is NULL the
  * 1.2 footer metadata: ext's pairs and devices, coded as a header body,

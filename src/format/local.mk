@@ -4,6 +4,7 @@ libiostorm_core_la_SOURCES += \
 	src/format/fmt.h \
 	src/format/codec.c \
 	src/format/ans.c \
+	src/format/arith.c \
 	src/format/totals.c \
 	src/format/meta.c \
 	src/format/writer.c \

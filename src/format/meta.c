@@ -73,28 +73,101 @@ static int obuf_finish(struct obuf *b, uint8_t **buf, size_t *len)
 	return 0;
 }
 
-int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len)
+/* Devices [from, to) of h as the device table codes them. */
+static void put_devices(struct obuf *b, const ist_header *h, unsigned from,
+			unsigned to)
 {
-	struct obuf b = { 0 };
-	unsigned nmeta = ist_header_meta_count(h);
-	unsigned ndev = ist_header_device_count(h);
+	for (unsigned i = from; i < to; i++) {
+		const struct ist_device *d = ist_header_device(h, i);
 
-	put_varint(&b, nmeta);
+		put_str(b, d->name);
+		put_varint(b, d->size);
+		put_varint(b, d->block_size);
+	}
+}
+
+static void put_meta(struct obuf *b, const ist_header *h)
+{
+	unsigned nmeta = ist_header_meta_count(h);
+
+	put_varint(b, nmeta);
 	for (unsigned i = 0; i < nmeta; i++) {
 		const char *k, *v;
 
 		ist_header_meta_at(h, i, &k, &v);
-		put_str(&b, k);
-		put_str(&b, v);
+		put_str(b, k);
+		put_str(b, v);
 	}
-	put_varint(&b, ndev);
-	for (unsigned i = 0; i < ndev; i++) {
-		const struct ist_device *d = ist_header_device(h, i);
+}
 
-		put_str(&b, d->name);
-		put_varint(&b, d->size);
-		put_varint(&b, d->block_size);
+int fmt_header_encode(const ist_header *h, uint8_t **buf, size_t *len)
+{
+	struct obuf b = { 0 };
+	unsigned ndev = ist_header_device_count(h);
+
+	put_meta(&b, h);
+	put_varint(&b, ndev);
+	put_devices(&b, h, 0, ndev);
+	return obuf_finish(&b, buf, len);
+}
+
+/* Deflates [in, in + len) into a new buffer; its size, or 0 on failure
+ * or when it would not save a quarter. */
+static size_t deflate_table(const uint8_t *in, size_t len, uint8_t **out)
+{
+	z_stream zs;
+	size_t cap, zlen = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	cap = deflateBound(&zs, (uLong)len);
+	*out = malloc(cap);
+	if (*out) {
+		zs.next_in = (Bytef *)in;
+		zs.avail_in = (uInt)len;
+		zs.next_out = *out;
+		zs.avail_out = (uInt)cap;
+		if (deflate(&zs, Z_FINISH) == Z_STREAM_END)
+			zlen = cap - zs.avail_out;
 	}
+	deflateEnd(&zs);
+	if (zlen == 0 || zlen > len - len / 4) {
+		free(*out);
+		*out = NULL;
+		return 0;
+	}
+	return zlen;
+}
+
+int fmt_header_encode_packed(const ist_header *h, uint8_t **buf, size_t *len)
+{
+	struct obuf b = { 0 }, t = { 0 };
+	unsigned ndev = ist_header_device_count(h);
+	uint8_t *z = NULL;
+	size_t zlen = 0;
+
+	if (ndev >= FMT_PACK_MIN_DEVICES) {
+		put_devices(&t, h, 0, ndev);
+		if (t.err)
+			return t.err;
+		zlen = deflate_table(t.p, t.len, &z);
+	}
+	put_meta(&b, h);
+	if (zlen) {
+		/* no plain devices; the packed table */
+		put_varint(&b, 0);
+		put_varint(&b, ndev);
+		put_varint(&b, t.len);
+		put_varint(&b, zlen);
+		put_bytes(&b, z, zlen);
+	} else {
+		put_varint(&b, ndev);
+		put_devices(&b, h, 0, ndev);
+		put_varint(&b, 0);
+	}
+	free(z);
+	free(t.p);
 	return obuf_finish(&b, buf, len);
 }
 
@@ -118,7 +191,79 @@ static int get_str(const uint8_t **p, const uint8_t *end, char **out)
 	return 0;
 }
 
-int fmt_header_decode(const uint8_t *p, size_t len, ist_header **hp)
+/* Reads n devices into h; 0 or a negative error. */
+static int get_devices(const uint8_t **pp, const uint8_t *end, uint64_t n,
+		       ist_header *h)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		char *name = NULL;
+		uint64_t size, bs;
+		int ret;
+
+		ret = get_str(pp, end, &name);
+		if (ret)
+			return ret;
+		if (fmt_get_varint(pp, end, &size) ||
+		    fmt_get_varint(pp, end, &bs) || bs > UINT32_MAX) {
+			free(name);
+			return IST_ECORRUPT;
+		}
+		ret = ist_header_add_device(h, name, size, (uint32_t)bs);
+		free(name);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The packed device table (1.3): npacked devices more, deflated. */
+static int get_packed_devices(const uint8_t **pp, const uint8_t *end,
+			      ist_header *h)
+{
+	uint64_t n, raw_len, zlen;
+	const uint8_t *q;
+	uint8_t *raw;
+	z_stream zs;
+	int ret, zr;
+
+	if (fmt_get_varint(pp, end, &n))
+		return IST_ECORRUPT;
+	if (n == 0)
+		return 0;
+	if (n > IST_MAX_FOOTER_DEVICES - ist_header_device_count(h) ||
+	    fmt_get_varint(pp, end, &raw_len) || raw_len > FMT_MAX_HDR ||
+	    raw_len < n * 3 || fmt_get_varint(pp, end, &zlen) ||
+	    zlen > (uint64_t)(end - *pp))
+		return IST_ECORRUPT;
+	raw = malloc(raw_len);
+	if (!raw)
+		return -ENOMEM;
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, -15) != Z_OK) {
+		free(raw);
+		return IST_EZLIB;
+	}
+	zs.next_in = (Bytef *)*pp;
+	zs.avail_in = (uInt)zlen;
+	zs.next_out = raw;
+	zs.avail_out = (uInt)raw_len;
+	zr = inflate(&zs, Z_FINISH);
+	ret = zr != Z_STREAM_END || zs.avail_out || zs.avail_in ? IST_ECORRUPT : 0;
+	inflateEnd(&zs);
+	q = raw;
+	if (!ret)
+		ret = get_devices(&q, raw + raw_len, n, h);
+	if (!ret && q != raw + raw_len)
+		ret = IST_ECORRUPT;
+	free(raw);
+	*pp += zlen;
+	return ret;
+}
+
+/* The header body (or footer metadata) of a file of the given minor
+ * version: packed devices only in headers of 1.3 and later. */
+static int header_decode(const uint8_t *p, size_t len, ist_header **hp,
+			 int packed)
 {
 	const uint8_t *end = p + len;
 	ist_header *h = ist_header_new();
@@ -147,30 +292,28 @@ int fmt_header_decode(const uint8_t *p, size_t len, ist_header **hp)
 	ret = IST_ECORRUPT;
 	if (fmt_get_varint(&p, end, &n) || n > IST_MAX_FOOTER_DEVICES)
 		goto fail;
-	for (uint64_t i = 0; i < n; i++) {
-		char *name = NULL;
-		uint64_t size, bs;
-
-		ret = get_str(&p, end, &name);
-		if (ret)
-			goto fail;
-		if (fmt_get_varint(&p, end, &size) ||
-		    fmt_get_varint(&p, end, &bs) || bs > UINT32_MAX) {
-			free(name);
-			ret = IST_ECORRUPT;
-			goto fail;
-		}
-		ret = ist_header_add_device(h, name, size, (uint32_t)bs);
-		free(name);
-		if (ret < 0)
-			goto fail;
-	}
+	ret = get_devices(&p, end, n, h);
+	if (!ret && packed)
+		ret = get_packed_devices(&p, end, h);
+	if (ret)
+		goto fail;
 	/* bytes after the device table belong to later minor versions */
 	*hp = h;
 	return 0;
 fail:
 	ist_header_free(h);
 	return ret;
+}
+
+int fmt_header_decode(const uint8_t *p, size_t len, ist_header **hp)
+{
+	return header_decode(p, len, hp, 0);
+}
+
+int fmt_header_decode_minor(const uint8_t *p, size_t len, unsigned minor,
+			    ist_header **hp)
+{
+	return header_decode(p, len, hp, minor >= FMT_MINOR_ARITH);
 }
 
 int fmt_footer_encode(const struct ist_chunk_info *idx, uint64_t nchunks,

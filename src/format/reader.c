@@ -118,8 +118,9 @@ static int read_header(ist_reader *r)
 	if (!ret && fmt_get32(buf + hlen - 4) != (uint32_t)crc32(0, buf, hlen - 4))
 		ret = IST_ECRC;
 	if (!ret)
-		ret = fmt_header_decode(buf + FMT_FIXED_HDR,
-					hlen - FMT_FIXED_HDR - 4, &r->h);
+		ret = fmt_header_decode_minor(buf + FMT_FIXED_HDR,
+					      hlen - FMT_FIXED_HDR - 4,
+					      r->minor, &r->h);
 	free(buf);
 	r->data_start = hlen;
 	return ret;
@@ -547,7 +548,11 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 				return IST_ECORRUPT;
 			if (d.store == FMT_STORE_PLAIN && d.stored_len != d.raw_len)
 				return IST_ECORRUPT;
-			if (d.store > FMT_STORE_ANS || d.coding >= FMT_CODE_LAST)
+			if (d.store > FMT_STORE_ARITH || d.coding >= FMT_CODE_LAST)
+				return IST_ECORRUPT;
+			if ((d.store == FMT_STORE_ARITH ||
+			     d.coding == FMT_CODE_CDELTA) &&
+			    r->minor < FMT_MINOR_ARITH)
 				return IST_ECORRUPT;
 			if ((d.store == FMT_STORE_ANS ||
 			     d.coding == FMT_CODE_MTF) &&
@@ -573,6 +578,9 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 			if (desc[c].store == FMT_STORE_DEFLATE)
 				ret = inflate_column(r, src, desc[c].stored_len,
 						     dst, desc[c].raw_len);
+			else if (desc[c].store == FMT_STORE_ARITH)
+				ret = fmt_arith_decode(src, desc[c].stored_len,
+						       dst, desc[c].raw_len);
 			else
 				ret = fmt_ans_decode(r->ans, src,
 						     desc[c].stored_len, dst,

@@ -31,6 +31,7 @@ struct ist_writer {
 
 	uint8_t *colbuf;     /* one coded column */
 	uint8_t *zbuf;       /* its deflated form */
+	uint8_t *abuf;       /* its ARITH form */
 	uint8_t *anstmp;     /* scratch of the ANS coder */
 	uint8_t *data;       /* stored column bytes of the chunk */
 	size_t data_cap;
@@ -71,7 +72,7 @@ static int write_header(ist_writer *w, const ist_header *h)
 	size_t blen, total;
 	int ret;
 
-	ret = fmt_header_encode(h, &body, &blen);
+	ret = fmt_header_encode_packed(h, &body, &blen);
 	if (ret)
 		return ret;
 	total = FMT_FIXED_HDR + blen + 4;
@@ -145,11 +146,12 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	w->recs = malloc(w->chunk_records * sizeof(*w->recs));
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
 	w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+	w->abuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
 	w->anstmp = malloc(FMT_ANS_TMP(FMT_MAX_COL_BYTES(w->chunk_records)));
 	w->acc = ist_totals_acc_new();
 	w->hist = calloc(1, sizeof(*w->hist));
 	w->foot = ist_header_new();
-	if (!w->recs || !w->colbuf || !w->zbuf || !w->anstmp || !w->acc ||
+	if (!w->recs || !w->colbuf || !w->zbuf || !w->abuf || !w->anstmp || !w->acc ||
 	    !w->hist || !w->foot)
 		return -ENOMEM;
 	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
@@ -176,6 +178,7 @@ static void writer_free(ist_writer *w)
 	free(w->recs);
 	free(w->colbuf);
 	free(w->zbuf);
+	free(w->abuf);
 	free(w->anstmp);
 	free(w->data);
 	free(w->idx);
@@ -306,6 +309,21 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	return limit - w->zs.avail_out;
 }
 
+/* Chunks of more records keep ANS or deflate: ANS's tables are then a
+ * small part of a column, and ARITH decodes 3-5 times slower (on every
+ * column of a 65536-record chunk: decode 3x slower for 1-2 % in size). */
+#define ARITH_MAX_RECORDS 8192
+
+/* The ARITH form of the coded column if shorter than limit, or 0. */
+static size_t try_arith(const uint8_t *col, const struct fmt_coldesc *d,
+			size_t n, uint8_t *out, size_t limit)
+{
+	if (d->raw_len < 16 || n > ARITH_MAX_RECORDS)
+		return 0;
+	return fmt_arith_encode(col, d->raw_len,
+				d->coding == FMT_CODE_HIST ? n : 0, out, limit);
+}
+
 static int write_chunk(ist_writer *w)
 {
 	struct fmt_coldesc desc[FMT_NCOLS];
@@ -331,7 +349,7 @@ static int write_chunk(ist_writer *w)
 		struct fmt_coldesc *d = &desc[c];
 		size_t z;
 
-		size_t a, limit;
+		size_t a, m, limit;
 
 		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
 		/* stored as coded unless ANS or deflate saves 1/32 */
@@ -340,7 +358,12 @@ static int write_chunk(ist_writer *w)
 				   d->coding == FMT_CODE_HIST ? n : 0,
 				   w->data + dlen, limit, w->anstmp);
 		z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf, a ? a : limit);
-		if (z) {
+		m = try_arith(w->colbuf, d, n, w->abuf, z ? z : a ? a : limit);
+		if (m) {
+			memcpy(w->data + dlen, w->abuf, m);
+			d->store = FMT_STORE_ARITH;
+			d->stored_len = m;
+		} else if (z) {
 			memcpy(w->data + dlen, w->zbuf, z);
 			d->store = FMT_STORE_DEFLATE;
 			d->stored_len = z;

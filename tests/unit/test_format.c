@@ -324,6 +324,143 @@ static void test_ans(void)
 	free(b);
 }
 
+/* ------------------------------------------------------------ ARITH */
+
+/* Codes in[0..len) with ARITH (it must pay, in the mode expected),
+ * decodes it back, then checks that every shorter stored length, a byte
+ * more, a wrong count and a flipped byte are refused or never crash. */
+static void arith_roundtrip(const uint8_t *in, size_t len, size_t prefix,
+			    int mode)
+{
+	uint8_t *out = malloc(len + 16), *back = malloc(len + 16);
+	size_t z;
+
+	z = fmt_arith_encode(in, len, prefix, out, len + 16);
+	CU_ASSERT_FATAL(z > 0 && z < len + 16);
+	CU_ASSERT_EQUAL(out[0] & 15, mode);
+	CU_ASSERT_EQUAL(fmt_arith_decode(out, z, back, len), 0);
+	CU_ASSERT(memcmp(in, back, len) == 0);
+	/* a byte less or more is refused, unless the most probable
+	 * continuation (a 0) costs less than the range coder's last byte:
+	 * then the bytes are the same plus or minus a 0 (the column's exact
+	 * length check refuses those) */
+	if (fmt_arith_decode(out, z, back, len - 1) == 0) {
+		CU_ASSERT(memcmp(in, back, len - 1) == 0 && in[len - 1] == 0);
+	}
+	if (fmt_arith_decode(out, z, back, len + 1) == 0)
+		CU_ASSERT(memcmp(in, back, len) == 0 && back[len] == 0);
+	for (size_t k = 0; k < z; k += 1 + k / 64)
+		CU_ASSERT_EQUAL(fmt_arith_decode(out, k, back, len), IST_ECORRUPT);
+	out[z] = 0;
+	CU_ASSERT_EQUAL(fmt_arith_decode(out, z + 1, back, len), IST_ECORRUPT);
+	for (size_t k = 0; k < z; k += 1 + k / 16) {
+		out[k] ^= 0x10;
+		(void)fmt_arith_decode(out, z, back, len);
+		out[k] ^= 0x10;
+	}
+	/* not enough room: no ARITH */
+	CU_ASSERT_EQUAL(fmt_arith_encode(in, len, prefix, out, z), 0);
+	free(out);
+	free(back);
+}
+
+static void test_arith(void)
+{
+	enum { N = 100000 };
+	uint8_t *b = malloc(N + 16), out[64];
+	size_t n = 0;
+
+	/* values of every magnitude, extremes included (value mode) */
+	while (n + 10 < N) {
+		uint64_t x = rnd();
+
+		switch (x % 8) {
+		case 0: x = UINT64_MAX - rnd() % 3; break;
+		case 1: x = rnd() % 3; break;
+		case 2: x = (uint64_t)1 << (rnd() % 64); break;
+		default: x >>= rnd() % 64; break;
+		}
+		n += fmt_put_varint(b + n, x);
+	}
+	arith_roundtrip(b, n, 0, FMT_ARITH_VALUES);
+	/* HIST-like symbols first, then the misses */
+	for (size_t i = 0; i < 3000; i++)
+		b[i] = (uint8_t)(rnd() % 3 ? 0 : rnd() % 17);
+	arith_roundtrip(b, n, 3000, FMT_ARITH_VALUES);
+	/* a small column: 1000 log-uniform times (the adaptive rate 4) */
+	n = 0;
+	for (size_t i = 0; i < 1000; i++)
+		n += fmt_put_varint(b + n, rnd() >> (40 + rnd() % 24));
+	arith_roundtrip(b, n, 0, FMT_ARITH_VALUES);
+	/* bytes that are not canonical varints (DICT bits): byte mode */
+	for (size_t i = 0; i < 5000; i++)
+		b[i] = (uint8_t)(rnd() % 4 ? 0x81 : 0x80 | (rnd() & 0x0f));
+	b[4999] = 0x80; /* ends inside a varint */
+	arith_roundtrip(b, 5000, 0, FMT_ARITH_BYTES);
+	arith_roundtrip(b, 5000, 100, FMT_ARITH_BYTES);
+	/* an overlong varint (0x80 0x00 is 0 in two bytes) is not a value */
+	memset(b, 0, 64);
+	b[10] = 0x80;
+	arith_roundtrip(b, 64, 0, FMT_ARITH_BYTES);
+	/* the whole column a prefix */
+	memset(b, 16, 500);
+	arith_roundtrip(b, 500, 500, FMT_ARITH_VALUES);
+	/* random bytes: ARITH does not pay */
+	for (size_t i = 0; i < N; i++)
+		b[i] = (uint8_t)rnd();
+	CU_ASSERT_EQUAL(fmt_arith_encode(b, N, 0, out, sizeof(out)), 0);
+	{
+		uint8_t *o = malloc(N);
+
+		CU_ASSERT_EQUAL(fmt_arith_encode(b, N, 0, o, N), 0);
+		free(o);
+	}
+	/* garbage never crashes the decoder */
+	for (int k = 0; k < 20000; k++) {
+		size_t m = rnd() % 48;
+
+		for (size_t i = 0; i < m; i++)
+			b[i] = (uint8_t)(rnd() % 4 ? rnd() % 3 : rnd());
+		if (m && rnd() % 2)
+			b[0] = (uint8_t)(rnd() % 2 | (4 + rnd() % 2) << 4);
+		if (m > 2 && rnd() % 2)
+			b[2] = 0;
+		(void)fmt_arith_decode(b, m, out, rnd() % 64);
+	}
+	/* a bad mode, rate or prefix; a first code byte that is not 0 */
+	{
+		uint8_t in[40], enc[64];
+		size_t z;
+
+		for (size_t i = 0; i < sizeof(in); i++)
+			in[i] = (uint8_t)(i % 5);
+		z = fmt_arith_encode(in, sizeof(in), 4, enc, sizeof(enc));
+		CU_ASSERT_FATAL(z > 0);
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, z, out, sizeof(in)), 0);
+		CU_ASSERT(memcmp(in, out, sizeof(in)) == 0);
+		enc[0] = (uint8_t)((enc[0] & 0xf0) | 2);
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, z, out, sizeof(in)),
+				IST_ECORRUPT);
+		enc[0] = (uint8_t)(FMT_ARITH_VALUES | (FMT_ARITH_SHIFT_MAX + 1) << 4);
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, z, out, sizeof(in)),
+				IST_ECORRUPT);
+		enc[0] = (uint8_t)(FMT_ARITH_VALUES | (FMT_ARITH_SHIFT_MIN - 1) << 4);
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, z, out, sizeof(in)),
+				IST_ECORRUPT);
+		enc[0] = (uint8_t)(FMT_ARITH_VALUES | 4 << 4);
+		enc[1] = 41; /* prefix above the column */
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, z, out, sizeof(in)),
+				IST_ECORRUPT);
+		enc[1] = 4;
+		enc[2] = 1;
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, z, out, sizeof(in)),
+				IST_ECORRUPT);
+		CU_ASSERT_EQUAL(fmt_arith_decode(enc, 0, out, sizeof(in)),
+				IST_ECORRUPT);
+	}
+	free(b);
+}
+
 /* ------------------------------------------------------------ columns */
 
 /* Encodes column col of recs, checks the coding picked and decodes it back
@@ -474,6 +611,43 @@ static void test_column_codecs(void)
 				IST_ECORRUPT);
 		d.param = 1;
 		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LEN, &d, buf, x, 3),
+				IST_ECORRUPT);
+	}
+
+	/* latencies of requests completed in batches: CDELTA, also when
+	 * t + lat wraps past 2^64 */
+	t = 1000;
+	for (size_t i = 0; i < N; i++) {
+		uint64_t done = t + 500000 + (i / 20) * 1000000 + rnd() % 3 * 100;
+
+		t += 100 * (rnd() % 200);
+		r[i].t_ns = t;
+		r[i].lat_ns = done > t ? done - t : 7;
+	}
+	column_roundtrip(FMT_COL_LAT, r, N, FMT_CODE_CDELTA);
+	for (size_t i = 0; i < N; i++) {
+		r[i].t_ns = UINT64_MAX - 10000000 + i * 1000;
+		r[i].lat_ns = 20000000 - i * 1000 + (i % 7) * 64;
+	}
+	column_roundtrip(FMT_COL_LAT, r, N, FMT_CODE_CDELTA);
+	{
+		static struct fmt_hist h;
+		uint8_t buf[64 + FMT_PAD] = { 4, 2 };
+		struct fmt_coldesc d = { .coding = FMT_CODE_CDELTA, .param = 3,
+					 .raw_len = 2 };
+		struct ist_record x[2] = { { .t_ns = 1 }, { .t_ns = 2 } };
+
+		/* c = 6 then 9: lat 5 and 7 */
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LAT, &d, buf, x, 2), 0);
+		CU_ASSERT(x[0].lat_ns == 5 && x[1].lat_ns == 7);
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_T, &d, buf, x, 2),
+				IST_ECORRUPT);
+		d.param = 0;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LAT, &d, buf, x, 2),
+				IST_ECORRUPT);
+		d.param = 1;
+		buf[1] = 0x80; /* a varint running past the column */
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_LAT, &d, buf, x, 2),
 				IST_ECORRUPT);
 	}
 
@@ -980,7 +1154,7 @@ static void test_footer_meta(void)
 	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
 	ist_reader_version(rd, &major, &minor);
 	CU_ASSERT_EQUAL(major, 1);
-	CU_ASSERT_EQUAL(minor, FMT_MINOR_FOOTER_META);
+	CU_ASSERT_EQUAL(minor, FMT_MINOR);
 	CU_ASSERT(ist_reader_has_footer(rd));
 	rh = ist_reader_header(rd);
 	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "stream.1"), "early");
@@ -1053,6 +1227,168 @@ static void test_footer_meta(void)
 	ist_header_free(h);
 	free(path);
 	free(p2);
+}
+
+/* A header of many devices deflates its device table (1.3); a reader of
+ * 1.2 sees none of them; a damaged packed table is corrupt. */
+static void test_packed_devices(void)
+{
+	enum { NDEV = 300 };
+	const char *path = tmp_path("packed.ist");
+	ist_header *h = ist_header_new(), *got = NULL;
+	struct ist_record rec = { .t_ns = 1, .len = 512, .dev = NDEV - 1 };
+	uint8_t *body, *plain, *b;
+	size_t blen, plen, plen300, len;
+	ist_writer *w;
+	ist_reader *rd;
+
+	ist_header_set(h, "source", "packed");
+	for (unsigned i = 0; i < NDEV; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "vol%u", 1000 + i * 7);
+		CU_ASSERT_EQUAL(ist_header_add_device(h, name, i * 4096ull, 512), (int)i);
+	}
+	CU_ASSERT_EQUAL_FATAL(fmt_header_encode_packed(h, &body, &blen), 0);
+	CU_ASSERT_EQUAL_FATAL(fmt_header_encode(h, &plain, &plen), 0);
+	CU_ASSERT(blen < plen / 2);
+	plen300 = plen;
+	CU_ASSERT_EQUAL(fmt_header_decode_minor(body, blen, FMT_MINOR_ARITH, &got), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_header_device_count(got), NDEV);
+	CU_ASSERT_STRING_EQUAL(ist_header_device(got, NDEV - 1)->name, "vol3093");
+	CU_ASSERT_EQUAL(ist_header_device(got, 5)->size, 5 * 4096);
+	CU_ASSERT_EQUAL(ist_header_device(got, 5)->block_size, 512);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(got, "source"), "packed");
+	ist_header_free(got);
+	/* as a 1.2 reader sees it: the metadata, no devices */
+	CU_ASSERT_EQUAL(fmt_header_decode_minor(body, blen, 2, &got), 0);
+	CU_ASSERT_EQUAL(ist_header_device_count(got), 0);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(got, "source"), "packed");
+	ist_header_free(got);
+	/* every truncation is corrupt; flipped bits never crash */
+	for (size_t k = 0; k < blen; k++) {
+		got = NULL;
+		CU_ASSERT_NOT_EQUAL(fmt_header_decode_minor(body, k, 3, &got), 0);
+		CU_ASSERT_PTR_NULL(got);
+	}
+	for (size_t k = 0; k < blen; k++) {
+		body[k] ^= 0x21;
+		got = NULL;
+		if (fmt_header_decode_minor(body, blen, 3, &got) == 0)
+			ist_header_free(got);
+		body[k] ^= 0x21;
+	}
+	/* a plain 1.3 header of few devices ends with a packed count of 0 */
+	free(body);
+	free(plain);
+	{
+		ist_header *few = sample_header();
+
+		CU_ASSERT_EQUAL_FATAL(fmt_header_encode_packed(few, &body, &blen), 0);
+		CU_ASSERT_EQUAL_FATAL(fmt_header_encode(few, &plain, &plen), 0);
+		CU_ASSERT_EQUAL(blen, plen + 1);
+		CU_ASSERT(memcmp(body, plain, plen) == 0 && body[plen] == 0);
+		ist_header_free(few);
+		free(body);
+		free(plain);
+	}
+	/* hand-made packed tables: one device "a" (4 bytes deflated) */
+	{
+		uint8_t raw[] = { 1, 'a', 0, 0 }, z[64], hb[96];
+		z_stream zs;
+		size_t zl, hl;
+		const struct { uint8_t npacked, raw_len; int ok; } cases[] = {
+			{ 1, 4, 1 }, { 1, 5, 0 }, { 1, 3, 0 }, { 2, 4, 0 },
+		};
+
+		memset(&zs, 0, sizeof(zs));
+		CU_ASSERT_FATAL(deflateInit2(&zs, 9, Z_DEFLATED, -15, 8,
+					     Z_DEFAULT_STRATEGY) == Z_OK);
+		zs.next_in = raw;
+		zs.avail_in = sizeof(raw);
+		zs.next_out = z;
+		zs.avail_out = sizeof(z);
+		CU_ASSERT_FATAL(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+		zl = sizeof(z) - zs.avail_out;
+		deflateEnd(&zs);
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			hl = 0;
+			hb[hl++] = 0; /* no metadata */
+			hb[hl++] = 0; /* no plain devices */
+			hb[hl++] = cases[c].npacked;
+			hb[hl++] = cases[c].raw_len;
+			hb[hl++] = (uint8_t)zl;
+			memcpy(hb + hl, z, zl);
+			hl += zl;
+			got = NULL;
+			if (cases[c].ok) {
+				CU_ASSERT_EQUAL(fmt_header_decode_minor(hb, hl, 3, &got), 0);
+				CU_ASSERT(got && ist_header_device_count(got) == 1);
+				ist_header_free(got);
+				/* a zlen past the body */
+				hb[4] = (uint8_t)(zl + 1);
+				CU_ASSERT_EQUAL(fmt_header_decode_minor(hb, hl, 3, &got),
+						IST_ECORRUPT);
+			} else {
+				CU_ASSERT_EQUAL(fmt_header_decode_minor(hb, hl, 3, &got),
+						IST_ECORRUPT);
+			}
+		}
+	}
+	/* through a file */
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, h, NULL), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &rec, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_header_device_count(ist_reader_header(rd)), NDEV);
+	CU_ASSERT_STRING_EQUAL(ist_header_device(ist_reader_header(rd), 1)->name,
+			       "vol1007");
+	ist_reader_close(rd);
+	b = slurp(path, &len);
+	CU_ASSERT(fmt_get32(b + 12) < plen300 / 2);
+	free(b);
+	ist_header_free(h);
+}
+
+/* A chunk using ARITH storage or CDELTA latencies in a file that says
+ * minor 2 is corrupt (those came with 1.3). */
+static void test_minor3_in_minor2(void)
+{
+	enum { N = 1000 };
+	const char *path = tmp_path("m3.ist"), *p2 = tmp_path("m2.ist");
+	struct ist_record *r = calloc(N, sizeof(*r)), got[N];
+	uint64_t t = 0;
+	ist_reader *rd;
+	uint8_t *b;
+	size_t len;
+
+	for (size_t i = 0; i < N; i++) {
+		t += 100 * (1 + rnd() % 3000);
+		r[i].t_ns = t;
+		r[i].lat_ns = 100 * (1 + rnd() % 5000);
+		r[i].len = 512u * (uint32_t)(1 + rnd() % 64);
+		r[i].offset = rnd() % 100000 * 512;
+		r[i].op = (uint8_t)(rnd() % 2);
+	}
+	CU_ASSERT_EQUAL_FATAL(write_file(path, r, N, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_read(rd, got, N), N);
+	for (size_t i = 0; i < N; i++)
+		if (!rec_eq(&got[i], &r[i])) {
+			CU_FAIL("ARITH columns did not round-trip");
+			break;
+		}
+	ist_reader_close(rd);
+	b = slurp(path, &len);
+	CU_ASSERT_EQUAL(fmt_get16(b + 10), FMT_MINOR);
+	fmt_put16(b + 10, FMT_MINOR_FOOTER_META);
+	rewrite_header_crc(b);
+	spit(p2, b, len);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, p2), 0);
+	CU_ASSERT_EQUAL(ist_reader_read(rd, got, N), IST_ECORRUPT);
+	ist_reader_close(rd);
+	free(b);
+	free(r);
 }
 
 static void test_writer_rules(void)
@@ -1214,6 +1550,9 @@ int main(void)
 		{ "varint and zigzag", test_varint_zigzag },
 		{ "column codecs", test_column_codecs },
 		{ "ANS storage", test_ans },
+		{ "ARITH storage", test_arith },
+		{ "packed device table (1.3)", test_packed_devices },
+		{ "1.3 codings refused in a 1.2 file", test_minor3_in_minor2 },
 		{ "chunks, footer, seek", test_chunks_and_footer },
 		{ "empty file", test_empty_file },
 		{ "recovery without footer", test_recovery_without_footer },
