@@ -61,8 +61,14 @@ const uint8_t *rb_page_next(struct rb_page_iter *it, uint32_t *len,
 {
 	while (it->end - it->p >= 4) {
 		uint32_t h = word(it->p);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		/* The bit-field type_len:5, time_delta:27 starts at the top. */
+		unsigned type_len = h >> 27;
+		uint64_t delta = h & ((1u << 27) - 1), v;
+#else
 		unsigned type_len = h & 31;
 		uint64_t delta = h >> 5, v;
+#endif
 		const uint8_t *data;
 		uint32_t n;
 

@@ -20,7 +20,11 @@
 static size_t rb_put(uint8_t *p, unsigned type_len, uint32_t delta,
 		     const uint32_t *words, size_t nwords)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	uint32_t h = type_len << 27 | delta;
+#else
 	uint32_t h = type_len | delta << 5;
+#endif
 
 	memcpy(p, &h, 4);
 	if (nwords)

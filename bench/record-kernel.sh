@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench/record-kernel.sh - the kernel's share of recording alone: fio's CPU
+# time per I/O (psync, one job pinned to the last CPU, random 4 KiB reads
+# on a private zram device) with the block bio events off, then on in a
+# tracefs instance that nobody reads (overwrite mode), in several settings,
+# round after round.  Prints one line per round: "off US" then "SETTING US"
+# for each setting.
+# A setting is CLOCK:FILTER[:BUFFER_KB[:SUBBUF_KB]], e.g. mono:1 (the
+# recorder's: the mono clock, the events filtered to the device), mono:0,
+# x86-tsc:1, mono:1:1024, mono:1:16384:4.
+# Needs root, fio, zram and tracefs.
+# Usage: bench/record-kernel.sh [ROUNDS] [SECONDS] [SETTING...]
+set -euo pipefail
+ROUNDS=${1:-5}
+SECS=${2:-1.5}
+shift 2 2>/dev/null || shift $#
+[ $# -gt 0 ] || set -- mono:1 mono:0 x86-tsc:1
+[ "$(id -u)" -eq 0 ] || { echo "bench/record-kernel.sh: needs root" >&2; exit 77; }
+command -v fio >/dev/null || { echo "bench/record-kernel.sh: needs fio" >&2; exit 77; }
+T=/sys/kernel/tracing
+[ -d $T/events/block ] || mount -t tracefs nodev $T
+[ -e /sys/class/zram-control/hot_add ] || modprobe zram
+tmp=$(mktemp -d)
+Z=$(cat /sys/class/zram-control/hot_add)
+DEV=/dev/zram$Z
+ti=$T/instances/iostorm-kernel-$$
+cleanup() {
+	[ -d "$ti" ] && { echo 0 >"$ti/tracing_on"; rmdir "$ti"; }
+	echo 1 >/sys/block/zram$Z/reset 2>/dev/null || true
+	echo "$Z" >/sys/class/zram-control/hot_remove 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+echo 256M >/sys/block/zram$Z/disksize
+fio --name=fill --filename=$DEV --rw=write --bs=1M --direct=1 --size=256M --output=/dev/null
+mm=$(( 16#$(stat -c %t "$DEV") << 20 | 16#$(stat -c %T "$DEV") ))
+cpu=$(( $(nproc) - 1 ))
+
+# us_per_io: one fio run, its CPU time (user + system) per issued I/O
+us_per_io() {
+	local TIMEFORMAT='%U %S'
+	{ time taskset -c $cpu fio --name=r --filename=$DEV --rw=randread --bs=4k \
+		--direct=1 --ioengine=psync --numjobs=1 --time_based --runtime="$SECS" \
+		--randrepeat=0 --norandommap --output="$tmp/fio.out"; } 2>"$tmp/time"
+	n=$(awk '/issued rwts:/ { split($3, t, /[=,]/); print t[2] + t[3] }' "$tmp/fio.out")
+	echo "$(tail -1 "$tmp/time") $n" | awk '{ printf "%.3f", 1e6 * ($1 + $2) / $3 }'
+}
+
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); fio pinned to CPU $cpu, ${SECS}s a run"
+for r in $(seq "$ROUNDS"); do
+	line="off $(us_per_io)"
+	for s in "$@"; do
+		IFS=: read -r clk fil kb sub <<<"$s"
+		mkdir "$ti"
+		echo "$clk" >"$ti/trace_clock"
+		[ -z "${sub:-}" ] || echo "$sub" >"$ti/buffer_subbuf_size_kb"
+		[ -z "${kb:-}" ] || echo "$kb" >"$ti/buffer_size_kb"
+		for e in block_bio_queue block_bio_complete; do
+			[ "$fil" = 0 ] || echo "dev == $mm" >"$ti/events/block/$e/filter"
+			echo 1 >"$ti/events/block/$e/enable"
+		done
+		echo 1 >"$ti/tracing_on"
+		line="$line $s $(us_per_io)"
+		echo 0 >"$ti/tracing_on"
+		rmdir "$ti"
+	done
+	echo "$line"
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
