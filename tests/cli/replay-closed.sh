@@ -73,4 +73,44 @@ expect_grep '"txn_latency": "cycle"' "$TMP/s0.json"
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --serial-commits
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits -w 2
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --txn-latency last
+
+# --think-sched: one client, a transaction of one 100 us read every 1 ms;
+# 400 us of each 900 us think time it waited for a CPU (record --sched).
+# At 10 us per I/O: one per 910 us without the sidecar, 510 us with it.
+awk 'BEGIN {
+	print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
+	for (i = 0; i <= 10; i++)
+		printf "%d,0,read,%d,4096,100000,1,%d,%s\n", i * 1000000, i * 4096, i + 1, i ? "dependent" : ""
+}' >"$TMP/think.csv"
+{
+	echo "# iostorm-sched 1 runq"
+	for i in 0 1 2 3 4 5 6 7 8 9; do echo "1 ${i}200000 ${i}600000"; done
+	echo "9 0 20000000"
+} | sed 's/^1 0\([0-9]\)/1 \1/; s/ 0\([0-9]\)/ \1/g' >"$TMP/think.sched"
+expect_status 0 "$IOSTORM" convert "$TMP/think.csv" "$TMP/think1.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/think1.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --json "$TMP/k0.json" --quiet
+expect_status 0 "$IOSTORM" replay "$TMP/think1.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --json "$TMP/k1.json" --quiet --think-sched "$TMP/think.sched"
+k0=$(ts "$TMP/k0.json"); k1=$(ts "$TMP/k1.json")
+echo "think-sched: streams' TPS without $k0, with $k1"
+awk -v a="$k0" 'BEGIN { exit !(a > 1090 && a < 1110) }' || fail "without: $k0, not 1099"
+ok
+awk -v a="$k1" 'BEGIN { exit !(a > 1950 && a < 1972) }' || fail "with: $k1, not 1961"
+ok
+expect_grep '"think_sched": ".*think.sched"' "$TMP/k1.json"
+expect_grep '"think_sched": null' "$TMP/k0.json"
+# refused: without closed timing, no file, not a sidecar, a bad line
+expect_status 2 "$IOSTORM" replay "$TMP/think1.ist" --null --think-sched "$TMP/think.sched"
+expect_status 2 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched ""
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/none.sched"
+expect_err_line "none.sched"
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/think.csv"
+expect_err_line "think.csv: line 1: not a run-queue sidecar"
+printf '# iostorm-sched 1 runq\n1 5 9\n1 9 5\n' >"$TMP/bad.sched"
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
+expect_err_line "bad.sched: line 3: expected 'STREAM START_NS END_NS' with START <= END"
+printf '# iostorm-sched 1 runq\n1 5 x9\n' >"$TMP/bad.sched"
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
+expect_err_line "bad.sched: line 2:"
 done_ok

@@ -598,6 +598,35 @@ static void test_closed_think_sched(void)
 	rpl_run_free(r);
 	unlink(path);
 
+	/* with --serial-commits (the lock's path): one committing stream, a
+	 * write 1 ms after its commit ended, 400 us of it waiting for a CPU */
+	{
+		struct ist_record c[] = {
+			mkrec(0, IST_OP_WRITE, 0, 4096, 100 * us, 1, 0),
+			mkrec(100 * us, IST_OP_FLUSH, 0, 0, 100 * us, 1, 0),
+			mkrec(1200 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 1, 0),
+			mkrec(1300 * us, IST_OP_FLUSH, 0, 0, 100 * us, 1, 0),
+		};
+
+		for (int i = 1; i < 4; i++)
+			c[i].flags = IST_F_DEPENDENT | (i % 2 ? IST_F_COMMIT : 0);
+		write_tmp(path, "# iostorm-sched 1 runq\n1 300000 700000\n");
+		rpl_opts_init(&o);
+		o.timing = RPL_TIMING_CLOSED;
+		o.null_latency_ns = 10 * us;
+		o.serial_commits = 1;
+		o.think_sched = path;
+		run_null(&o, c, 4, &evl, &r);
+		CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 20 * us + 600 * us);
+		CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 630 * us);
+		rpl_run_free(r);
+		o.think_sched = NULL;
+		run_null(&o, c, 4, &evl, &r);
+		CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 20 * us + 1000 * us);
+		rpl_run_free(r);
+		unlink(path);
+	}
+
 	/* refusals: another timing, no header, a bad line, no file */
 	rpl_opts_init(&o);
 	o.backend = RPL_BACKEND_NULL;

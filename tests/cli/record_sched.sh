@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# record_sched.sh - `iostorm record --sched FILE`: the streams' run-queue
+# waits behind other threads go to a sidecar (header, STREAM START END
+# lines of recorded streams, in the trace's time), named in the trace's
+# metadata; its tracefs instance is removed; bad --sched use is refused.
+# A CPU hog pinned with the I/O helper makes the helper wait behind it.
+# Needs root and tracefs; skips (77) otherwise.
+. "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/record_lib.sh"
+[ -d "$TRACING/events/sched/sched_switch" ] || skip "no sched_switch event"
+LOOP= HOG=
+cleanup() {
+	[ -n "$HOG" ] && kill "$HOG" 2>/dev/null
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+truncate -s 16M "$TMP/disk.img"
+LOOP=$(losetup -f --show "$TMP/disk.img") || skip "cannot set up a loop device"
+PIN=""
+command -v taskset >/dev/null && PIN="taskset -c 0"
+SEQ=""
+for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do SEQ="$SEQ w:$((i * 4096)):4096 r:$((i * 4096)):4096"; done
+
+REC_OPTS="--sched $TMP/s.sched" record_start "$TMP/s.ist" "$LOOP"
+$PIN sh -c 'while :; do :; done' &
+HOG=$!
+for k in 1 2 3 4 5; do
+	$PIN "$top_builddir/tests/cli/dio_seq" "$LOOP" $SEQ >>"$TMP/pids" || fail "dio_seq failed"
+done
+kill "$HOG"; HOG=
+record_stop
+expect_eq "$RSTATUS" 0 "recorder exit status"
+expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
+[ ! -d "$TRACING/instances/iostorm-sched-$RPID" ] || fail "sched instance left behind"
+ok
+expect_status 0 "$IOSTORM" info "$TMP/s.ist"
+expect_grep "record\.sched = .*s\.sched" "$TMP/out"
+head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 1 runq' || fail "no sidecar header"
+ok
+# every line: a recorded stream, 0 <= start <= end within the recording
+"$IOSTORM" export "$TMP/s.ist" --format csv -o "$TMP/s.csv" >/dev/null || fail "export"
+awk -F, 'NR > 1 { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
+awk 'FNR == NR { s[$1] = 1; next }
+     /^#/ { next }
+     NF != 3 || !($1 in s) || $2 > $3 || $3 > 60e9 { print "bad: " $0; bad = 1 }
+     END { exit bad }' "$TMP/streams" "$TMP/s.sched" || fail "bad sidecar lines"
+ok
+n=$(grep -vc '^#' "$TMP/s.sched")
+echo "sidecar: $n waits of $(wc -l <"$TMP/streams") streams"
+# the sidecar replays with its trace
+expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing closed \
+	--think-sched "$TMP/s.sched" --quiet
+
+# refused
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/x.ist"
+expect_status 2 "$IOSTORM" record --from-pcap /dev/null -o "$TMP/x.ist" --sched "$TMP/y"
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/no/dir/s.sched" -t 1
+expect_err_line "no/dir/s.sched: No such file or directory"
+done_ok
