@@ -400,10 +400,26 @@ static inline void hist_push(struct fmt_hist *h, unsigned sl, uint64_t off,
 	h->head[sl] = (uint16_t)((hd + 2) & (FMT_HIST - 1));
 }
 
+/*
+ * The size pass leaves each record's history symbol in out[i] and its
+ * delta from the previous end in delta[i], at the end of out (8n bytes
+ * from out + 3n + 64: the varints, at most 10 bytes per record after at
+ * most n symbol bytes, never reach a delta not yet read), so that the
+ * gcd and output passes need not replay the history.
+ */
+static inline uint64_t delta_at(const uint8_t *delta, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, delta + 8 * i, 8);
+	return v;
+}
+
 static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d)
 {
 	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
+	uint8_t *delta = out + 3 * n + 64;
 	int all_same = 1;
 	struct divisor dv;
 	uint8_t *p;
@@ -414,14 +430,15 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 	hist_reset(h);
 	for (i = 0; i < n; i++) {
 		unsigned sl = hist_slot(h, recs[i].dev);
-		uint64_t off = recs[i].offset;
-		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)(off - hist_at(h, sl, 0))));
+		uint64_t off = recs[i].offset, dl = off - hist_at(h, sl, 0);
+		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)dl));
 		unsigned k = hist_find(h, sl, off);
 
 		all_same &= off == recs[0].offset;
 		raw_sz += fmt_varint_len(off);
 		seq_sz += len;
-		out[i] = (uint8_t)k; /* kept for the passes below */
+		out[i] = (uint8_t)k;
+		memcpy(delta + 8 * i, &dl, 8);
 		if (k == FMT_HIST)
 			hist_sz += len;
 		hist_push(h, sl, off, off + recs[i].len);
@@ -438,29 +455,23 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 	}
 	d->coding = hist_sz < seq_sz * 15 / 16 ? FMT_CODE_HIST : FMT_CODE_SEQ;
 	gcd_start(&dv);
-	hist_reset(h);
-	for (i = 0; i < n && dv.g != 1; i++) {
-		unsigned sl = hist_slot(h, recs[i].dev);
-		uint64_t off = recs[i].offset;
-
+	for (i = 0; i < n && dv.g != 1; i++)
 		if (d->coding == FMT_CODE_SEQ || out[i] == FMT_HIST)
-			gcd_add(&dv, magnitude((int64_t)(off - hist_at(h, sl, 0))));
-		hist_push(h, sl, off, off + recs[i].len);
-	}
+			gcd_add(&dv, magnitude((int64_t)delta_at(delta, i)));
 	gcd_end(&dv);
 	d->param = dv.g;
-	hist_reset(h);
-	p = d->coding == FMT_CODE_HIST ? out + n : out;
-	for (i = 0; i < n; i++) {
-		unsigned sl = hist_slot(h, recs[i].dev), k = FMT_HIST;
-		uint64_t off = recs[i].offset;
-
-		if (d->coding == FMT_CODE_HIST)
-			k = out[i]; /* the symbols are in place */
-		if (k == FMT_HIST)
+	if (d->coding == FMT_CODE_HIST) {
+		/* the symbols are in place */
+		p = out + n;
+		for (i = 0; i < n; i++)
+			if (out[i] == FMT_HIST)
+				p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
+					&dv, (int64_t)delta_at(delta, i))));
+	} else {
+		p = out;
+		for (i = 0; i < n; i++)
 			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
-				&dv, (int64_t)(off - hist_at(h, sl, 0)))));
-		hist_push(h, sl, off, off + recs[i].len);
+				&dv, (int64_t)delta_at(delta, i))));
 	}
 	d->raw_len = (uint64_t)(p - out);
 }
