@@ -361,14 +361,27 @@ struct ans_dec_state {
 	const uint8_t *p, *end;
 };
 
+/* One decoding step of state x with the table entry e (checked); a
+ * state below ANS_L takes the next word. */
+#define ANS_ADVANCE(x, e)                                                      \
+	do {                                                                   \
+		(x) = (((e) >> 8 & (ANS_M - 1)) + 1) * ((x) >> FMT_ANS_BITS) + \
+		      ((e) >> 20);                                             \
+		if ((x) < ANS_L) {                                             \
+			if (p >= end)                                          \
+				return IST_ECORRUPT;                           \
+			(x) = (x) << 16 | fmt_get16(p);                        \
+			p += 2;                                                \
+		}                                                              \
+	} while (0)
+
 /*
- * Decodes out[from..to): byte i with state x[i % 2], contexts starting at
- * ctx and moving by nxt.  Two states in turn, so that the two dependency
- * chains overlap.
+ * Decodes out[from..to) with the one table tab: byte i with state
+ * x[i % 2].  Two states in turn, so that the two dependency chains
+ * overlap.
  */
-static inline int dec_range(const struct fmt_ans_dec *t, struct ans_dec_state *st,
-			    const uint8_t (*nxt)[2], unsigned ctx, uint8_t *out,
-			    size_t from, size_t to)
+static int dec_one(const uint32_t *tab, struct ans_dec_state *st, uint8_t *out,
+		   size_t from, size_t to)
 {
 	const uint8_t *p = st->p, *end = st->end;
 	uint32_t x0 = st->x[0], x1 = st->x[1];
@@ -376,22 +389,12 @@ static inline int dec_range(const struct fmt_ans_dec *t, struct ans_dec_state *s
 
 #define ANS_STEP(x)                                                            \
 	do {                                                                   \
-		uint32_t e = t->tab[ctx][(x) & (ANS_M - 1)];                   \
-		uint8_t b;                                                     \
+		uint32_t e = tab[(x) & (ANS_M - 1)];                           \
                                                                                \
-		if (e == ANS_NONE)                                             \
+		if (__builtin_expect(e == ANS_NONE, 0))                        \
 			return IST_ECORRUPT;                                   \
-		b = (uint8_t)e;                                                \
-		(x) = (((e >> 8) & (ANS_M - 1)) + 1) * ((x) >> FMT_ANS_BITS) + \
-		      (e >> 20);                                               \
-		if ((x) < ANS_L) {                                             \
-			if (p >= end)                                          \
-				return IST_ECORRUPT;                           \
-			(x) = (x) << 16 | fmt_get16(p);                        \
-			p += 2;                                                \
-		}                                                              \
-		out[i] = b;                                                    \
-		ctx = nxt[ctx][b >> 7];                                        \
+		out[i] = (uint8_t)e;                                           \
+		ANS_ADVANCE(x, e);                                             \
 	} while (0)
 	if (i < to && (i & 1)) {
 		ANS_STEP(x1);
@@ -412,13 +415,64 @@ static inline int dec_range(const struct fmt_ans_dec *t, struct ans_dec_state *s
 	return 0;
 }
 
+/*
+ * Decodes out[from..to) with the varint contexts of model 1, starting in
+ * context 0.  The context of a byte is known only once the byte before
+ * it is decoded; so that this chain does not wait for a table load per
+ * byte, the entries of both contexts the next byte can have (0, or one
+ * more than this byte's) are loaded while this byte is decoded, and the
+ * byte's continuation bit picks one.
+ */
+static int dec_ctx(const struct fmt_ans_dec *t, struct ans_dec_state *st,
+		   uint8_t *out, size_t from, size_t to)
+{
+	static const uint8_t inc[FMT_ANS_CTX] = { 1, 2, 3, 3 };
+	const uint8_t *p = st->p, *end = st->end;
+	uint32_t x0 = st->x[0], x1 = st->x[1], e, ctx = 0;
+	size_t i = from;
+
+	if (i >= to)
+		return 0;
+	e = t->tab[0][((i & 1) ? x1 : x0) & (ANS_M - 1)];
+	/* xn: the state of the next byte (final: it was advanced two
+	 * steps ago) */
+#define ANS_STEP(x, xn)                                                        \
+	do {                                                                   \
+		uint32_t c1 = inc[ctx], n0, n1, cont;                          \
+                                                                               \
+		if (__builtin_expect(e == ANS_NONE, 0))                        \
+			return IST_ECORRUPT;                                   \
+		n0 = t->tab[0][(xn) & (ANS_M - 1)];                            \
+		n1 = t->tab[c1][(xn) & (ANS_M - 1)];                           \
+		out[i] = (uint8_t)e;                                           \
+		ANS_ADVANCE(x, e);                                             \
+		cont = (e >> 7) & 1;                                           \
+		ctx = cont ? c1 : 0;                                           \
+		e = cont ? n1 : n0;                                            \
+	} while (0)
+	if (i & 1) {
+		ANS_STEP(x1, x0);
+		i++;
+	}
+	for (; i + 1 < to; i += 2) {
+		ANS_STEP(x0, x1);
+		i++;
+		ANS_STEP(x1, x0);
+		i--;
+	}
+	if (i < to)
+		ANS_STEP(x0, x1);
+#undef ANS_STEP
+	st->p = p;
+	st->x[0] = x0;
+	st->x[1] = x1;
+	return 0;
+}
+#undef ANS_ADVANCE
+
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 		   uint8_t *out, size_t want)
 {
-	static const uint8_t nxt1[FMT_ANS_CTX + 1][2] = {
-		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 3 }, { FMT_ANS_PRE, FMT_ANS_PRE }
-	};
-	static const uint8_t nxt0[FMT_ANS_CTX + 1][2] = { { 0 } };
 	struct ans_dec_state st;
 	unsigned kind;
 	uint64_t prefix;
@@ -435,10 +489,11 @@ int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 	st.p += 8;
 	if (st.x[0] < ANS_L || st.x[1] < ANS_L || (st.end - st.p) % 2)
 		return IST_ECORRUPT;
-	ret = dec_range(t, &st, nxt1, FMT_ANS_PRE, out, 0, (size_t)prefix);
-	if (!ret)
-		ret = dec_range(t, &st, kind ? nxt1 : nxt0, 0, out,
-				(size_t)prefix, want);
+	ret = dec_one(t->tab[FMT_ANS_PRE], &st, out, 0, (size_t)prefix);
+	if (!ret && kind)
+		ret = dec_ctx(t, &st, out, (size_t)prefix, want);
+	else if (!ret)
+		ret = dec_one(t->tab[0], &st, out, (size_t)prefix, want);
 	if (ret)
 		return ret;
 	if (st.p != st.end || st.x[0] != ANS_L || st.x[1] != ANS_L)

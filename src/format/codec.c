@@ -400,10 +400,26 @@ static inline void hist_push(struct fmt_hist *h, unsigned sl, uint64_t off,
 	h->head[sl] = (uint16_t)((hd + 2) & (FMT_HIST - 1));
 }
 
+/*
+ * The size pass leaves each record's history symbol in out[i] and its
+ * delta from the previous end in delta[i], at the end of out (8n bytes
+ * from out + 3n + 64: the varints, at most 10 bytes per record after at
+ * most n symbol bytes, never reach a delta not yet read), so that the
+ * gcd and output passes need not replay the history.
+ */
+static inline uint64_t delta_at(const uint8_t *delta, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, delta + 8 * i, 8);
+	return v;
+}
+
 static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d)
 {
 	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
+	uint8_t *delta = out + 3 * n + 64;
 	int all_same = 1;
 	struct divisor dv;
 	uint8_t *p;
@@ -414,14 +430,15 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 	hist_reset(h);
 	for (i = 0; i < n; i++) {
 		unsigned sl = hist_slot(h, recs[i].dev);
-		uint64_t off = recs[i].offset;
-		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)(off - hist_at(h, sl, 0))));
+		uint64_t off = recs[i].offset, dl = off - hist_at(h, sl, 0);
+		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)dl));
 		unsigned k = hist_find(h, sl, off);
 
 		all_same &= off == recs[0].offset;
 		raw_sz += fmt_varint_len(off);
 		seq_sz += len;
-		out[i] = (uint8_t)k; /* kept for the passes below */
+		out[i] = (uint8_t)k;
+		memcpy(delta + 8 * i, &dl, 8);
 		if (k == FMT_HIST)
 			hist_sz += len;
 		hist_push(h, sl, off, off + recs[i].len);
@@ -438,29 +455,23 @@ static void enc_offset(struct fmt_hist *h, const struct ist_record *recs,
 	}
 	d->coding = hist_sz < seq_sz * 15 / 16 ? FMT_CODE_HIST : FMT_CODE_SEQ;
 	gcd_start(&dv);
-	hist_reset(h);
-	for (i = 0; i < n && dv.g != 1; i++) {
-		unsigned sl = hist_slot(h, recs[i].dev);
-		uint64_t off = recs[i].offset;
-
+	for (i = 0; i < n && dv.g != 1; i++)
 		if (d->coding == FMT_CODE_SEQ || out[i] == FMT_HIST)
-			gcd_add(&dv, magnitude((int64_t)(off - hist_at(h, sl, 0))));
-		hist_push(h, sl, off, off + recs[i].len);
-	}
+			gcd_add(&dv, magnitude((int64_t)delta_at(delta, i)));
 	gcd_end(&dv);
 	d->param = dv.g;
-	hist_reset(h);
-	p = d->coding == FMT_CODE_HIST ? out + n : out;
-	for (i = 0; i < n; i++) {
-		unsigned sl = hist_slot(h, recs[i].dev), k = FMT_HIST;
-		uint64_t off = recs[i].offset;
-
-		if (d->coding == FMT_CODE_HIST)
-			k = out[i]; /* the symbols are in place */
-		if (k == FMT_HIST)
+	if (d->coding == FMT_CODE_HIST) {
+		/* the symbols are in place */
+		p = out + n;
+		for (i = 0; i < n; i++)
+			if (out[i] == FMT_HIST)
+				p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
+					&dv, (int64_t)delta_at(delta, i))));
+	} else {
+		p = out;
+		for (i = 0; i < n; i++)
 			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
-				&dv, (int64_t)(off - hist_at(h, sl, 0)))));
-		hist_push(h, sl, off, off + recs[i].len);
+				&dv, (int64_t)delta_at(delta, i))));
 	}
 	d->raw_len = (uint64_t)(p - out);
 }
@@ -588,7 +599,7 @@ void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
  * readable bytes after p (column buffers carry FMT_PAD bytes of padding)
  * and checks p against the column end after each value.
  */
-static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
+static const uint8_t *get_varint_slow(const uint8_t *p, uint64_t *v)
 {
 	uint64_t b = *p++, x;
 	unsigned s = 7;
@@ -605,6 +616,39 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 	} while ((b & 0x80) && s < 70);
 	*v = x;
 	return (b & 0x80) ? NULL : p;
+}
+
+/*
+ * The same for varints of up to 8 bytes without a branch on the length
+ * (which the predictor misses on columns of mixed lengths): the 8 bytes
+ * at p are read at once, the first byte without a continuation bit ends
+ * the value, and the 7-bit groups are packed together in three steps.
+ */
+static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, stop;
+
+	if (*p < 0x80) { /* the common one-byte value */
+		*v = *p;
+		return p + 1;
+	}
+	memcpy(&w, p, 8);
+	stop = ~w & UINT64_C(0x8080808080808080);
+	if (__builtin_expect(stop == 0, 0))
+		return get_varint_slow(p, v);
+	w &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+	w = ((w & UINT64_C(0x7f007f007f007f00)) >> 1) |
+	    (w & UINT64_C(0x007f007f007f007f));
+	w = ((w & UINT64_C(0x3fff00003fff0000)) >> 2) |
+	    (w & UINT64_C(0x00003fff00003fff));
+	w = ((w & UINT64_C(0x0fffffff00000000)) >> 4) |
+	    (w & UINT64_C(0x000000000fffffff));
+	*v = w;
+	return p + (__builtin_ctzll(stop) + 1) / 8;
+#else
+	return get_varint_slow(p, v);
+#endif
 }
 
 #define SET_T(r, v) ((r)->t_ns = (v))

@@ -219,7 +219,8 @@ struct fmt_coldesc {
 
 /*
  * Encodes column col of recs[0..n) into out (room for FMT_MAX_COL_BYTES(n)
- * bytes), choosing the coding; fills d->coding, d->param, d->raw_len.
+ * bytes, all of which it may use as scratch), choosing the coding; fills
+ * d->coding, d->param, d->raw_len.
  */
 void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 		       const struct ist_record *recs, size_t n, uint8_t *out,

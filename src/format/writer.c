@@ -414,36 +414,72 @@ static int write_chunk(ist_writer *w)
 	return 0;
 }
 
+/* The error a record makes the batch fail with, or 0. */
+static inline int check_record(const struct ist_record *r)
+{
+	if (r->op >= IST_OP_COUNT || (r->flags & ~IST_F_ALL))
+		return IST_ERANGE;
+	if (r->dev >= IST_MAX_FOOTER_DEVICES)
+		return IST_EDEVICE;
+	return 0;
+}
+
+/* Checks recs[0..n) while copying them to dst: one pass over the
+ * caller's records, which are often not in the cache. */
+static int copy_checked(struct ist_record *dst, const struct ist_record *recs,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int ret = check_record(&recs[i]);
+
+		if (__builtin_expect(ret != 0, 0))
+			return ret;
+		dst[i] = recs[i];
+	}
+	return 0;
+}
+
 int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 {
+	size_t k = w->chunk_records - w->nrecs;
 	int ret;
 
 	if (w->err)
 		return w->err;
-	/* Check the batch first: a bad record leaves the writer usable. */
-	for (size_t i = 0; i < n; i++) {
-		if (recs[i].op >= IST_OP_COUNT || (recs[i].flags & ~IST_F_ALL))
-			return IST_ERANGE;
-		if (recs[i].dev >= IST_MAX_FOOTER_DEVICES)
-			return IST_EDEVICE;
-	}
-	ret = ist_totals_acc_add(w->acc, recs, n);
+	/* Check the batch first: a bad record leaves the writer usable.
+	 * What fits in the chunk is checked while it is copied there (the
+	 * chunk grows only once all is well), the rest on its own. */
+	if (k > n)
+		k = n;
+	ret = copy_checked(w->recs + w->nrecs, recs, k);
+	for (size_t i = k; !ret && i < n; i++)
+		ret = check_record(&recs[i]);
+	if (ret)
+		return ret;
+	/* the totals of the copied part from the copy, in the cache now */
+	ret = ist_totals_acc_add(w->acc, w->recs + w->nrecs, k);
+	if (!ret)
+		ret = ist_totals_acc_add(w->acc, recs + k, n - k);
 	if (ret)
 		return w->err = ret;
-	while (n) {
-		size_t k = w->chunk_records - w->nrecs;
-
+	w->nrecs += k;
+	recs += k;
+	n -= k;
+	for (;;) {
+		if (w->nrecs == w->chunk_records) {
+			ret = write_chunk(w);
+			if (ret)
+				return w->err = ret;
+		}
+		if (!n)
+			break;
+		k = w->chunk_records - w->nrecs;
 		if (k > n)
 			k = n;
 		memcpy(w->recs + w->nrecs, recs, k * sizeof(*recs));
 		w->nrecs += k;
 		recs += k;
 		n -= k;
-		if (w->nrecs == w->chunk_records) {
-			ret = write_chunk(w);
-			if (ret)
-				return w->err = ret;
-		}
 	}
 	return 0;
 }
