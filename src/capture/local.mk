@@ -54,6 +54,13 @@ tests_fuzz_fuzz_pcap_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_pcap_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_pcap_LDADD = $(TEST_LIBS)
 
+FUZZ_TARGETS += tests/fuzz/fuzz_rb_page
+check_PROGRAMS += tests/fuzz/fuzz_rb_page
+tests_fuzz_fuzz_rb_page_SOURCES = tests/fuzz/fuzz_rb_page.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_rb_page_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_rb_page_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_rb_page_LDADD = $(TEST_LIBS)
+
 dist_man_MANS += man/iostorm-record.1
 dist_noinst_SCRIPTS += bench/record.sh
 TESTS += tests/cli/pcap_live.sh

@@ -83,6 +83,8 @@ const uint8_t *rb_page_next(struct rb_page_iter *it, uint32_t *len,
 		case TYPE_PADDING:
 			if (!delta && !n)
 				return NULL; /* the rest of the page is empty */
+			if (n > (size_t)(it->end - it->p) - 4)
+				return NULL; /* longer than the data left */
 			it->p += 4 + (size_t)n; /* a discarded event */
 			continue;
 		case TYPE_TIME_EXTEND:
