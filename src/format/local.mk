@@ -32,6 +32,8 @@ tests_unit_test_format_LDADD = $(TEST_LIBS)
 
 TESTS += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
 EXTRA_DIST += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
+TESTS += tests/cli/ist_golden.sh
+EXTRA_DIST += tests/cli/ist_golden.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_ist_reader
 check_PROGRAMS += tests/fuzz/fuzz_ist_reader
