@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# ist_golden.sh - the writer's exact bytes on a trace whose columns take the
-# DICT, DELTA, RAW and SEQ codings and the plain, deflate and ANS storages
+# ist_golden.sh - the writer's exact bytes (IST 1.3) on a trace whose columns take the
+# DICT, DELTA, RAW and SEQ codings and the plain, deflate, ANS and ARITH storages
 # (small.ist, in convert.sh, is too small for ANS): speed work on the writer
 # must not change a byte.  A change of the format regenerates the golden:
 #   bench/ist_speed --synth 4000 tests/data/format/synth-4000.ist
