@@ -135,6 +135,7 @@ unsigned ist_header_device_count(const ist_header *h);
 const struct ist_device *ist_header_device(const ist_header *h, unsigned i);
 /* Updates a device's size (e.g. from observed max offset). */
 int ist_header_set_device_size(ist_header *h, unsigned i, uint64_t size);
+int ist_header_set_device_block_size(ist_header *h, unsigned i, uint32_t block_size);
 
 /* ---------------------------------------------------------------- totals */
 

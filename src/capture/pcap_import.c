@@ -102,6 +102,8 @@ void cap_pctx_geometry(struct cap_pctx *x, uint32_t dev, uint64_t size,
 		d->block_size = block_size;
 	if (x->pass == 0 && d->hidx >= 0 && size)
 		ist_header_set_device_size(x->h, (unsigned)d->hidx, size);
+	if (x->pass == 0 && d->hidx >= 0 && block_size)
+		ist_header_set_device_block_size(x->h, (unsigned)d->hidx, block_size);
 }
 
 uint32_t cap_pctx_block_size(struct cap_pctx *x, uint32_t dev)

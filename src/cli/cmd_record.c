@@ -244,6 +244,27 @@ static int sink_footer_meta(struct sink *s)
 		if (ret < 0)
 			return ret;
 	}
+	/* sizes and block sizes of header devices learned since (a later
+	 * READ CAPACITY): device.N.size and device.N.block_size keys */
+	for (unsigned i = 0; i < ist_header_device_count(s->written) && i < ndev; i++) {
+		const struct ist_device *d = ist_header_device(s->h, i);
+		const struct ist_device *o = ist_header_device(s->written, i);
+		char key[40], val[24];
+		int ret = 0;
+
+		if (d->size != o->size) {
+			snprintf(key, sizeof(key), "device.%u.size", i);
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)d->size);
+			ret = ist_writer_set_meta(s->w, key, val);
+		}
+		if (ret == 0 && d->block_size != o->block_size) {
+			snprintf(key, sizeof(key), "device.%u.block_size", i);
+			snprintf(val, sizeof(val), "%u", d->block_size);
+			ret = ist_writer_set_meta(s->w, key, val);
+		}
+		if (ret < 0)
+			return ret;
+	}
 	for (unsigned i = ist_header_device_count(s->written); i < ndev; i++) {
 		const struct ist_device *d = ist_header_device(s->h, i);
 		int ret = ist_writer_add_device(s->w, d->name, d->size,

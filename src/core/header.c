@@ -174,6 +174,14 @@ int ist_header_set_device_size(ist_header *h, unsigned i, uint64_t size)
 	return 0;
 }
 
+int ist_header_set_device_block_size(ist_header *h, unsigned i, uint32_t block_size)
+{
+	if (i >= h->ndev)
+		return IST_EDEVICE;
+	h->dev[i].block_size = block_size;
+	return 0;
+}
+
 void ist_totals_release(struct ist_totals *t)
 {
 	free(t->dev_max_end);

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -232,8 +234,44 @@ static int scan_chunks(ist_reader *r)
 	}
 }
 
+/*
+ * A footer key device.N.size or device.N.block_size (N and the value in
+ * decimal, no sign or leading zero) is a device geometry learned after the
+ * header was written: 1 size, 2 block size, 0 an ordinary key.
+ */
+static int geometry_key(const char *k, const char *v, unsigned *dev, uint64_t *val)
+{
+	const char *p;
+	char *end;
+	int kind;
+
+	if (strncmp(k, "device.", 7))
+		return 0;
+	p = k + 7;
+	if (*p < '0' || *p > '9' || (*p == '0' && p[1] != '.'))
+		return 0;
+	errno = 0;
+	*dev = (unsigned)strtoul(p, &end, 10);
+	if (errno || end - p > 5 || *end != '.')
+		return 0;
+	if (!strcmp(end, ".size"))
+		kind = 1;
+	else if (!strcmp(end, ".block_size"))
+		kind = 2;
+	else
+		return 0;
+	if (*v < '0' || *v > '9' || (*v == '0' && v[1]))
+		return 0;
+	errno = 0;
+	*val = strtoull(v, &end, 10);
+	if (errno || *end || (kind == 2 && *val > UINT32_MAX))
+		return 0;
+	return kind;
+}
+
 /* Footer metadata joins the header's: a key replaces the header's value,
- * devices follow the header's table. */
+ * devices follow the header's table, device geometry keys update the
+ * merged table (and are not kept as metadata). */
 static int merge_footer_meta(ist_reader *r)
 {
 	ist_header *m = ist_header_dup(r->h);
@@ -245,17 +283,25 @@ static int merge_footer_meta(ist_reader *r)
 		return -ENOMEM;
 	if (ist_header_device_count(m) + ndev > IST_MAX_FOOTER_DEVICES)
 		ret = IST_ECORRUPT;
-	for (unsigned i = 0; !ret && i < n; i++) {
-		const char *k, *v;
-
-		ist_header_meta_at(r->foot, i, &k, &v);
-		ret = ist_header_set(m, k, v);
-	}
 	for (unsigned i = 0; !ret && i < ndev; i++) {
 		const struct ist_device *d = ist_header_device(r->foot, i);
 		int idx = ist_header_add_device(m, d->name, d->size, d->block_size);
 
 		ret = idx < 0 ? idx : 0;
+	}
+	for (unsigned i = 0; !ret && i < n; i++) {
+		const char *k, *v;
+		unsigned dev;
+		uint64_t val;
+		int kind;
+
+		ist_header_meta_at(r->foot, i, &k, &v);
+		kind = geometry_key(k, v, &dev, &val);
+		if (kind && dev < ist_header_device_count(m))
+			ret = kind == 1 ? ist_header_set_device_size(m, dev, val) :
+			      ist_header_set_device_block_size(m, dev, (uint32_t)val);
+		else
+			ret = ist_header_set(m, k, v);
 	}
 	if (ret) {
 		ist_header_free(m);

@@ -1118,6 +1118,57 @@ static void test_versions(void)
 
 /* A 1.2 footer with metadata and devices learned late: merged by the
  * reader, skipped by a reader of 1.0 (simulated by patching the minor). */
+/* A device's size and block size learned after the header was written
+ * (device.N.size, device.N.block_size in the footer) update the device
+ * table; malformed or out-of-range keys stay ordinary metadata. */
+static void test_footer_geometry(void)
+{
+	char *path = strdup(tmp_path("fgeom.ist"));
+	struct ist_record rec = { .t_ns = 1, .dev = 1, .offset = 0, .len = 4096 };
+	ist_header *h = ist_header_new();
+	const ist_header *rh;
+	const struct ist_device *d;
+	ist_writer *w;
+	ist_reader *rd;
+
+	CU_ASSERT_FATAL(path && h);
+	ist_header_add_device(h, "iscsi:t/lun:0", 0, 512);
+	ist_header_add_device(h, "iscsi:t/lun:1", 0, 512);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, h, NULL), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &rec, 1), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.1.size", "1073741824"), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.1.block_size", "4096"), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.01.size", "5"), 0);      /* leading 0 */
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.2.size", "5"), 0);       /* no device 2 */
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.0.size", "-1"), 0);      /* sign */
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.0.block_size", "4294967296"), 0);
+	CU_ASSERT_EQUAL(ist_writer_set_meta(w, "device.0.sizes", "7"), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	rh = ist_reader_header(rd);
+	CU_ASSERT_EQUAL_FATAL(ist_header_device_count(rh), 2);
+	d = ist_header_device(rh, 1);
+	CU_ASSERT_EQUAL(d->size, 1073741824ull);
+	CU_ASSERT_EQUAL(d->block_size, 4096);
+	d = ist_header_device(rh, 0);
+	CU_ASSERT_EQUAL(d->size, 0);
+	CU_ASSERT_EQUAL(d->block_size, 512);
+	/* applied keys are not metadata; the others are */
+	CU_ASSERT_PTR_NULL(ist_header_get(rh, "device.1.size"));
+	CU_ASSERT_PTR_NULL(ist_header_get(rh, "device.1.block_size"));
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "device.01.size"), "5");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "device.2.size"), "5");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "device.0.size"), "-1");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "device.0.block_size"), "4294967296");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(rh, "device.0.sizes"), "7");
+	CU_ASSERT_EQUAL(ist_header_meta_count(rh), 5);
+	ist_reader_close(rd);
+	unlink(path);
+	free(path);
+	ist_header_free(h);
+}
+
 static void test_footer_meta(void)
 {
 	char *path = strdup(tmp_path("fmeta.ist")), *p2 = strdup(tmp_path("fmeta0.ist"));
@@ -1560,6 +1611,7 @@ int main(void)
 		{ "truncation at every byte", test_truncation_every_byte },
 		{ "major and minor versions", test_versions },
 		{ "footer metadata (1.2)", test_footer_meta },
+		{ "device geometry learned late", test_footer_geometry },
 		{ "golden minor-0 file", test_golden_minor0 },
 		{ "writer rules and temp file", test_writer_rules },
 		{ "distinct streams cap", test_distinct_cap },
