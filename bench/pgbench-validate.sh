@@ -15,7 +15,9 @@
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
 #   captures and logs), PGBIN (/usr/lib/postgresql/15/bin), SCHED (1: record
 #   --sched and replay --think-sched, the run-queue waits behind other
-#   threads taken out of the think times; 0: not).
+#   threads taken out of the think times; 0: not), CPUS (with SCHED=1: replay
+#   --cpus N, the backends' on-CPU think time on N CPUs; auto (default): the
+#   CPUs of PIN's "taskset -c LIST", none without PIN; "": unlimited).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -28,6 +30,12 @@ REPLAY_OPTS=${REPLAY_OPTS---serial-commits --txn-latency cycle}
 PIN=${PIN:-}
 GROUP=${GROUP:-auto}
 SCHED=${SCHED:-1}
+CPUS=${CPUS-auto}
+if [ "$CPUS" = auto ]; then # B's CPUs as the user pinned them: taskset -c LIST
+	CPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
+		for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) c += r[2] - r[1] + 1; else c++ }
+		print c }')
+fi
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
 SIZE=2G
@@ -133,7 +141,7 @@ predict() {
 	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	ts=""
-	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched"
+	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${CPUS:+ --cpus $CPUS}"
 	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts
 	python3 - "$2.json" <<'PY'
@@ -146,7 +154,7 @@ PY
 setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; cpus: ${CPUS:-unlimited}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99

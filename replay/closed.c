@@ -128,7 +128,11 @@ struct cl_node {
 				  streams held the commit lock */
 	uint64_t runq_wait;    /* --think-sched: the part of the recorded
 				  think time before the I/O when the stream
-				  waited for a CPU */
+				  waited for a CPU behind a foreign thread */
+	uint64_t on_cpu;       /* --think-sched: the part on a CPU, */
+	uint64_t runnable;     /* and the part runnable (any wait for a CPU) */
+	uint64_t cpu_end;      /* --cpus: its on-CPU part served until then */
+	int cpu_served;        /* cpu_end is set */
 	unsigned next;
 };
 
@@ -151,7 +155,7 @@ struct cl_stream {
 	int in_sec;
 	/* --think-sched, in trace order (at add time) */
 	uint64_t rq_from;      /* max recorded completion of the added I/Os */
-	uint64_t rq_sum;       /* run-queue wait since then */
+	uint64_t rq_acc[3];    /* intervals of its open gap read early */
 };
 
 /* A recorded commit section: a stream's first write of the commit device
@@ -173,6 +177,13 @@ static int ent_before(const struct cl_heap_ent *a, const struct cl_heap_ent *b)
 	return a->key < b->key || (a->key == b->key && a->prio < b->prio);
 }
 
+/* A sidecar interval: a foreign run-queue wait, on a CPU, or runnable. */
+enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE };
+struct rq_iv {
+	uint64_t stream, a, b;
+	int kind;
+};
+
 struct rpl_closed {
 	struct u64map map;
 	struct cl_stream *s;
@@ -190,13 +201,21 @@ struct rpl_closed {
 	/* --think-sched: the sidecar, read as the records are added */
 	FILE *rq;
 	int rq_have;            /* rq_next holds the next interval */
-	uint64_t rq_stream, rq_start, rq_end;
+	struct rq_iv rq_next;
+	struct rq_iv *pend;     /* read ahead, not yet given to a gap */
+	unsigned npend, pcap;
+	/* --cpus: when each virtual CPU is free */
+	uint64_t *vcpu;
 };
 
 /* ------------------------------------------------------------ run-queue sidecar */
 
-/* One line of a sidecar: 1 an interval, 0 a comment or blank, -1 bad. */
-static int rq_parse(const char *line, uint64_t *stream, uint64_t *a, uint64_t *b)
+/*
+ * One line of a sidecar: 1 an interval, 0 a comment or blank, -1 bad.
+ * "STREAM START END": a wait for a CPU behind a foreign thread; "c ...":
+ * on a CPU; "r ...": runnable (any wait for a CPU).
+ */
+static int rq_parse(const char *line, struct rq_iv *iv)
 {
 	char tail[2];
 
@@ -204,9 +223,16 @@ static int rq_parse(const char *line, uint64_t *stream, uint64_t *a, uint64_t *b
 		line++;
 	if (*line == '#' || *line == '\n' || !*line)
 		return 0;
+	iv->kind = RQ_FOREIGN;
+	if ((*line == 'c' || *line == 'r') && (line[1] == ' ' || line[1] == '\t')) {
+		iv->kind = *line == 'c' ? RQ_CPU : RQ_RUNNABLE;
+		line += 2;
+		while (*line == ' ' || *line == '\t')
+			line++;
+	}
 	if (*line < '0' || *line > '9' ||
-	    sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %1s", stream, a, b, tail) != 3 ||
-	    *b < *a)
+	    sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %1s", &iv->stream, &iv->a,
+		   &iv->b, tail) != 3 || iv->b < iv->a)
 		return -1;
 	return 1;
 }
@@ -216,8 +242,8 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 	FILE *f = fopen(path, "re");
 	char line[256];
 	unsigned long n = 0;
-	uint64_t st, a, b;
-	int ret = 0;
+	struct rq_iv iv;
+	int ret = 0, cpu = 0, k;
 
 	if (!f) {
 		ret = -errno;
@@ -237,19 +263,22 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 			ret = IST_EPARSE;
 			break;
 		}
-		if (rq_parse(line, &st, &a, &b) < 0) {
-			snprintf(err, errlen, "%s: line %lu: expected 'STREAM START_NS END_NS' "
+		k = rq_parse(line, &iv);
+		if (k < 0) {
+			snprintf(err, errlen, "%s: line %lu: expected '[c|r] STREAM START_NS END_NS' "
 				 "with START <= END", path, n);
 			ret = IST_EPARSE;
 			break;
 		}
+		if (k > 0 && iv.kind == RQ_CPU)
+			cpu = 1;
 	}
 	if (!ret && !n) {
 		snprintf(err, errlen, "%s: empty (no '# iostorm-sched 1' header)", path);
 		ret = IST_EPARSE;
 	}
 	fclose(f);
-	return ret;
+	return ret < 0 ? ret : cpu;
 }
 
 static int rq_read(struct rpl_closed *c)
@@ -258,7 +287,7 @@ static int rq_read(struct rpl_closed *c)
 	int k;
 
 	while (fgets(line, sizeof(line), c->rq)) {
-		k = rq_parse(line, &c->rq_stream, &c->rq_start, &c->rq_end);
+		k = rq_parse(line, &c->rq_next);
 		if (k > 0) {
 			c->rq_have = 1;
 			return 1;
@@ -268,40 +297,82 @@ static int rq_read(struct rpl_closed *c)
 	return 0;
 }
 
-/*
- * Reads the intervals that ended by t (the sidecar is in order of their
- * ends): each adds to its stream's wait the part after the stream's last
- * recorded completion.  A later I/O of the stream issues after t, so its
- * think time starts from there or later: nothing else can count.
- */
-static void rq_advance(struct rpl_closed *c, uint64_t t)
+/* The sidecar is read this far past an I/O's issue: the stream's time on
+ * a CPU before the issue ends with its switch away, just after. */
+#define RQ_LOOK_NS 2000000ull
+/* Intervals read ahead and older than this go to their stream's open gap. */
+#define RQ_STALE_NS 100000000ull
+
+static int rq_push(struct rpl_closed *c, const struct rq_iv *iv)
 {
-	while (c->rq_have && c->rq_end <= t) {
-		unsigned si;
+	if (c->npend == c->pcap) {
+		unsigned cap = c->pcap ? c->pcap * 2 : 256;
+		struct rq_iv *p = realloc(c->pend, cap * sizeof(*p));
 
-		if (map_get(&c->map, c->rq_stream, &si)) {
-			struct cl_stream *s = &c->s[si];
-			uint64_t a = c->rq_start > s->rq_from ? c->rq_start : s->rq_from;
-
-			if (c->rq_end > a)
-				s->rq_sum += c->rq_end - a;
-		}
-		rq_read(c);
+		if (!p)
+			return -ENOMEM;
+		c->pend = p;
+		c->pcap = cap;
 	}
+	c->pend[c->npend++] = *iv;
+	return 0;
 }
 
-/* The run-queue wait in the think time before nd, in trace order. */
-static void rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
+/* The part of iv in its stream's open gap (from its last recorded
+ * completion), up to hi. */
+static uint64_t rq_part(const struct cl_stream *s, const struct rq_iv *iv, uint64_t hi)
+{
+	uint64_t lo = iv->a > s->rq_from ? iv->a : s->rq_from;
+
+	hi = iv->b < hi ? iv->b : hi;
+	return hi > lo ? hi - lo : 0;
+}
+
+/*
+ * The run-queue waits and CPU time in the think time before nd, in trace
+ * order.  An interval of the stream that started before the I/O's issue t
+ * belongs to that think time (the part after the stream's last recorded
+ * completion, up to t); the sidecar, in order of the intervals' ends, is
+ * read up to t + RQ_LOOK_NS, the later intervals kept for later gaps.
+ */
+static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 {
 	struct cl_stream *s = &c->s[si];
 	const struct ist_record *rec = &nd->io.rec;
-	uint64_t end = rec->t_ns + rec->lat_ns;
+	uint64_t t = rec->t_ns, end = t + rec->lat_ns, sum[3];
+	unsigned k = 0;
 
-	rq_advance(c, rec->t_ns);
-	nd->runq_wait = rec->t_ns > s->rq_from ? s->rq_sum : 0;
-	s->rq_sum = 0;
+	while (c->rq_have && c->rq_next.b <= t + RQ_LOOK_NS) {
+		if (rq_push(c, &c->rq_next) < 0)
+			return -ENOMEM;
+		rq_read(c);
+	}
+	memcpy(sum, s->rq_acc, sizeof(sum));
+	memset(s->rq_acc, 0, sizeof(s->rq_acc));
+	for (unsigned i = 0; i < c->npend; i++) {
+		const struct rq_iv *iv = &c->pend[i];
+		unsigned sj;
+
+		if (iv->stream == s->id && iv->a < t) {
+			sum[iv->kind] += rq_part(s, iv, t);
+			continue;
+		}
+		if (iv->b + RQ_STALE_NS < t) {
+			if (map_get(&c->map, iv->stream, &sj))
+				c->s[sj].rq_acc[iv->kind] += rq_part(&c->s[sj], iv, UINT64_MAX);
+			continue;
+		}
+		c->pend[k++] = *iv;
+	}
+	c->npend = k;
+	if (t > s->rq_from) {
+		nd->runq_wait = sum[RQ_FOREIGN];
+		nd->on_cpu = sum[RQ_CPU];
+		nd->runnable = sum[RQ_RUNNABLE];
+	}
 	if (end > s->rq_from)
 		s->rq_from = end;
+	return 0;
 }
 
 int rpl_closed_init(struct rpl_worker *w)
@@ -322,11 +393,20 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->free_head = 0;
 	c->commit_dev = -1;
 	c->lock_owner = NIL;
+	if (w->run->o.cpus) {
+		c->vcpu = calloc(w->run->o.cpus, sizeof(*c->vcpu));
+		if (!c->vcpu) {
+			free(c->nodes);
+			free(c);
+			return -ENOMEM;
+		}
+	}
 	if (w->run->o.think_sched) {
 		c->rq = fopen(w->run->o.think_sched, "re");
 		if (!c->rq) {
 			int e = errno;
 
+			free(c->vcpu);
 			free(c->nodes);
 			free(c);
 			return -e;
@@ -346,6 +426,8 @@ void rpl_closed_free(struct rpl_worker *w)
 	if (c->rq)
 		fclose(c->rq);
 	map_free(&c->map);
+	free(c->pend);
+	free(c->vcpu);
 	free(c->s);
 	free(c->nodes);
 	free(c->heap);
@@ -450,20 +532,53 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
 }
 
 /*
+ * When the think time before the drained stream's head h ends: its
+ * recorded think time less the waits the replay redoes (lock: the commit
+ * lock's) and the run-queue waits behind foreign threads (--think-sched),
+ * times think_scale.  With --cpus N, the think time is its on-CPU part,
+ * served first-come first-served on N virtual CPUs shared by the streams
+ * (reserved once, when the stream drains), then the rest but the waits
+ * for a CPU (asleep: client round trips, lock waits, other sleeps).
+ */
+static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_node *h,
+			  int lock)
+{
+	const struct rpl_opts *o = &w->run->o;
+	uint64_t t = h->io.rec.t_ns, think, out, cpu, from = s->last_done;
+
+	think = t > s->rec_end ? t - s->rec_end : 0;
+	out = (lock ? h->lock_wait : 0) + (o->cpus ? h->on_cpu + h->runnable : h->runq_wait);
+	think = think > out ? think - out : 0;
+	if (o->cpus && h->on_cpu) {
+		struct rpl_closed *c = w->closed;
+
+		if (!h->cpu_served) {
+			unsigned k = 0;
+
+			for (unsigned i = 1; i < o->cpus; i++)
+				if (c->vcpu[i] < c->vcpu[k])
+					k = i;
+			cpu = (uint64_t)((double)h->on_cpu * o->think_scale);
+			h->cpu_end = (from > c->vcpu[k] ? from : c->vcpu[k]) + cpu;
+			c->vcpu[k] = h->cpu_end;
+			h->cpu_served = 1;
+		}
+		from = h->cpu_end;
+	}
+	return from + (uint64_t)((double)think * o->think_scale);
+}
+
+/*
  * The deadline of a head that takes the commit lock, once the stream has
  * drained: its recorded think time less the time other streams held the
  * lock meanwhile (the wait that the replay redoes against the replayed
  * commits), and not before the lock is free; *asked: when it asked.
  */
 static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
-			      const struct cl_node *h, uint64_t *asked)
+			      struct cl_node *h, uint64_t *asked)
 {
-	uint64_t t = h->io.rec.t_ns, think, ready;
+	uint64_t ready = think_end(w, s, h, 1);
 
-	think = t > s->rec_end ? t - s->rec_end : 0;
-	think = think > h->lock_wait + h->runq_wait ?
-		think - h->lock_wait - h->runq_wait : 0;
-	ready = s->last_done + (uint64_t)((double)think * w->run->o.think_scale);
 	*asked = ready;
 	return ready > w->closed->lock_released ? ready : w->closed->lock_released;
 }
@@ -495,11 +610,9 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 	else
 		dependent = !s->rec_end || h->t_ns >= s->rec_end;
 	if (dependent) {
-		const struct cl_node *nd = &w->closed->nodes[s->head];
-		uint64_t think = h->t_ns > s->rec_end ? h->t_ns - s->rec_end : 0;
+		struct cl_node *nd = &w->closed->nodes[s->head];
 		unsigned si = (unsigned)(s - w->closed->s);
 
-		think = think > nd->runq_wait ? think - nd->runq_wait : 0;
 		if (s->inflight)
 			return UINT64_MAX;
 		if (takes_lock(w, si)) {
@@ -507,7 +620,7 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 				return UINT64_MAX;
 			return lock_deadline(w, s, &w->closed->nodes[s->head], prio);
 		}
-		return s->last_done + (uint64_t)((double)think * r->o.think_scale);
+		return think_end(w, s, nd, 0);
 	}
 	return s->prev_issue + (uint64_t)((double)(h->t_ns - s->prev_t) / r->o.speed);
 }
@@ -648,9 +761,10 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->free_head = c->nodes[n].next;
 	c->nodes[n].io = *io;
 	c->nodes[n].next = NIL;
-	c->nodes[n].runq_wait = 0;
-	if (c->rq)
-		rec_runq(c, si, &c->nodes[n]);
+	c->nodes[n].runq_wait = c->nodes[n].on_cpu = c->nodes[n].runnable = 0;
+	c->nodes[n].cpu_served = 0;
+	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
+		return -ENOMEM;
 	if (w->run->o.serial_commits) {
 		rec_commits(c, si, &c->nodes[n]);
 		if (io->rec.flags & IST_F_COMMIT)

@@ -221,8 +221,9 @@ void rpl_data_stamp(unsigned char *buf, uint32_t len, uint64_t seq,
 
 /* closed.c: closed-loop scheduling and transactions */
 int rpl_closed_init(struct rpl_worker *w);
-/* Reads a run-queue sidecar through (record --sched): 0, or a negative
- * error with the line and the reason in err. */
+/* Reads a run-queue sidecar through (record --sched): 1 when it has
+ * on-CPU intervals ("c" lines), 0 when not, or a negative error with the
+ * line and the reason in err. */
 int rpl_sched_check(const char *path, char *err, size_t errlen);
 void rpl_closed_free(struct rpl_worker *w);
 /* Takes an I/O from the queue into the per-stream state; 0 or -ENOMEM. */

@@ -171,6 +171,9 @@ struct rpl_opts {
 	const char *think_sched;    /* closed: a run-queue sidecar (record
 				       --sched): its waits are taken out of
 				       the think times */
+	unsigned cpus;              /* closed: the streams' on-CPU think time
+				       (think_sched's "c" lines) is served on
+				       N virtual CPUs (0 = unlimited) */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;

@@ -53,6 +53,7 @@ struct sched_cpu {
 struct sched_pid {
 	uint32_t pid;         /* 0: free slot */
 	uint64_t since;       /* runnable since (0: not runnable) */
+	uint64_t on_since;    /* on a CPU since (0: not running) */
 };
 
 struct sched_rec {
@@ -234,9 +235,10 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	fputs("# iostorm-sched 1 runq\n"
+	fputs("# iostorm-sched 1 runq cpu\n"
 	      "# stream start_ns end_ns: runnable, while its CPU ran a thread that is\n"
-	      "# not a stream (ns since the trace's start; by the end of the wait)\n",
+	      "# not a stream (ns since the trace's start; by the end of the wait)\n"
+	      "# c stream start_ns end_ns: on a CPU; r ...: runnable (all its waits)\n",
 	      s->out);
 	*sp = s;
 	return 0;
@@ -295,6 +297,7 @@ int sched_rec_add_pid(sched_rec *s, uint64_t pid)
 	if (!p->pid) {
 		p->pid = (uint32_t)pid;
 		p->since = 0;
+		p->on_since = 0;
 		s->npids++;
 	}
 	return 0;
@@ -381,15 +384,24 @@ static int cmp_ev(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static int emit(sched_rec *s, uint32_t pid, uint64_t a, uint64_t b)
+/* An interval of pid: kind 0 a wait behind a foreign thread, 'c' on a
+ * CPU, 'r' runnable. */
+static int emit_kind(sched_rec *s, int kind, uint32_t pid, uint64_t a, uint64_t b)
 {
 	a = a > s->t0 ? a - s->t0 : 0;
 	b = b > s->t0 ? b - s->t0 : 0;
 	if (b <= a)
 		return 0;
-	s->st.intervals++;
-	return fprintf(s->out, "%u %llu %llu\n", pid, (unsigned long long)a,
+	if (!kind)
+		s->st.intervals++;
+	return fprintf(s->out, "%s%s%u %llu %llu\n", kind ? (kind == 'c' ? "c" : "r") : "",
+		       kind ? " " : "", pid, (unsigned long long)a,
 		       (unsigned long long)b) < 0 ? -EIO : 0;
+}
+
+static int emit(sched_rec *s, uint32_t pid, uint64_t a, uint64_t b)
+{
+	return emit_kind(s, 0, pid, a, b);
 }
 
 static void hist_push(struct sched_hist *h, uint64_t ts, int foreign)
@@ -449,17 +461,25 @@ static int process(sched_rec *s, uint64_t watermark)
 			continue;
 		}
 		p = tracked(s, ev->pid);
-		if (p)
+		if (p) {
+			if (p->on_since && emit_kind(s, 'c', p->pid, p->on_since, ev->ts) < 0)
+				return -EIO;
+			p->on_since = 0;
 			p->since = ev->runnable ? ev->ts : 0;
+		}
 		p = tracked(s, ev->next);
 		if (p && p->since) {
-			int ret = emit_foreign(s, &s->cpu[ev->cpu].h, p->pid,
-					       p->since, ev->ts);
+			int ret = emit_kind(s, 'r', p->pid, p->since, ev->ts);
 
+			if (ret == 0)
+				ret = emit_foreign(s, &s->cpu[ev->cpu].h, p->pid,
+						   p->since, ev->ts);
 			p->since = 0;
 			if (ret < 0)
 				return ret;
 		}
+		if (p)
+			p->on_since = ev->ts;
 		hist_push(&s->cpu[ev->cpu].h, ev->ts, ev->next > 0 && !p);
 	}
 	memmove(s->held, s->held + i, (s->nheld - i) * sizeof(*s->held));

@@ -54,6 +54,9 @@ static const char usage_text[] =
 	"                           the commit device (a database's log lock)\n"
 	"      --think-sched FILE   closed: take the streams' run-queue waits in FILE\n"
 	"                           (record --sched) out of their think times\n"
+	"      --cpus N             closed, with --think-sched: serve the streams'\n"
+	"                           on-CPU think time on N shared CPUs (default:\n"
+	"                           unlimited, each stream at its recorded pace)\n"
 	"      --txn-latency FROM   a transaction's latency from its first I/O\n"
 	"                           (first, default) or from the end of its stream's\n"
 	"                           previous transaction (cycle, as clients see it)\n"
@@ -91,7 +94,7 @@ enum {
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
 	O_SERIAL_COMMITS, O_TXN_LATENCY,
-	O_THINK_SCHED,
+	O_THINK_SCHED, O_CPUS,
 };
 
 static const struct option longopts[] = {
@@ -116,6 +119,7 @@ static const struct option longopts[] = {
 	{ "txn-per", required_argument, NULL, O_TXN_PER },
 	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
+	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "txn-latency", required_argument, NULL, O_TXN_LATENCY },
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
@@ -431,6 +435,11 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error(CMD, "--think-sched needs a file");
 			o.think_sched = optarg;
 			break;
+		case O_CPUS:
+			if (cli_parse_uint(optarg, 4096, &v) || !v)
+				return cli_usage_error(CMD, "bad --cpus '%s' (1..4096)", optarg);
+			o.cpus = (unsigned)v;
+			break;
 		case O_TXN_LATENCY:
 			if (!strcmp(optarg, "first"))
 				o.txn_latency_cycle = 0;
@@ -546,6 +555,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--serial-commits needs --timing closed");
 	if (o.think_sched && o.timing != RPL_TIMING_CLOSED)
 		return cli_usage_error(CMD, "--think-sched needs --timing closed");
+	if (o.cpus && !o.think_sched)
+		return cli_usage_error(CMD, "--cpus needs --think-sched (its on-CPU times)");
 	if (o.serial_commits && o.workers > 1)
 		return cli_usage_error(CMD, "--serial-commits needs one worker");
 	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)

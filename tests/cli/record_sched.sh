@@ -3,7 +3,8 @@
 # record_sched.sh - `iostorm record --sched FILE`: the streams' run-queue
 # waits behind other threads go to a sidecar (header, STREAM START END
 # lines of recorded streams, in the trace's time), named in the trace's
-# metadata; its tracefs instance is removed; bad --sched use is refused.
+# metadata; with "c" (on a CPU) and "r" (runnable) lines of the same form;
+# its tracefs instance is removed; bad --sched use is refused.
 # A CPU hog pinned with the I/O helper makes the helper wait behind it.
 # Needs root and tracefs; skips (77) otherwise.
 . "$top_srcdir/tests/cli/lib.sh"
@@ -37,21 +38,25 @@ expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits from [0-9]+ scheduler 
 ok
 expect_status 0 "$IOSTORM" info "$TMP/s.ist"
 expect_grep "record\.sched = .*s\.sched" "$TMP/out"
-head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 1 runq' || fail "no sidecar header"
+head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 1 runq cpu' || fail "no sidecar header"
 ok
 # every line: a recorded stream, 0 <= start <= end within the recording
 "$IOSTORM" export "$TMP/s.ist" --format csv -o "$TMP/s.csv" >/dev/null || fail "export"
 awk -F, 'NR > 1 { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
 awk 'FNR == NR { s[$1] = 1; next }
      /^#/ { next }
+     $1 == "c" || $1 == "r" { k[$1]++; $1 = ""; $0 = $0 }
      NF != 3 || !($1 in s) || $2 > $3 || $3 > 60e9 { print "bad: " $0; bad = 1 }
+     END { if (!k["c"] || !k["r"]) { print "no c or r lines"; bad = 1 } }
      END { exit bad }' "$TMP/streams" "$TMP/s.sched" || fail "bad sidecar lines"
 ok
-n=$(grep -vc '^#' "$TMP/s.sched")
+n=$(grep -c '^[0-9]' "$TMP/s.sched")
 echo "sidecar: $n waits of $(wc -l <"$TMP/streams") streams"
 # the sidecar replays with its trace
 expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing closed \
 	--think-sched "$TMP/s.sched" --quiet
+expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing closed \
+	--think-sched "$TMP/s.sched" --cpus 1 --quiet
 
 # refused
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""

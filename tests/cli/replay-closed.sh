@@ -109,8 +109,50 @@ expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --thi
 expect_err_line "think.csv: line 1: not a run-queue sidecar"
 printf '# iostorm-sched 1 runq\n1 5 9\n1 9 5\n' >"$TMP/bad.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
-expect_err_line "bad.sched: line 3: expected 'STREAM START_NS END_NS' with START <= END"
+expect_err_line "bad.sched: line 3: expected '.*STREAM START_NS END_NS' with START <= END"
 printf '# iostorm-sched 1 runq\n1 5 x9\n' >"$TMP/bad.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
 expect_err_line "bad.sched: line 2:"
+
+# --cpus N: the on-CPU parts ("c" lines) of the think times on N CPUs.
+# Two clients like the one above, 800 of each 900 us think on a CPU: each
+# at its own pace unlimited (2 x 1099 TPS), one CPU between them: 2 x 1 /
+# 1.6 ms (their CPU time queues, 1250 TPS in all).
+awk 'BEGIN {
+	print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
+	for (i = 0; i <= 20; i++)
+		for (s = 1; s <= 2; s++)
+			printf "%d,0,read,%d,4096,100000,%d,%d,%s\n", i * 1000000 + s * 1000,
+				(2 * i + s) * 4096, s, i + 1, i ? "dependent" : ""
+	print "# iostorm-sched 1 runq cpu" >"/dev/stderr"
+	for (i = 0; i < 20; i++)
+		for (s = 1; s <= 2; s++)
+			printf "c %d %d %d\n", s, i * 1000000 + s * 1000 + 150000,
+				i * 1000000 + s * 1000 + 950000 >"/dev/stderr"
+}' >"$TMP/cpu.csv" 2>"$TMP/cpu.sched"
+expect_status 0 "$IOSTORM" convert "$TMP/cpu.csv" "$TMP/cpu.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/cpu.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --json "$TMP/c0.json" --quiet --think-sched "$TMP/cpu.sched"
+expect_status 0 "$IOSTORM" replay "$TMP/cpu.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --json "$TMP/c1.json" --quiet --think-sched "$TMP/cpu.sched" --cpus 1
+c0=$(ts "$TMP/c0.json"); c1=$(ts "$TMP/c1.json")
+echo "cpus: streams' TPS unlimited $c0, on 1 CPU $c1"
+awk -v a="$c0" 'BEGIN { exit !(a > 2150 && a < 2250) }' || fail "unlimited: $c0, not 2198"
+ok
+awk -v a="$c1" 'BEGIN { exit !(a > 1200 && a < 1300) }' || fail "1 CPU: $c1, not 1250"
+ok
+expect_grep '"cpus": 1' "$TMP/c1.json"
+expect_grep '"cpus": null' "$TMP/c0.json"
+# refused: bad N, no sidecar, a sidecar without on-CPU lines
+for bad in 0 -1 x 1.5 4097 ""; do
+	expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --timing closed \
+		--think-sched "$TMP/cpu.sched" --cpus "$bad"
+	expect_grep "^iostorm replay: bad --cpus '$bad' \(1\.\.4096\)$" "$TMP/err"
+done
+expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --timing closed --cpus 1
+expect_grep "^iostorm replay: --cpus needs --think-sched" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --think-sched "$TMP/cpu.sched" --cpus 1
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed \
+	--think-sched "$TMP/think.sched" --cpus 1
+expect_err_line "think.sched: no on-CPU intervals"
 done_ok

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -547,6 +548,93 @@ static void write_tmp(char *path, const char *text)
 }
 
 /*
+ * --cpus: 4 streams, each a 100 us read then 1 ms of think time (CPU ms of
+ * it on a CPU, the rest asleep), 40 times.  Unlimited: each stream at its
+ * own pace, 1 / 1.01 ms; on N CPUs the streams' CPU time queues.
+ */
+static const struct rpl_result *run_cpus(unsigned cpus, uint64_t cpu_us, rpl_run **r)
+{
+	enum { NS = 4, NK = 40 };
+	const uint64_t us = 1000;
+	static struct ist_record recs[NS * NK];
+	static char text[NS * NK * 48 + 64];
+	size_t n = 0, len;
+	struct rpl_opts o;
+	char path[64];
+	const struct rpl_result *res;
+
+	len = (size_t)snprintf(text, sizeof(text), "# iostorm-sched 1 runq cpu\n");
+	for (unsigned k = 0; k < NK; k++) {
+		for (unsigned i = 1; i <= NS; i++) {
+			uint64_t t = k * 1100 * us + i * us;
+
+			recs[n] = mkrec(t, IST_OP_READ, n * 4096, 4096, 100 * us, i, k + 1);
+			recs[n++].flags = k ? IST_F_DEPENDENT : 0;
+			if (k + 1 < NK)
+				len += (size_t)snprintf(text + len, sizeof(text) - len,
+							"c %u %" PRIu64 " %" PRIu64 "\n", i,
+							t + 100 * us, t + (100 + cpu_us) * us);
+		}
+	}
+	write_tmp(path, text);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.think_sched = path;
+	o.cpus = cpus;
+	res = run_null(&o, recs, n, &evl, r);
+	unlink(path);
+	return res;
+}
+
+static void test_closed_cpus(void)
+{
+	const struct rpl_result *res;
+	struct rpl_source *src;
+	struct ist_record rec = mkrec(0, IST_OP_READ, 0, 4096, 100000, 1, 1);
+	struct rpl_opts o;
+	char path[64];
+	double unl;
+	rpl_run *r;
+
+	/* all 1 ms on a CPU: 4 x 990 TPS unlimited, a quarter on one CPU */
+	res = run_cpus(0, 1000, &r);
+	unl = res->tps_streams;
+	CU_ASSERT(unl > 3900 && unl < 4000);
+	rpl_run_free(r);
+	res = run_cpus(4, 1000, &r);
+	CU_ASSERT(res->tps_streams > 0.98 * unl && res->tps_streams < 1.02 * unl);
+	rpl_run_free(r);
+	res = run_cpus(1, 1000, &r);
+	CU_ASSERT(res->tps_streams > 0.23 * unl && res->tps_streams < 0.26 * unl);
+	rpl_run_free(r);
+	res = run_cpus(2, 1000, &r);
+	CU_ASSERT(res->tps_streams > 0.47 * unl && res->tps_streams < 0.52 * unl);
+	rpl_run_free(r);
+	/* 600 us on a CPU, 400 asleep (in parallel): one CPU, 1 / 600 us */
+	res = run_cpus(1, 600, &r);
+	CU_ASSERT(res->tps_streams > 1600 && res->tps_streams < 1700);
+	rpl_run_free(r);
+
+	/* refusals: --cpus without a sidecar, a sidecar without "c" lines */
+	rpl_opts_init(&o);
+	o.backend = RPL_BACKEND_NULL;
+	o.timing = RPL_TIMING_CLOSED;
+	o.cpus = 1;
+	CU_ASSERT_FATAL(rpl_source_array(&src, &rec, 1, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "--think-sched") != NULL);
+	rpl_run_free(r);
+	write_tmp(path, "# iostorm-sched 1 runq\n1 200 300\n");
+	o.think_sched = path;
+	CU_ASSERT_FATAL(rpl_source_array(&src, &rec, 1, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == IST_EPARSE);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "no on-CPU intervals") != NULL);
+	rpl_run_free(r);
+	unlink(path);
+}
+
+/*
  * --think-sched: run-queue waits taken out of think times.  Stream 1: A at
  * 0 (lat 100 us), B at 1000 us (think 900, of which 300 waiting for a CPU),
  * C at 3000 us (think 1900 after B's end at 1100; a wait from 1050 to 1200
@@ -847,6 +935,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
+	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
 	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
 	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },
