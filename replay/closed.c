@@ -215,10 +215,32 @@ struct rpl_closed {
  * "STREAM START END": a wait for a CPU behind a foreign thread; "c ...":
  * on a CPU; "r ...": runnable (any wait for a CPU).
  */
+/* A decimal field after blanks: 0, or -1 when absent or beyond 2^64-1. */
+static int rq_num(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+		return -1;
+	*p = s;
+	*v = x;
+	return 0;
+}
+
 static int rq_parse(const char *line, struct rq_iv *iv)
 {
-	char tail[2];
-
 	while (*line == ' ' || *line == '\t')
 		line++;
 	if (*line == '#' || *line == '\n' || !*line)
@@ -230,11 +252,11 @@ static int rq_parse(const char *line, struct rq_iv *iv)
 		while (*line == ' ' || *line == '\t')
 			line++;
 	}
-	if (*line < '0' || *line > '9' ||
-	    sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %1s", &iv->stream, &iv->a,
-		   &iv->b, tail) != 3 || iv->b < iv->a)
+	if (rq_num(&line, &iv->stream) || rq_num(&line, &iv->a) || rq_num(&line, &iv->b))
 		return -1;
-	return 1;
+	while (*line == ' ' || *line == '\t' || *line == '\r' || *line == '\n')
+		line++;
+	return *line || iv->b < iv->a ? -1 : 1;
 }
 
 int rpl_sched_check(const char *path, char *err, size_t errlen)

@@ -31,3 +31,10 @@ TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-in
 EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
 	tests/cli/replay-closed.sh
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh
+
+FUZZ_TARGETS += tests/fuzz/fuzz_sched
+check_PROGRAMS += tests/fuzz/fuzz_sched
+tests_fuzz_fuzz_sched_SOURCES = tests/fuzz/fuzz_sched.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_sched_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_sched_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_sched_LDADD = $(TEST_LIBS)
