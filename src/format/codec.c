@@ -599,7 +599,7 @@ void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
  * readable bytes after p (column buffers carry FMT_PAD bytes of padding)
  * and checks p against the column end after each value.
  */
-static const uint8_t *get_varint_slow(const uint8_t *p, uint64_t *v)
+static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 {
 	uint64_t b = *p++, x;
 	unsigned s = 7;
@@ -616,39 +616,6 @@ static const uint8_t *get_varint_slow(const uint8_t *p, uint64_t *v)
 	} while ((b & 0x80) && s < 70);
 	*v = x;
 	return (b & 0x80) ? NULL : p;
-}
-
-/*
- * The same for varints of up to 8 bytes without a branch on the length
- * (which the predictor misses on columns of mixed lengths): the 8 bytes
- * at p are read at once, the first byte without a continuation bit ends
- * the value, and the 7-bit groups are packed together in three steps.
- */
-static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t w, stop;
-
-	if (*p < 0x80) { /* the common one-byte value */
-		*v = *p;
-		return p + 1;
-	}
-	memcpy(&w, p, 8);
-	stop = ~w & UINT64_C(0x8080808080808080);
-	if (__builtin_expect(stop == 0, 0))
-		return get_varint_slow(p, v);
-	w &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
-	w = ((w & UINT64_C(0x7f007f007f007f00)) >> 1) |
-	    (w & UINT64_C(0x007f007f007f007f));
-	w = ((w & UINT64_C(0x3fff00003fff0000)) >> 2) |
-	    (w & UINT64_C(0x00003fff00003fff));
-	w = ((w & UINT64_C(0x0fffffff00000000)) >> 4) |
-	    (w & UINT64_C(0x000000000fffffff));
-	*v = w;
-	return p + (__builtin_ctzll(stop) + 1) / 8;
-#else
-	return get_varint_slow(p, v);
-#endif
 }
 
 #define SET_T(r, v) ((r)->t_ns = (v))
