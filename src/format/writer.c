@@ -45,7 +45,17 @@ struct ist_writer {
 	struct fmt_hist *hist;
 	unsigned hdr_ndev;   /* devices in the header */
 	ist_header *foot;    /* footer metadata and late devices (1.2) */
+	/* per column: chunks left before deflate is tried again, after a
+	 * full deflate of the column lost to ANS */
+	unsigned char defl_skip[FMT_NCOLS];
 };
+
+/* A column whose whole deflate lost to ANS is not deflated for this many
+ * chunks: a column keeps its nature over a trace (deflate lost on the
+ * time, latency, flags and length columns of every chunk of the
+ * synthetic trace), and the trial was a third to half of the writer's
+ * time. */
+#define DEFL_BACKOFF 7
 
 static int write_all(ist_writer *w, const void *buf, size_t len)
 {
@@ -274,10 +284,12 @@ static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
 }
 
 /* Deflates [in, in + len) into out if that is shorter than limit;
- * returns the deflated size or 0. */
+ * returns the deflated size or 0, *full telling whether a large column
+ * was deflated whole (not only its sample). */
 static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
-			  uint8_t *out, size_t limit)
+			  uint8_t *out, size_t limit, int *full)
 {
+	*full = 0;
 	if (len < 64)
 		return 0;
 	if (len > 16384) {
@@ -300,6 +312,7 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	}
 	if (deflateReset(&w->zs) != Z_OK)
 		return 0;
+	*full = len > 16384; /* a deflate of a large column: the costly kind */
 	w->zs.next_in = (Bytef *)in;
 	w->zs.avail_in = (uInt)len;
 	w->zs.next_out = out;
@@ -357,7 +370,16 @@ static int write_chunk(ist_writer *w)
 		a = fmt_ans_encode(w->colbuf, d->raw_len,
 				   d->coding == FMT_CODE_HIST ? n : 0,
 				   w->data + dlen, limit, w->anstmp);
-		z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf, a ? a : limit);
+		if (w->defl_skip[c]) {
+			w->defl_skip[c]--;
+			z = 0;
+		} else {
+			int full;
+
+			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf, a ? a : limit, &full);
+			if (!z && full && a)
+				w->defl_skip[c] = DEFL_BACKOFF;
+		}
 		m = try_arith(w->colbuf, d, n, w->abuf, z ? z : a ? a : limit);
 		if (m) {
 			memcpy(w->data + dlen, w->abuf, m);
