@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,6 +87,17 @@ static double num(json_object *v, double def)
 }
 
 /* A number, or the sum of an object's numeric members (per-op counts). */
+/* A count or index: num() clamped to [0, UINT_MAX] (a cast of a negative,
+ * huge or NaN double to unsigned is undefined); def when absent. */
+static unsigned unum(json_object *v, unsigned def)
+{
+	double d = num(v, def);
+
+	if (!(d >= 0))
+		return 0;
+	return d >= (double)UINT_MAX ? UINT_MAX : (unsigned)d;
+}
+
 static double num_or_sum(json_object *v, double def)
 {
 	double s = 0;
@@ -276,11 +288,11 @@ static int load_points(struct ctx *c, json_object *a, const char *what,
 
 		if (!json_object_is_type(o, json_type_object))
 			return fail(c, IST_EPARSE, "%s[%zu]: not an object", what, i);
-		p->threads = (unsigned)num(get(o, "threads"), 0);
-		p->qd = (unsigned)num(get_alt(o, ALT("qd", "iodepth")), 0);
+		p->threads = unum(get(o, "threads"), 0);
+		p->qd = unum(get_alt(o, ALT("qd", "iodepth")), 0);
 		p->pct = num(get(o, "pct"), NAN);
 		p->target_iops = num(get(o, "target_iops"), NAN);
-		p->round = (unsigned)num(get(o, "round"), (double)(i + 1));
+		p->round = unum(get(o, "round"), (unsigned)(i + 1));
 		p->elapsed_s = num(get(o, "elapsed_ns"), 0) / 1e9;
 		p->ios = num_or_sum(get(o, "ios"), 0);
 		p->bytes = num_or_sum(get(o, "bytes"), 0);
@@ -449,8 +461,8 @@ static int load_precond(struct ctx *c, struct rpt_run *r, json_object *root)
 	}
 	if (ss) {
 		r->steady = boolean(get(ss, "reached"));
-		r->steady_first = (unsigned)num(get(ss, "window_first"), 0);
-		r->steady_last = (unsigned)num(get(ss, "window_last"), 0);
+		r->steady_first = unum(get(ss, "window_first"), 0);
+		r->steady_last = unum(get(ss, "window_last"), 0);
 		r->steady_avg = num(get(ss, "average"), NAN);
 		r->steady_excursion = num(get(ss, "excursion"), NAN);
 		r->steady_slope_excursion = num(get(ss, "slope_excursion"), NAN);

@@ -13,6 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static volatile uint8_t sink;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* A copy of exactly size bytes, so that ASan sees any read past it. */
@@ -31,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while ((ev = rb_page_next(&it, &len, &ts))) {
 			if (ev < page || ev > page + size || len > (size_t)(page + size - ev))
 				abort();
-			/* touch every byte handed out */
-			if (len && (ev[0] ^ ev[len - 1]) == 0x5a5a)
-				abort();
+			/* touch the first and last bytes handed out */
+			if (len)
+				sink ^= ev[0] ^ ev[len - 1];
 			if (++steps > size / 4 + 1)
 				abort(); /* every event is at least 4 bytes */
 		}
