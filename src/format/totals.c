@@ -12,7 +12,8 @@
  * addressing hash sets until a set holds FMT_DISTINCT_CAP entries; past
  * that the set stops growing, the count becomes a lower bound and the
  * matching IST_TOTALS_*_EXACT bit is cleared.  Memory stays bounded
- * (at most 2 * FMT_DISTINCT_CAP slots per set).
+ * (at most 2 * FMT_DISTINCT_CAP slots per table, two tables per set:
+ * pairs that pack into 8 bytes and the others).
  */
 struct pair {
 	uint64_t a, b; /* b == 0 marks an empty slot (txn 0 is never stored) */
@@ -24,9 +25,13 @@ struct pair {
 #define RECENT_BITS 10
 
 struct pairset {
-	struct pair *slot;
+	uint64_t *key; /* pairs with a < 2^16, b < 2^48 as a << 48 | b; 0 empty */
+	size_t kmask;  /* key slots - 1, a power of two */
+	size_t kcount;
+	struct pair *slot; /* the other pairs */
 	size_t mask;  /* slots - 1, slots a power of two */
-	size_t count;
+	size_t wcount;
+	size_t count; /* kcount + wcount: the two tables never share a pair */
 	int full;     /* hit the cap: count is a lower bound */
 	struct pair recent[1u << RECENT_BITS]; /* b == 0: empty */
 };
@@ -40,6 +45,9 @@ struct ist_totals_acc {
 	uint64_t last_stream, last_txn; /* fast path for runs */
 };
 
+#define KEY_BBITS 48
+#define KEY_BMASK ((UINT64_C(1) << KEY_BBITS) - 1)
+
 static inline uint64_t mix64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -48,6 +56,38 @@ static inline uint64_t mix64(uint64_t x)
 	x *= UINT64_C(0xc4ceb9fe1a85ec53);
 	x ^= x >> 33;
 	return x;
+}
+
+static inline uint64_t pair_hash(uint64_t a, uint64_t b)
+{
+	return mix64(a * 31 + b);
+}
+
+static int keyset_grow(struct pairset *s)
+{
+	size_t nslots = s->key ? (s->kmask + 1) * 2 : 1024;
+	uint64_t *n = calloc(nslots, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	if (s->key) {
+		for (size_t i = 0; i <= s->kmask; i++) {
+			uint64_t k = s->key[i];
+			size_t h;
+
+			if (!k)
+				continue;
+			h = pair_hash(k >> KEY_BBITS, k & KEY_BMASK) &
+			    (nslots - 1);
+			while (n[h])
+				h = (h + 1) & (nslots - 1);
+			n[h] = k;
+		}
+		free(s->key);
+	}
+	s->key = n;
+	s->kmask = nslots - 1;
+	return 0;
 }
 
 static int pairset_grow(struct pairset *s)
@@ -64,7 +104,7 @@ static int pairset_grow(struct pairset *s)
 
 			if (!p.b)
 				continue;
-			h = mix64(p.a * 31 + p.b) & (nslots - 1);
+			h = pair_hash(p.a, p.b) & (nslots - 1);
 			while (n[h].b)
 				h = (h + 1) & (nslots - 1);
 			n[h] = p;
@@ -76,10 +116,35 @@ static int pairset_grow(struct pairset *s)
 	return 0;
 }
 
+/* Adds packed key k (x its hash) to the 8-byte table; 0 or -ENOMEM. */
+static int keyset_add(struct pairset *s, uint64_t k, uint64_t x)
+{
+	size_t h;
+
+	if (!s->key && keyset_grow(s))
+		return -ENOMEM;
+	h = x & s->kmask;
+	while (s->key[h]) {
+		if (s->key[h] == k)
+			return 0;
+		h = (h + 1) & s->kmask;
+	}
+	if (s->count >= FMT_DISTINCT_CAP) {
+		s->full = 1;
+		return 0;
+	}
+	s->key[h] = k;
+	s->kcount++;
+	s->count++;
+	if (s->kcount * 4 > (s->kmask + 1) * 3)
+		return keyset_grow(s);
+	return 0;
+}
+
 /* Adds (a, b), b != 0; 0 or -ENOMEM. */
 static int pairset_add(struct pairset *s, uint64_t a, uint64_t b)
 {
-	uint64_t x = mix64(a * 31 + b);
+	uint64_t x = pair_hash(a, b);
 	struct pair *r = &s->recent[x & ((1u << RECENT_BITS) - 1)];
 	size_t h;
 
@@ -89,6 +154,9 @@ static int pairset_add(struct pairset *s, uint64_t a, uint64_t b)
 		return 0;
 	r->a = a;
 	r->b = b;
+	/* most pairs fit 8 bytes: half the memory traffic of the probes */
+	if (a < (UINT64_C(1) << (64 - KEY_BBITS)) && b <= KEY_BMASK)
+		return keyset_add(s, a << KEY_BBITS | b, x);
 	if (!s->slot && pairset_grow(s))
 		return -ENOMEM;
 	h = x & s->mask;
@@ -105,9 +173,10 @@ static int pairset_add(struct pairset *s, uint64_t a, uint64_t b)
 	}
 	s->slot[h].a = a;
 	s->slot[h].b = b;
+	s->wcount++;
 	s->count++;
 	/* load <= 3/4; at the cap the table has 2 * cap slots, load 1/2 */
-	if (s->count * 4 > (s->mask + 1) * 3)
+	if (s->wcount * 4 > (s->mask + 1) * 3)
 		return pairset_grow(s);
 	return 0;
 }
@@ -128,7 +197,9 @@ void ist_totals_acc_free(ist_totals_acc *a)
 		return;
 	free(a->t.dev_max_end);
 	free(a->streams.slot);
+	free(a->streams.key);
 	free(a->txns.slot);
+	free(a->txns.key);
 	free(a);
 }
 

@@ -1519,6 +1519,23 @@ static void test_distinct_cap(void)
 	CU_ASSERT_EQUAL(t->flags_exact,
 			IST_TOTALS_STREAMS_EXACT | IST_TOTALS_TXNS_EXACT);
 	ist_totals_acc_free(a);
+	/* pairs that pack into 8 bytes (stream < 2^16, txn < 2^48) and
+	 * pairs that do not are kept apart, counted together */
+	a = ist_totals_acc_new();
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 1024; i++) {
+			r[i].stream = (i & 1) ? (UINT64_C(1) << 16) + 5 : 5;
+			r[i].txn = ((i & 2) ? UINT64_C(1) << 48 : 0) +
+				   (uint64_t)((i >> 2) % 8) + 1;
+		}
+		CU_ASSERT_EQUAL(ist_totals_acc_add(a, r, 1024), 0);
+	}
+	t = ist_totals_acc_get(a);
+	CU_ASSERT_EQUAL(t->streams, 2);
+	CU_ASSERT_EQUAL(t->txns, 2 * 2 * 8);
+	CU_ASSERT_EQUAL(t->flags_exact,
+			IST_TOTALS_STREAMS_EXACT | IST_TOTALS_TXNS_EXACT);
+	ist_totals_acc_free(a);
 }
 
 /* Millions of random records with extreme values, several chunk sizes. */
