@@ -221,9 +221,6 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		      uint8_t *out, size_t limit, uint8_t *tmp)
 {
 	enum { ALL = FMT_ANS_CTX + 1 };
-	static const uint8_t nxt1[FMT_ANS_CTX][2] = {
-		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 3 }
-	};
 	uint32_t cnt[ALL + 1][256];
 	struct ans_esym esym[FMT_ANS_CTX + 1][256];
 	struct ans_model m;
@@ -247,7 +244,9 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 
 		tmp[i] = (uint8_t)ctx;
 		cnt[ctx][b]++;
-		ctx = nxt1[ctx][b >> 7];
+		/* model 1's next context: the continuation bytes (>= 0x80)
+		 * met in a row, at most 3; no table load on the chain */
+		ctx = (ctx + (ctx < FMT_ANS_CTX - 1)) & (0u - (b >> 7));
 	}
 	nt = prefix ? FMT_ANS_CTX + 1 : FMT_ANS_CTX;
 	for (unsigned c = 0; c < ALL; c++)
