@@ -14,6 +14,7 @@
 
 #include "iostorm.h"
 #include "capture/sched_rec.h"
+#include "capture/trace_rec.h"
 
 #ifdef HAVE_TRACEFS
 
@@ -155,35 +156,6 @@ static int open_cpus(sched_rec *s)
 	return 0;
 }
 
-/* The instances of killed recorders (SIGKILL leaves them tracing). */
-static void remove_stale(void)
-{
-	const char *dir = tracefs_tracing_dir();
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-
-	if (!dir)
-		return;
-	snprintf(path, sizeof(path), "%s/instances", dir);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid;
-
-		if (strncmp(de->d_name, "iostorm-sched-", 14))
-			continue;
-		pid = strtol(de->d_name + 14, &end, 10);
-		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof(path), "%s/instances/%s", dir, de->d_name);
-		rmdir(path);
-	}
-	closedir(d);
-}
-
 int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		   char *err, size_t errlen)
 {
@@ -194,7 +166,7 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	*sp = NULL;
 	if (!s)
 		return -ENOMEM;
-	remove_stale();
+	cap_remove_stale_instances("iostorm-sched-");
 	ret = layouts(s, err, errlen);
 	if (ret < 0)
 		goto fail;

@@ -366,11 +366,13 @@ static int open_cpus(cap_rec *r, size_t page_size, char *err, size_t errlen)
 	return 0;
 }
 
-/* Removes the instances of recorders that were killed (SIGKILL leaves
- * them behind, tracing into a buffer nobody reads). */
-static void remove_stale_instances(void)
+/* Removes the tracefs instances named PREFIX + PID whose process is gone
+ * (a recorder killed by SIGKILL leaves its instance tracing into a
+ * buffer nobody reads). */
+void cap_remove_stale_instances(const char *prefix)
 {
 	const char *dir = tracefs_tracing_dir();
+	size_t plen = strlen(prefix);
 	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
@@ -385,9 +387,9 @@ static void remove_stale_instances(void)
 		char *end;
 		long pid;
 
-		if (strncmp(de->d_name, "iostorm-record-", 15))
+		if (strncmp(de->d_name, prefix, plen))
 			continue;
-		pid = strtol(de->d_name + 15, &end, 10);
+		pid = strtol(de->d_name + plen, &end, 10);
 		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s", dir, de->d_name);
@@ -436,7 +438,7 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		ret = -ENOENT;
 		goto fail;
 	}
-	remove_stale_instances();
+	cap_remove_stale_instances("iostorm-record-");
 	ret = load_layouts(r, err, errlen);
 	if (ret < 0)
 		goto fail;

@@ -68,6 +68,8 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
 /* 1 when the last poll stopped with data left in a buffer (a round reads
  * at most a few MB per CPU): poll again without waiting. */
 int cap_rec_behind(const cap_rec *r);
+/* Removes tracefs instances PREFIX<pid> of processes that are gone. */
+void cap_remove_stale_instances(const char *prefix);
 /* Stops: ignores new issues, waits up to drain_ns for in-flight
  * completions, turns tracing off, emits everything left. */
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
