@@ -360,9 +360,7 @@ static int write_chunk(ist_writer *w)
 	}
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		struct fmt_coldesc *d = &desc[c];
-		size_t z;
-
-		size_t a, m, limit;
+		size_t a, m, z, limit;
 
 		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
 		/* stored as coded unless ANS or deflate saves 1/32 */
