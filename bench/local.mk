@@ -4,6 +4,7 @@
 # hostgap: host noise probe run beside the replay timing benchmarks
 check_PROGRAMS += bench/hostgap
 bench_hostgap_SOURCES = bench/hostgap.c
+bench_hostgap_LDADD = $(PTHREAD_LIBS)
 
 # the replay and closed-loop benchmarks (scripts, raw logs) go in the tarball
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh \
