@@ -37,12 +37,6 @@ struct ans_model {
 	uint64_t rcp[FMT_ANS_CTX + 1][256]; /* ceil(2^64 / freq), freq >= 2 */
 };
 
-/* The context of the byte after b, whose context was ctx (model 1). */
-static inline unsigned next_ctx(unsigned ctx, uint8_t b)
-{
-	return (b & 0x80) ? (ctx < FMT_ANS_CTX - 1 ? ctx + 1 : ctx) : 0;
-}
-
 /* -log2(f / ANS_M) in 1/256 bits, for f in [1, ANS_M] (a few hundred
  * calls per column: no table, nothing shared between threads). */
 static inline uint64_t cost_of(unsigned f)
