@@ -17,7 +17,10 @@
 #   --sched and replay --think-sched, the run-queue waits behind other
 #   threads taken out of the think times; 0: not), CPUS (with SCHED=1: replay
 #   --cpus N, the backends' on-CPU think time on N CPUs; auto (default): the
-#   CPUs of PIN's "taskset -c LIST", none without PIN; "": unlimited).
+#   CPUs of PIN's "taskset -c LIST", none without PIN; "": unlimited),
+#   CLIENT (with SCHED=1: record --sched-comm CLIENT, the sleeps of the
+#   backends that pgbench ended, with pgbench's CPU time, which replay
+#   --cpus puts on the same CPUs; default pgbench; "": not recorded).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -31,6 +34,7 @@ PIN=${PIN:-}
 GROUP=${GROUP:-auto}
 SCHED=${SCHED:-1}
 CPUS=${CPUS-auto}
+CLIENT=${CLIENT-pgbench}
 if [ "$CPUS" = auto ]; then # B's CPUs as the user pinned them: taskset -c LIST
 	CPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
 		for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) c += r[2] - r[1] + 1; else c++ }
@@ -115,7 +119,8 @@ bench() {
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
-		if [ "$SCHED" = 1 ]; then sched="--sched $3.cap.sched"; else sched=""; fi
+		sched=""
+		[ "$SCHED" = 1 ] && sched="--sched $3.cap.sched${CLIENT:+ --sched-comm $CLIENT}"
 		"$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
 		rec=$!
 		sleep 1
@@ -154,7 +159,7 @@ PY
 setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; cpus: ${CPUS:-unlimited}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99
