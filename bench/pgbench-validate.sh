@@ -154,7 +154,7 @@ bench() {
 	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$3.pgbench")
 	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')" \
 		"$(awk -v a="$k0" -v b="$k1" -v n="${n:-0}" -v hz="$(getconf CLK_TCK)" \
-			'BEGIN { printf "%.0f", n > 0 ? (b - a) * 1e6 / hz / n : 0 }')"
+			'BEGIN { printf "%.0f", (n > 0 ? (b - a) * 1e6 / hz / n : 0) }')"
 }
 
 # predict CAPTURE PREFIX G A_TXNS : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
@@ -173,7 +173,7 @@ print("%.1f %.3f" % (t["tps_streams"], t["latency_ns"]["p99"] / 1e6))
 PY
 	# recorded CPU time (streams' "c" lines, clients' "w" CPU) per A transaction
 	[ "$SCHED" = 1 ] && awk -v n="$4" '$1 == "c" { t += $4 - $3 } $1 == "w" { t += $5 }
-		END { printf "%.0f\n", n > 0 ? t / 1e3 / n : 0 }' "${1%.ist}.sched" || echo 0
+		END { printf "%.0f\n", (n > 0 ? t / 1e3 / n : 0) }' "${1%.ist}.sched" || echo 0
 }
 
 setup "$LOOP" "$MNT_A" "$PORT_A"
