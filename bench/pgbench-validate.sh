@@ -21,7 +21,9 @@
 #   CLIENT (with SCHED=1: record --sched-comm CLIENT, the sleeps of the
 #   backends that pgbench ended, with pgbench's CPU time, which replay
 #   --cpus puts on the same CPUs; default pgbench; "": not recorded),
-#   AREF=1 (run A a second time, not recorded: the recorder's cost).
+#   AREF=1 (run A a second time, not recorded: the recorder's cost),
+#   RECPIN (a prefix for the recorder; default: taskset on the CPUs not in
+#   PIN's list).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -45,6 +47,14 @@ fi
 # reported (A_cpu, B_cpu: us per pgbench transaction, steal excluded)
 PINCPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
 	for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) for (c = r[1]; c <= r[2]; c++) print c; else print a[i] } }')
+# the recorder on the other CPUs (its reader is not the workload's load)
+if [ -z "${RECPIN+x}" ]; then
+	RECPIN=""
+	if [ -n "$PINCPUS" ]; then
+		o=$(seq 0 $(($(nproc) - 1)) | grep -vxF "$PINCPUS" | paste -sd, -)
+		[ -z "$o" ] || RECPIN="taskset -c $o"
+	fi
+fi
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
 SIZE=2G
@@ -134,12 +144,13 @@ bench() {
 	if [ $# -gt 3 ]; then
 		sched=""
 		[ "$SCHED" = 1 ] && sched="--sched $3.cap.sched${CLIENT:+ --sched-comm $CLIENT}"
-		"$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
+		$RECPIN "$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
 		rec=$!
 		sleep 1
 	fi
-	(cd "$1" && runuser -u postgres -- $PIN pgbench -h "$1" -p "$2" -c "$CLIENTS" -j 1 \
-		-T "$SECS" -l postgres >"$3.pgbench" 2>&1)
+	# times: pgbench's own CPU time (the shell's children)
+	(cd "$1" && runuser -u postgres -- $PIN sh -c '"$@"; times' sh pgbench -h "$1" -p "$2" \
+		-c "$CLIENTS" -j 1 -T "$SECS" -l postgres >"$3.pgbench" 2>&1)
 	if [ -n "$rec" ]; then
 		sleep 0.5
 		kill -INT "$rec"
@@ -152,6 +163,8 @@ bench() {
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
 	      awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }')
 	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$3.pgbench")
+	tail -n 1 "$3.pgbench" | awk -v n="${n:-0}" '{ t = 0; for (i = 1; i <= 2; i++) {
+		split($i, a, "m"); t += a[1] * 60 + a[2] } printf "pgbench CPU %.0f us/txn\n", (n > 0 ? t * 1e6 / n : 0) }' >>"$3.pgbench"
 	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')" \
 		"$(awk -v a="$k0" -v b="$k1" -v n="${n:-0}" -v hz="$(getconf CLK_TCK)" \
 			'BEGIN { printf "%.0f", (n > 0 ? (b - a) * 1e6 / hz / n : 0) }')"
