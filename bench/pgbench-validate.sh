@@ -22,8 +22,8 @@
 #   backends that pgbench ended, with pgbench's CPU time, which replay
 #   --cpus puts on the same CPUs; default pgbench; "": not recorded),
 #   AREF=1 (run A a second time, not recorded: the recorder's cost),
-#   RECPIN (a prefix for the recorder; default: taskset on the CPUs not in
-#   PIN's list).
+#   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
+#   CPUs not in PIN's list; default: none).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -47,13 +47,11 @@ fi
 # reported (A_cpu, B_cpu: us per pgbench transaction, steal excluded)
 PINCPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
 	for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) for (c = r[1]; c <= r[2]; c++) print c; else print a[i] } }')
-# the recorder on the other CPUs (its reader is not the workload's load)
-if [ -z "${RECPIN+x}" ]; then
-	RECPIN=""
-	if [ -n "$PINCPUS" ]; then
-		o=$(seq 0 $(($(nproc) - 1)) | grep -vxF "$PINCPUS" | paste -sd, -)
-		[ -z "$o" ] || RECPIN="taskset -c $o"
-	fi
+# RECPIN=other: the recorder on the CPUs outside PIN's list
+RECPIN=${RECPIN:-}
+if [ "$RECPIN" = other ]; then
+	o=$(seq 0 $(($(nproc) - 1)) | grep -vxF "$PINCPUS" | paste -sd, -)
+	RECPIN=${o:+taskset -c $o}
 fi
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
