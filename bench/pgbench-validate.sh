@@ -121,11 +121,12 @@ EOF
 	pg pgbench -h "$2" -p "$3" -i -q -s "$SCALE" postgres >/dev/null 2>&1
 }
 
-# busy ticks (user, nice, system, irq, softirq) of the CPUs of PIN
+# busy ticks (user, nice, system, irq, softirq) of the CPUs of PIN, or
+# (steal) their steal ticks: time the hypervisor gave their vCPUs to others
 cpu_ticks() {
 	[ -n "$PINCPUS" ] || { echo 0; return; }
-	echo "$PINCPUS" | awk 'FNR == NR { want["cpu" $1] = 1; next }
-		($1 in want) { t += $2 + $3 + $4 + $7 + $8 } END { print t + 0 }' - /proc/stat
+	echo "$PINCPUS" | awk -v steal="${1:-}" 'FNR == NR { want["cpu" $1] = 1; next }
+		($1 in want) { t += steal ? $9 : $2 + $3 + $4 + $7 + $8 } END { print t + 0 }' - /proc/stat
 }
 
 wal_syncs() { pg psql -h "$1" -p "$2" -Atq -c 'select wal_sync from pg_stat_wal' postgres; }
@@ -136,7 +137,7 @@ bench() {
 	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
 	sync
 	s0=$(wal_syncs "$1" "$2")
-	k0=$(cpu_ticks)
+	k0=$(cpu_ticks) st0=$(cpu_ticks steal)
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
@@ -154,14 +155,16 @@ bench() {
 		kill -INT "$rec"
 		wait "$rec" || true
 	fi
-	k1=$(cpu_ticks)
+	k1=$(cpu_ticks) st1=$(cpu_ticks steal)
 	s1=$(wal_syncs "$1" "$2")
 	cat "$1"/pgbench_log.* >"$3.txlog"
 	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
 	      awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }')
 	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$3.pgbench")
-	tail -n 1 "$3.pgbench" | awk -v n="${n:-0}" '{ t = 0; for (i = 1; i <= 2; i++) {
+	awk -v a="$st0" -v b="$st1" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "steal of PIN'"'"'s CPUs: %.2f s\n", (b - a) / hz }' >>"$3.pgbench"
+	grep -E "^[0-9]+m[0-9.]+s [0-9]+m[0-9.]+s$" "$3.pgbench" | tail -n 1 | awk -v n="${n:-0}" '{ t = 0; for (i = 1; i <= 2; i++) {
 		split($i, a, "m"); t += a[1] * 60 + a[2] } printf "pgbench CPU %.0f us/txn\n", (n > 0 ? t * 1e6 / n : 0) }' >>"$3.pgbench"
 	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')" \
 		"$(awk -v a="$k0" -v b="$k1" -v n="${n:-0}" -v hz="$(getconf CLK_TCK)" \
