@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ist_speed.c - IST encode/decode speed on one core (bench/format.sh).
- *   ist_speed FILE.ist [RUNS]      median encode and decode records/s
+ *   ist_speed FILE.ist [RUNS [BATCH]]  median encode and decode records/s,
+ *                                  decode reading BATCH records a call
+ *                                  (65536: cat, convert; replay reads 512)
  *   ist_speed --synth N OUT.ist    writes a synthetic database-like trace
  */
 #include "config.h"
@@ -105,7 +107,7 @@ int main(int argc, char **argv)
 	ist_reader *r;
 	ssize_t k;
 	int runs = 5, ret;
-	size_t passes;
+	size_t passes, batch = 65536;
 	double enc[32], dec[32];
 
 	if (argc == 4 && !strcmp(argv[1], "--synth")) {
@@ -115,13 +117,17 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: ist_speed FILE.ist [RUNS] | --synth N OUT.ist\n");
+		fprintf(stderr, "usage: ist_speed FILE.ist [RUNS [BATCH]] | --synth N OUT.ist\n");
 		return 2;
 	}
 	if (argc > 2)
 		runs = atoi(argv[2]);
 	if (runs < 1 || runs > 32)
 		runs = 5;
+	if (argc > 3)
+		batch = strtoull(argv[3], NULL, 10);
+	if (batch < 1 || batch > (1u << 20))
+		batch = 65536;
 	ret = ist_reader_open(&r, argv[1]);
 	if (ret) {
 		fprintf(stderr, "ist_speed: %s: %s\n", argv[1], ist_strerror(ret));
@@ -142,7 +148,7 @@ int main(int argc, char **argv)
 	 * the fixed cost of opening a file and allocating its buffers. */
 	passes = n ? (2000000 + n - 1) / n : 1;
 	for (int i = 0; i < runs; i++) {
-		struct ist_record *buf = malloc(65536 * sizeof(*buf));
+		struct ist_record *buf = malloc(batch * sizeof(*buf));
 		ist_reader *rr;
 		ist_writer *w;
 		int fd = open("/dev/null", O_WRONLY);
@@ -151,11 +157,11 @@ int main(int argc, char **argv)
 
 		/* decode: the whole file, page-cached */
 		ist_reader_open(&rr, argv[1]);
-		ist_reader_read(rr, buf, 65536); /* warm the buffers up */
+		ist_reader_read(rr, buf, batch); /* warm the buffers up */
 		t0 = now();
 		for (size_t p = 0; p < passes; p++) {
 			ist_reader_seek_chunk(rr, 0);
-			while ((k = ist_reader_read(rr, buf, 65536)) > 0)
+			while ((k = ist_reader_read(rr, buf, batch)) > 0)
 				got += (size_t)k;
 		}
 		dec[i] = got / (now() - t0);

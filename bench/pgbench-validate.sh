@@ -17,7 +17,13 @@
 #   --sched and replay --think-sched, the run-queue waits behind other
 #   threads taken out of the think times; 0: not), CPUS (with SCHED=1: replay
 #   --cpus N, the backends' on-CPU think time on N CPUs; auto (default): the
-#   CPUs of PIN's "taskset -c LIST", none without PIN; "": unlimited).
+#   CPUs of PIN's "taskset -c LIST", none without PIN; "": unlimited),
+#   CLIENT (with SCHED=1: record --sched-comm CLIENT, the sleeps of the
+#   backends that pgbench ended, with pgbench's CPU time, which replay
+#   --cpus puts on the same CPUs; default pgbench; "": not recorded),
+#   AREF=1 (run A a second time, not recorded: the recorder's cost),
+#   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
+#   CPUs not in PIN's list; default: none).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -31,10 +37,21 @@ PIN=${PIN:-}
 GROUP=${GROUP:-auto}
 SCHED=${SCHED:-1}
 CPUS=${CPUS-auto}
+CLIENT=${CLIENT-pgbench}
 if [ "$CPUS" = auto ]; then # B's CPUs as the user pinned them: taskset -c LIST
 	CPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
 		for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) c += r[2] - r[1] + 1; else c++ }
 		print c }')
+fi
+# the CPUs of PIN (taskset -c LIST), whose busy time per transaction is
+# reported (A_cpu, B_cpu: us per pgbench transaction, steal excluded)
+PINCPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
+	for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) for (c = r[1]; c <= r[2]; c++) print c; else print a[i] } }')
+# RECPIN=other: the recorder on the CPUs outside PIN's list
+RECPIN=${RECPIN:-}
+if [ "$RECPIN" = other ]; then
+	o=$(seq 0 $(($(nproc) - 1)) | grep -vxF "$PINCPUS" | paste -sd, -)
+	RECPIN=${o:+taskset -c $o}
 fi
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
@@ -104,6 +121,14 @@ EOF
 	pg pgbench -h "$2" -p "$3" -i -q -s "$SCALE" postgres >/dev/null 2>&1
 }
 
+# busy ticks (user, nice, system, irq, softirq) of the CPUs of PIN, or
+# (steal) their steal ticks: time the hypervisor gave their vCPUs to others
+cpu_ticks() {
+	[ -n "$PINCPUS" ] || { echo 0; return; }
+	echo "$PINCPUS" | awk -v steal="${1:-}" 'FNR == NR { want["cpu" $1] = 1; next }
+		($1 in want) { t += steal ? $9 : $2 + $3 + $4 + $7 + $8 } END { print t + 0 }' - /proc/stat
+}
+
 wal_syncs() { pg psql -h "$1" -p "$2" -Atq -c 'select wal_sync from pg_stat_wal' postgres; }
 
 # bench MNT PORT PREFIX [DEV] : one pgbench run, recorded on DEV into
@@ -112,30 +137,41 @@ bench() {
 	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
 	sync
 	s0=$(wal_syncs "$1" "$2")
+	k0=$(cpu_ticks) st0=$(cpu_ticks steal)
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
-		if [ "$SCHED" = 1 ]; then sched="--sched $3.cap.sched"; else sched=""; fi
-		"$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
+		sched=""
+		[ "$SCHED" = 1 ] && sched="--sched $3.cap.sched${CLIENT:+ --sched-comm $CLIENT}"
+		$RECPIN "$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
 		rec=$!
 		sleep 1
 	fi
-	(cd "$1" && runuser -u postgres -- $PIN pgbench -h "$1" -p "$2" -c "$CLIENTS" -j 1 \
-		-T "$SECS" -l postgres >"$3.pgbench" 2>&1)
+	# times: pgbench's own CPU time (the shell's children)
+	(cd "$1" && runuser -u postgres -- $PIN sh -c '"$@"; times' sh pgbench -h "$1" -p "$2" \
+		-c "$CLIENTS" -j 1 -T "$SECS" -l postgres >"$3.pgbench" 2>&1)
 	if [ -n "$rec" ]; then
 		sleep 0.5
 		kill -INT "$rec"
 		wait "$rec" || true
 	fi
+	k1=$(cpu_ticks) st1=$(cpu_ticks steal)
 	s1=$(wal_syncs "$1" "$2")
 	cat "$1"/pgbench_log.* >"$3.txlog"
 	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
 	      awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }')
-	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')"
+	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$3.pgbench")
+	awk -v a="$st0" -v b="$st1" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "steal of PIN'"'"'s CPUs: %.2f s\n", (b - a) / hz }' >>"$3.pgbench"
+	grep -E "^[0-9]+m[0-9.]+s [0-9]+m[0-9.]+s$" "$3.pgbench" | tail -n 1 | awk -v n="${n:-0}" '{ t = 0; for (i = 1; i <= 2; i++) {
+		split($i, a, "m"); t += a[1] * 60 + a[2] } printf "pgbench CPU %.0f us/txn\n", (n > 0 ? t * 1e6 / n : 0) }' >>"$3.pgbench"
+	echo "$tps $p99 $(awk -v a="$s0" -v b="$s1" -v t="$SECS" 'BEGIN { printf "%.1f", (b - a) / t }')" \
+		"$(awk -v a="$k0" -v b="$k1" -v n="${n:-0}" -v hz="$(getconf CLK_TCK)" \
+			'BEGIN { printf "%.0f", (n > 0 ? (b - a) * 1e6 / hz / n : 0) }')"
 }
 
-# predict CAPTURE PREFIX [G] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
+# predict CAPTURE PREFIX G A_TXNS : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
 # (TPS: the streams' summed transaction rates, transactions.tps_streams)
 predict() {
 	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
@@ -149,30 +185,38 @@ import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
 print("%.1f %.3f" % (t["tps_streams"], t["latency_ns"]["p99"] / 1e6))
 PY
+	# recorded CPU time (streams' "c" lines, clients' "w" CPU) per A transaction
+	[ "$SCHED" = 1 ] && awk -v n="$4" '$1 == "c" { t += $4 - $3 } $1 == "w" { t += $5 }
+		END { printf "%.0f\n", (n > 0 ? t / 1e3 / n : 0) }' "${1%.ist}.sched" || echo 0
 }
 
 setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; cpus: ${CPUS:-unlimited}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
-printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99
+echo "# A_cpu, B_cpu: us of busy time of PIN's CPUs per pgbench transaction; rec_cpu: us of recorded CPU time (streams' and clients') per A transaction"
+printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s %6s %6s %6s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99 A_cpu B_cpu rec_cpu
 : >"$W/rows"
 i=1
 while [ "$i" -le "$RUNS" ]; do
 	p=$W/run$i
 	a=$(bench "$MNT_A" "$PORT_A" "$p" "$LOOP")
+	if [ "${AREF:-0}" = 1 ]; then # A again, not recorded: the recorder's cost
+		r=$(bench "$MNT_A" "$PORT_A" "$p.aref")
+		echo "# run $i: A not recorded: tps p99 sync/s cpu: $r"
+	fi
 	b=$(bench "$MNT_B" "$PORT_B" "$p.b")
 	g=""
 	if [ "$GROUP" = auto ]; then # A's transactions per WAL fsync
 		g=$(echo "$a" | awk '{ g = $3 > 0 ? $1 / $3 : 1; printf "%.3f", g < 1 ? 1 : g }')
 	fi
-	c=$(predict "$p.cap.ist" "$p" "$g")
+	c=$(predict "$p.cap.ist" "$p" "$g" "$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.pgbench")")
 	set -- $a $b $c
-	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v bt="$4" -v bp="$5" -v bs="$6" -v ct="$7" -v cp="$8" -v i="$i" 'BEGIN {
-		printf "%-4s %9.1f %8.2f %8.1f %9.1f %8.2f %8.1f %9.1f %8.2f %+7.1f%% %+7.1f%%\n", i, at, ap, as, bt, bp, bs, ct, cp,
-			100 * (ct - bt) / bt, 100 * (cp - bp) / bp }')
+	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v ac="$4" -v bt="$5" -v bp="$6" -v bs="$7" -v bc="$8" -v ct="$9" -v cp="${10}" -v cc="${11}" -v i="$i" 'BEGIN {
+		printf "%-4s %9.1f %8.2f %8.1f %9.1f %8.2f %8.1f %9.1f %8.2f %+7.1f%% %+7.1f%% %6.0f %6.0f %6.0f\n", i, at, ap, as, bt, bp, bs, ct, cp,
+			100 * (ct - bt) / bt, 100 * (cp - bp) / bp, ac, bc, cc }')
 	echo "$row"
 	echo "$row" >>"$W/rows"
 	i=$((i + 1))
@@ -184,6 +228,6 @@ awk '{ for (c = 2; c <= NF; c++) { v[c, NR] = $c + 0 } n = NR; nf = NF }
 		for (i = 1; i <= n; i++) a[i] = v[c, i]
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 		m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		fmt = c >= 10 ? " %+7.1f%%" : (c == 2 || c == 5 || c == 8 ? " %9.1f" : (c == 4 || c == 7 ? " %8.1f" : " %8.2f")); printf fmt, m
+		fmt = c >= 12 ? " %6.0f" : c >= 10 ? " %+7.1f%%" : (c == 2 || c == 5 || c == 8 ? " %9.1f" : (c == 4 || c == 7 ? " %8.1f" : " %8.2f")); printf fmt, m
 	      }
 	      printf "\n" }' "$W/rows"

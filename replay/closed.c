@@ -131,6 +131,9 @@ struct cl_node {
 				  waited for a CPU behind a foreign thread */
 	uint64_t on_cpu;       /* --think-sched: the part on a CPU, */
 	uint64_t runnable;     /* and the part runnable (any wait for a CPU) */
+	uint64_t client_sleep; /* --think-sched: the part asleep until a
+				  client woke it, */
+	uint64_t client_cpu;   /* and the clients' CPU time for those sleeps */
 	uint64_t cpu_end;      /* --cpus: its on-CPU part served until then */
 	int cpu_served;        /* cpu_end is set */
 	unsigned next;
@@ -155,7 +158,7 @@ struct cl_stream {
 	int in_sec;
 	/* --think-sched, in trace order (at add time) */
 	uint64_t rq_from;      /* max recorded completion of the added I/Os */
-	uint64_t rq_acc[3];    /* intervals of its open gap read early */
+	uint64_t rq_acc[5];    /* intervals of its open gap read early */
 };
 
 /* A recorded commit section: a stream's first write of the commit device
@@ -177,10 +180,12 @@ static int ent_before(const struct cl_heap_ent *a, const struct cl_heap_ent *b)
 	return a->key < b->key || (a->key == b->key && a->prio < b->prio);
 }
 
-/* A sidecar interval: a foreign run-queue wait, on a CPU, or runnable. */
-enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE };
+/* A sidecar interval: a foreign run-queue wait, on a CPU, runnable, or
+ * asleep until a client woke the stream (cpu: the client's CPU time for
+ * it).  RQ_CLIENT_CPU: the index of the clients' CPU in the sums. */
+enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE, RQ_CLIENT, RQ_CLIENT_CPU, RQ_SUMS };
 struct rq_iv {
-	uint64_t stream, a, b;
+	uint64_t stream, a, b, cpu;
 	int kind;
 };
 
@@ -201,6 +206,7 @@ struct rpl_closed {
 	/* --think-sched: the sidecar, read as the records are added */
 	FILE *rq;
 	int rq_have;            /* rq_next holds the next interval */
+	int rq_version;         /* of its header (checked before) */
 	struct rq_iv rq_next;
 	struct rq_iv *pend;     /* read ahead, not yet given to a gap */
 	unsigned npend, pcap;
@@ -210,11 +216,6 @@ struct rpl_closed {
 
 /* ------------------------------------------------------------ run-queue sidecar */
 
-/*
- * One line of a sidecar: 1 an interval, 0 a comment or blank, -1 bad.
- * "STREAM START END": a wait for a CPU behind a foreign thread; "c ...":
- * on a CPU; "r ...": runnable (any wait for a CPU).
- */
 /* A decimal field after blanks: 0, or -1 when absent or beyond 2^64-1. */
 static int rq_num(const char **p, uint64_t *v)
 {
@@ -239,24 +240,48 @@ static int rq_num(const char **p, uint64_t *v)
 	return 0;
 }
 
-static int rq_parse(const char *line, struct rq_iv *iv)
+/*
+ * One line of a sidecar: 1 an interval, 0 a comment or blank, -1 bad.
+ * "STREAM START END": a wait for a CPU behind a foreign thread; "c ...":
+ * on a CPU; "r ...": runnable (any wait for a CPU); "w ... CPU" (version
+ * 2): asleep until a client woke it, the client's CPU time for it.
+ */
+static int rq_parse(const char *line, struct rq_iv *iv, int version)
 {
 	while (*line == ' ' || *line == '\t')
 		line++;
 	if (*line == '#' || *line == '\n' || !*line)
 		return 0;
 	iv->kind = RQ_FOREIGN;
-	if ((*line == 'c' || *line == 'r') && (line[1] == ' ' || line[1] == '\t')) {
-		iv->kind = *line == 'c' ? RQ_CPU : RQ_RUNNABLE;
+	iv->cpu = 0;
+	if ((*line == 'c' || *line == 'r' || (*line == 'w' && version >= 2)) &&
+	    (line[1] == ' ' || line[1] == '\t')) {
+		iv->kind = *line == 'c' ? RQ_CPU : *line == 'r' ? RQ_RUNNABLE : RQ_CLIENT;
 		line += 2;
 		while (*line == ' ' || *line == '\t')
 			line++;
 	}
 	if (rq_num(&line, &iv->stream) || rq_num(&line, &iv->a) || rq_num(&line, &iv->b))
 		return -1;
+	if (iv->kind == RQ_CLIENT && rq_num(&line, &iv->cpu))
+		return -1;
 	while (*line == ' ' || *line == '\t' || *line == '\r' || *line == '\n')
 		line++;
 	return *line || iv->b < iv->a ? -1 : 1;
+}
+
+/* The version of a sidecar's first line "# iostorm-sched N ...", 0 if
+ * it is not one. */
+static int rq_version(const char *line)
+{
+	uint64_t v;
+
+	if (strncmp(line, "# iostorm-sched", 15) || (line[15] != ' ' && line[15] != '\t'))
+		return 0;
+	line += 15;
+	if (rq_num(&line, &v) || !v || v > 1000)
+		return 0;
+	return (int)v;
 }
 
 int rpl_sched_check(const char *path, char *err, size_t errlen)
@@ -265,7 +290,7 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 	char line[256];
 	unsigned long n = 0;
 	struct rq_iv iv;
-	int ret = 0, cpu = 0, k;
+	int ret = 0, kinds = 0, k, version = 0;
 
 	if (!f) {
 		ret = -errno;
@@ -274,10 +299,16 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		n++;
-		if (n == 1 && strncmp(line, "# iostorm-sched 1", 17)) {
+		if (n == 1 && !(version = rq_version(line))) {
 			snprintf(err, errlen, "%s: line 1: not a run-queue sidecar of record --sched "
-				 "(no '# iostorm-sched 1' header)", path);
+				 "(no '# iostorm-sched 1' or '2' header)", path);
 			ret = IST_EPARSE;
+			break;
+		}
+		if (n == 1 && version > RPL_SCHED_VERSION) {
+			snprintf(err, errlen, "%s: line 1: sidecar version %d, newer than this "
+				 "iostorm reads (1 to %d)", path, version, RPL_SCHED_VERSION);
+			ret = IST_EVERSION;
 			break;
 		}
 		if (!strchr(line, '\n') && !feof(f)) {
@@ -285,22 +316,25 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 			ret = IST_EPARSE;
 			break;
 		}
-		k = rq_parse(line, &iv);
+		k = rq_parse(line, &iv, version);
 		if (k < 0) {
-			snprintf(err, errlen, "%s: line %lu: expected '[c|r] STREAM START_NS END_NS' "
-				 "with START <= END", path, n);
+			snprintf(err, errlen, "%s: line %lu: expected '[c|r] STREAM START_NS END_NS'%s "
+				 "with START <= END", path, n,
+				 version >= 2 ? " or 'w STREAM START_NS END_NS CPU_NS'" : "");
 			ret = IST_EPARSE;
 			break;
 		}
 		if (k > 0 && iv.kind == RQ_CPU)
-			cpu = 1;
+			kinds |= RPL_SCHED_HAS_CPU;
+		if (k > 0 && iv.kind == RQ_CLIENT)
+			kinds |= RPL_SCHED_HAS_CLIENT;
 	}
 	if (!ret && !n) {
 		snprintf(err, errlen, "%s: empty (no '# iostorm-sched 1' header)", path);
 		ret = IST_EPARSE;
 	}
 	fclose(f);
-	return ret < 0 ? ret : cpu;
+	return ret < 0 ? ret : kinds;
 }
 
 static int rq_read(struct rpl_closed *c)
@@ -309,7 +343,11 @@ static int rq_read(struct rpl_closed *c)
 	int k;
 
 	while (fgets(line, sizeof(line), c->rq)) {
-		k = rq_parse(line, &c->rq_next);
+		if (!c->rq_version) {
+			c->rq_version = rq_version(line);
+			continue;
+		}
+		k = rq_parse(line, &c->rq_next, c->rq_version);
 		if (k > 0) {
 			c->rq_have = 1;
 			return 1;
@@ -350,6 +388,25 @@ static uint64_t rq_part(const struct cl_stream *s, const struct rq_iv *iv, uint6
 	return hi > lo ? hi - lo : 0;
 }
 
+/* Adds the part of iv in s's open gap up to hi to sum; a client's CPU
+ * time in proportion to the part of its sleep (all of it for a sleep of
+ * no length in the gap). */
+static void rq_add(uint64_t *sum, const struct cl_stream *s, const struct rq_iv *iv,
+		   uint64_t hi)
+{
+	uint64_t part = rq_part(s, iv, hi), len = iv->b - iv->a;
+
+	sum[iv->kind] += part;
+	if (iv->kind != RQ_CLIENT || !iv->cpu)
+		return;
+	if (part == len)
+		sum[RQ_CLIENT_CPU] += iv->cpu;
+	else if (!len)
+		sum[RQ_CLIENT_CPU] += iv->a >= s->rq_from && iv->a <= hi ? iv->cpu : 0;
+	else
+		sum[RQ_CLIENT_CPU] += (uint64_t)((double)iv->cpu * (double)part / (double)len);
+}
+
 /*
  * The run-queue waits and CPU time in the think time before nd, in trace
  * order.  An interval of the stream that started before the I/O's issue t
@@ -361,7 +418,7 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 {
 	struct cl_stream *s = &c->s[si];
 	const struct ist_record *rec = &nd->io.rec;
-	uint64_t t = rec->t_ns, end = t + rec->lat_ns, sum[3];
+	uint64_t t = rec->t_ns, end = t + rec->lat_ns, sum[RQ_SUMS];
 	unsigned k = 0;
 
 	while (c->rq_have && c->rq_next.b <= t + RQ_LOOK_NS) {
@@ -376,12 +433,12 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 		unsigned sj;
 
 		if (iv->stream == s->id && iv->a < t) {
-			sum[iv->kind] += rq_part(s, iv, t);
+			rq_add(sum, s, iv, t);
 			continue;
 		}
 		if (iv->b + RQ_STALE_NS < t) {
 			if (map_get(&c->map, iv->stream, &sj))
-				c->s[sj].rq_acc[iv->kind] += rq_part(&c->s[sj], iv, UINT64_MAX);
+				rq_add(c->s[sj].rq_acc, &c->s[sj], iv, UINT64_MAX);
 			continue;
 		}
 		c->pend[k++] = *iv;
@@ -391,6 +448,8 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 		nd->runq_wait = sum[RQ_FOREIGN];
 		nd->on_cpu = sum[RQ_CPU];
 		nd->runnable = sum[RQ_RUNNABLE];
+		nd->client_sleep = sum[RQ_CLIENT];
+		nd->client_cpu = sum[RQ_CLIENT_CPU];
 	}
 	if (end > s->rq_from)
 		s->rq_from = end;
@@ -560,7 +619,11 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
  * times think_scale.  With --cpus N, the think time is its on-CPU part,
  * served first-come first-served on N virtual CPUs shared by the streams
  * (reserved once, when the stream drains), then the rest but the waits
- * for a CPU (asleep: client round trips, lock waits, other sleeps).
+ * for a CPU (asleep: client round trips, lock waits, other sleeps).  The
+ * sleeps that a client ended (sidecar version 2) are replaced by the
+ * client's CPU time for them, on the same CPUs: on a CPU-bound target a
+ * round trip to the client costs the client's CPU and the queue for it,
+ * not the recorded wall time.
  */
 static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_node *h,
 			  int lock)
@@ -569,9 +632,10 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 	uint64_t t = h->io.rec.t_ns, think, out, cpu, from = s->last_done;
 
 	think = t > s->rec_end ? t - s->rec_end : 0;
-	out = (lock ? h->lock_wait : 0) + (o->cpus ? h->on_cpu + h->runnable : h->runq_wait);
+	out = (lock ? h->lock_wait : 0) +
+	      (o->cpus ? h->on_cpu + h->runnable + h->client_sleep : h->runq_wait);
 	think = think > out ? think - out : 0;
-	if (o->cpus && h->on_cpu) {
+	if (o->cpus && (h->on_cpu || h->client_cpu)) {
 		struct rpl_closed *c = w->closed;
 
 		if (!h->cpu_served) {
@@ -580,7 +644,7 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 			for (unsigned i = 1; i < o->cpus; i++)
 				if (c->vcpu[i] < c->vcpu[k])
 					k = i;
-			cpu = (uint64_t)((double)h->on_cpu * o->think_scale);
+			cpu = (uint64_t)((double)(h->on_cpu + h->client_cpu) * o->think_scale);
 			h->cpu_end = (from > c->vcpu[k] ? from : c->vcpu[k]) + cpu;
 			c->vcpu[k] = h->cpu_end;
 			h->cpu_served = 1;
@@ -784,6 +848,7 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].io = *io;
 	c->nodes[n].next = NIL;
 	c->nodes[n].runq_wait = c->nodes[n].on_cpu = c->nodes[n].runnable = 0;
+	c->nodes[n].client_sleep = c->nodes[n].client_cpu = 0;
 	c->nodes[n].cpu_served = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;

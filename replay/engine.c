@@ -220,7 +220,7 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		ret = rpl_sched_check(r->o.think_sched, why, sizeof(why));
 		if (ret < 0)
 			return fail(r, ret, "%s", why);
-		if (r->o.cpus && !ret)
+		if (r->o.cpus && !(ret & RPL_SCHED_HAS_CPU))
 			return fail(r, IST_EPARSE, "%s: no on-CPU intervals ('c' lines) for --cpus: "
 				    "recorded before iostorm recorded them", r->o.think_sched);
 	}

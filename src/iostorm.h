@@ -263,7 +263,13 @@ uint64_t ist_reader_file_size(const ist_reader *r);
 /*
  * Reads up to max records into recs; returns the count, 0 at the end, or a
  * negative error (position from ist_reader_position()).  After an error
- * in one chunk, the next call continues with the next chunk.
+ * in one chunk, the next call continues with the next chunk.  Records are
+ * decoded straight into recs, as many as asked for: a chunk read in
+ * batches smaller than it is decoded batch by batch, so damage that its
+ * CRC cannot show (a column inconsistent with the others) may come out as
+ * an error after some of the chunk's records were returned; a batch at
+ * least as large as a chunk (65536 records by default) gets all of its
+ * records or the error.
  */
 ssize_t ist_reader_read(ist_reader *r, struct ist_record *recs, size_t max);
 /* Positions the reader at the first chunk that may hold t >= t_ns. */

@@ -26,11 +26,14 @@
 #define MAX_PIDS 65536
 #define PAGES_PER_ROUND 512
 
-enum { SE_SWITCH, SE_WAKEUP };
+/* In this order at the same time stamp: a waking before its wakeup. */
+enum { SE_WAKING, SE_WAKEUP, SE_SWITCH };
 
 struct sched_ev {
 	uint64_t ts;
-	int32_t pid, next;    /* switch: prev and next; wakeup: pid, -1 */
+	int32_t pid, next;    /* switch: prev and next; wakeup, waking: pid */
+	int32_t waker;        /* waking: the client that woke pid */
+	int kind;
 	int runnable;         /* switch: prev stays runnable (preempted) */
 	int cpu;
 };
@@ -53,15 +56,25 @@ struct sched_cpu {
 
 struct sched_pid {
 	uint32_t pid;         /* 0: free slot */
+	int client;           /* a client (--sched-comm), not a stream */
 	uint64_t since;       /* runnable since (0: not runnable) */
 	uint64_t on_since;    /* on a CPU since (0: not running) */
+	uint64_t asleep;      /* stream: asleep since (0: not asleep) */
+	uint64_t acc;         /* client: on-CPU time since its last wake-up
+				 of a sleeping stream */
 };
+
+#define MAX_COMMS 8
+#define COMM_LEN 16
 
 struct sched_rec {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
-	int id_switch, id_wakeup;
+	int id_switch, id_wakeup, id_waking;
 	int off_prev_pid, off_prev_state, len_prev_state, off_next_pid, off_pid;
+	int off_prev_comm, off_next_comm, off_waking_pid, off_waker;
+	char comm[MAX_COMMS][COMM_LEN]; /* clients' command names */
+	int ncomm;
 	struct sched_cpu *cpu;
 	int ncpu;
 	struct sched_ev *held;
@@ -104,6 +117,44 @@ static struct tep_event *load_event(struct tep_handle *tep, const char *name)
 	return tep_find_event_by_name(tep, "sched", name);
 }
 
+static int common_field(struct tep_event *e, const char *name, int *len)
+{
+	struct tep_format_field *f = tep_find_common_field(e, name);
+
+	if (!f)
+		return -1;
+	if (len)
+		*len = f->size;
+	return f->offset;
+}
+
+/* --sched-comm: sched_waking, in the waker's context (sched_wakeup may be
+ * traced on the wakee's CPU), names the client that woke a stream. */
+static int client_layouts(sched_rec *s, struct tep_event *sw, char *err, size_t errlen)
+{
+	struct tep_event *wg = load_event(s->tep, "sched_waking");
+	int lp = 0, ln = 0, lw = 0;
+
+	s->id_waking = -1;
+	if (!s->ncomm)
+		return 0;
+	if (!wg) {
+		snprintf(err, errlen, "tracefs has no sched/sched_waking event (for --sched-comm)");
+		return -ENOENT;
+	}
+	s->id_waking = wg->id;
+	s->off_prev_comm = field(sw, "prev_comm", &lp);
+	s->off_next_comm = field(sw, "next_comm", &ln);
+	s->off_waking_pid = field(wg, "pid", NULL);
+	s->off_waker = common_field(wg, "common_pid", &lw);
+	if (s->off_prev_comm < 0 || s->off_next_comm < 0 || s->off_waking_pid < 0 ||
+	    s->off_waker < 0 || lp != COMM_LEN || ln != COMM_LEN || lw != 4) {
+		snprintf(err, errlen, "sched/sched_switch or sched_waking has an unexpected format");
+		return -EPROTO;
+	}
+	return 0;
+}
+
 static int layouts(sched_rec *s, char *err, size_t errlen)
 {
 	struct tep_event *sw, *wk;
@@ -128,7 +179,7 @@ static int layouts(sched_rec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "sched/sched_switch or sched_wakeup has an unexpected format");
 		return -EPROTO;
 	}
-	return 0;
+	return client_layouts(s, sw, err, errlen);
 }
 
 static int open_cpus(sched_rec *s)
@@ -157,7 +208,7 @@ static int open_cpus(sched_rec *s)
 }
 
 int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
-		   char *err, size_t errlen)
+		   const char *const *comms, unsigned ncomm, char *err, size_t errlen)
 {
 	sched_rec *s = calloc(1, sizeof(*s));
 	char name[64];
@@ -166,6 +217,15 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	*sp = NULL;
 	if (!s)
 		return -ENOMEM;
+	if (ncomm > MAX_COMMS) {
+		snprintf(err, errlen, "at most %d client command names", MAX_COMMS);
+		free(s);
+		return -EINVAL;
+	}
+	/* the kernel keeps a command name's first 15 bytes */
+	for (unsigned i = 0; i < ncomm; i++)
+		strncpy(s->comm[i], comms[i], COMM_LEN - 1);
+	s->ncomm = (int)ncomm;
 	cap_remove_stale_instances("iostorm-sched-");
 	ret = layouts(s, err, errlen);
 	if (ret < 0)
@@ -181,7 +241,8 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	if (tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0 ||
 	    tracefs_instance_set_buffer_size(s->inst, buffer_kb ? buffer_kb : 16384, -1) < 0 ||
 	    tracefs_event_enable(s->inst, "sched", "sched_switch") < 0 ||
-	    tracefs_event_enable(s->inst, "sched", "sched_wakeup") < 0) {
+	    tracefs_event_enable(s->inst, "sched", "sched_wakeup") < 0 ||
+	    (s->ncomm && tracefs_event_enable(s->inst, "sched", "sched_waking") < 0)) {
 		ret = -EIO;
 		snprintf(err, errlen, "cannot set up tracefs instance %s for the scheduler events",
 			 name);
@@ -207,11 +268,20 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	fputs("# iostorm-sched 1 runq cpu\n"
-	      "# stream start_ns end_ns: runnable, while its CPU ran a thread that is\n"
+	fputs(s->ncomm ? "# iostorm-sched 2 runq cpu client\n" : "# iostorm-sched 1 runq cpu\n",
+	      s->out);
+	fputs("# stream start_ns end_ns: runnable, while its CPU ran a thread that is\n"
 	      "# not a stream (ns since the trace's start; by the end of the wait)\n"
 	      "# c stream start_ns end_ns: on a CPU; r ...: runnable (all its waits)\n",
 	      s->out);
+	if (s->ncomm) {
+		fputs("# w stream start_ns end_ns cpu_ns: asleep until a client woke it;\n"
+		      "# cpu_ns: the client's time on a CPU since its previous such wake-up\n"
+		      "# clients:", s->out);
+		for (int i = 0; i < s->ncomm; i++)
+			fprintf(s->out, " %s", s->comm[i]);
+		fputc('\n', s->out);
+	}
 	*sp = s;
 	return 0;
 fail:
@@ -240,7 +310,8 @@ static struct sched_pid *pid_slot(sched_rec *s, uint32_t pid)
 	return &s->pids[i]; /* free */
 }
 
-int sched_rec_add_pid(sched_rec *s, uint64_t pid)
+/* Follows pid as a stream, or as a client (not a stream). */
+static int add_pid(sched_rec *s, uint64_t pid, int client)
 {
 	struct sched_pid *p;
 
@@ -267,15 +338,23 @@ int sched_rec_add_pid(sched_rec *s, uint64_t pid)
 	}
 	p = pid_slot(s, (uint32_t)pid);
 	if (!p->pid) {
+		memset(p, 0, sizeof(*p));
 		p->pid = (uint32_t)pid;
-		p->since = 0;
-		p->on_since = 0;
+		p->client = client;
 		s->npids++;
+	} else if (!client) {
+		p->client = 0; /* a client that issues I/O is a stream */
 	}
 	return 0;
 }
 
-static struct sched_pid *tracked(sched_rec *s, int32_t pid)
+int sched_rec_add_pid(sched_rec *s, uint64_t pid)
+{
+	return add_pid(s, pid, 0);
+}
+
+/* Followed pid (stream or client), or NULL. */
+static struct sched_pid *followed(sched_rec *s, int32_t pid)
 {
 	struct sched_pid *p;
 
@@ -285,24 +364,58 @@ static struct sched_pid *tracked(sched_rec *s, int32_t pid)
 	return p->pid ? p : NULL;
 }
 
+static struct sched_pid *tracked(sched_rec *s, int32_t pid)
+{
+	struct sched_pid *p = followed(s, pid);
+
+	return p && !p->client ? p : NULL;
+}
+
+static struct sched_pid *client(sched_rec *s, int32_t pid)
+{
+	struct sched_pid *p = followed(s, pid);
+
+	return p && p->client ? p : NULL;
+}
+
+/* A switch from or to a thread of a client's name: follow it. */
+static int client_comm(sched_rec *s, const uint8_t *comm, int32_t pid)
+{
+	for (int i = 0; i < s->ncomm; i++)
+		if (!strncmp((const char *)comm, s->comm[i], COMM_LEN - 1))
+			return followed(s, pid) ? 0 : add_pid(s, (uint64_t)pid, 1);
+	return 0;
+}
+
 static int decode(sched_rec *s, const uint8_t *data, uint64_t ts)
 {
-	struct sched_ev ev = { .ts = ts, .next = -1 };
+	struct sched_ev ev = { .ts = ts, .next = -1, .waker = -1 };
 	uint16_t type;
 
 	memcpy(&type, data, 2);
 	if (type == s->id_switch) {
 		uint64_t state = 0;
 
+		ev.kind = SE_SWITCH;
 		memcpy(&ev.pid, data + s->off_prev_pid, 4);
 		memcpy(&ev.next, data + s->off_next_pid, 4);
 		memcpy(&state, data + s->off_prev_state, (size_t)s->len_prev_state);
 		/* TASK_RUNNING (0), or only the preemption bit above the
 		 * reported states (TASK_REPORT_MAX, "R+") */
 		ev.runnable = (state & 0xff) == 0;
+		if (s->ncomm && (client_comm(s, data + s->off_prev_comm, ev.pid) < 0 ||
+				 client_comm(s, data + s->off_next_comm, ev.next) < 0))
+			return -ENOMEM;
 	} else if (type == s->id_wakeup) {
+		ev.kind = SE_WAKEUP;
 		memcpy(&ev.pid, data + s->off_pid, 4);
 		if (!tracked(s, ev.pid))
+			return 0;
+	} else if ((int)type == s->id_waking) {
+		ev.kind = SE_WAKING;
+		memcpy(&ev.pid, data + s->off_waking_pid, 4);
+		memcpy(&ev.waker, data + s->off_waker, 4);
+		if (!tracked(s, ev.pid) || !client(s, ev.waker))
 			return 0;
 	} else {
 		return 0;
@@ -353,7 +466,9 @@ static int cmp_ev(const void *a, const void *b)
 {
 	const struct sched_ev *x = a, *y = b;
 
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
 /* An interval of pid: kind 0 a wait behind a foreign thread, 'c' on a
@@ -374,6 +489,28 @@ static int emit_kind(sched_rec *s, int kind, uint32_t pid, uint64_t a, uint64_t 
 static int emit(sched_rec *s, uint32_t pid, uint64_t a, uint64_t b)
 {
 	return emit_kind(s, 0, pid, a, b);
+}
+
+/* A sleep [a, b) of stream pid that client c ended: with c's time on a
+ * CPU since its previous wake-up of a sleeping stream (every moment of the
+ * client's CPU goes to one wake-up, the next one). */
+static int emit_client(sched_rec *s, struct sched_pid *p, struct sched_pid *c, uint64_t b)
+{
+	uint64_t a = p->asleep, cpu = c->acc;
+
+	if (c->on_since && b > c->on_since) {
+		cpu += b - c->on_since;
+		c->on_since = b;
+	}
+	c->acc = 0;
+	p->asleep = 0;
+	a = a > s->t0 ? a - s->t0 : 0;
+	b = b > s->t0 ? b - s->t0 : 0;
+	if (b < a)
+		return 0;
+	s->st.client_waits++;
+	return fprintf(s->out, "w %u %llu %llu %llu\n", p->pid, (unsigned long long)a,
+		       (unsigned long long)b, (unsigned long long)cpu) < 0 ? -EIO : 0;
 }
 
 static void hist_push(struct sched_hist *h, uint64_t ts, int foreign)
@@ -426,20 +563,39 @@ static int process(sched_rec *s, uint64_t watermark)
 
 		if (ev->ts > watermark)
 			break;
-		if (ev->next < 0) { /* wake-up */
+		if (ev->kind == SE_WAKING) { /* by a client */
+			struct sched_pid *c = client(s, ev->waker);
+
+			p = tracked(s, ev->pid);
+			if (p && c && p->asleep && emit_client(s, p, c, ev->ts) < 0)
+				return -EIO;
+			continue;
+		}
+		if (ev->kind == SE_WAKEUP) {
 			p = tracked(s, ev->pid);
 			if (p && !p->since)
 				p->since = ev->ts;
+			if (p)
+				p->asleep = 0;
 			continue;
 		}
-		p = tracked(s, ev->pid);
-		if (p) {
+		p = followed(s, ev->pid);
+		if (p && p->client) {
+			if (p->on_since && ev->ts > p->on_since)
+				p->acc += ev->ts - p->on_since;
+			p->on_since = 0;
+		} else if (p) {
 			if (p->on_since && emit_kind(s, 'c', p->pid, p->on_since, ev->ts) < 0)
 				return -EIO;
 			p->on_since = 0;
 			p->since = ev->runnable ? ev->ts : 0;
+			p->asleep = ev->runnable ? 0 : ev->ts;
 		}
-		p = tracked(s, ev->next);
+		p = followed(s, ev->next);
+		if (p && p->client) {
+			p->on_since = ev->ts;
+			p = NULL; /* not a stream: a foreign thread */
+		}
 		if (p && p->since) {
 			int ret = emit_kind(s, 'r', p->pid, p->since, ev->ts);
 
@@ -450,8 +606,10 @@ static int process(sched_rec *s, uint64_t watermark)
 			if (ret < 0)
 				return ret;
 		}
-		if (p)
+		if (p) {
 			p->on_since = ev->ts;
+			p->asleep = 0;
+		}
 		hist_push(&s->cpu[ev->cpu].h, ev->ts, ev->next > 0 && !p);
 	}
 	memmove(s->held, s->held + i, (s->nheld - i) * sizeof(*s->held));
@@ -557,10 +715,12 @@ struct sched_rec {
 };
 
 int sched_rec_open(sched_rec **s, const char *path, size_t buffer_kb,
-		   char *err, size_t errlen)
+		   const char *const *comms, unsigned ncomm, char *err, size_t errlen)
 {
 	(void)path;
 	(void)buffer_kb;
+	(void)comms;
+	(void)ncomm;
 	*s = NULL;
 	snprintf(err, errlen, "built without libtracefs: no live recording");
 	return IST_EUNSUPPORTED;

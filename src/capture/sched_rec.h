@@ -5,8 +5,11 @@
  * own, the intervals in which a stream's thread was runnable but not
  * running, written to a sidecar text file (see iostorm-record(1)):
  *
- *     # iostorm-sched 1 runq
+ *     # iostorm-sched 1 runq cpu        (2 runq cpu client with clients)
  *     STREAM START_NS END_NS        (ns since the trace's start, by end)
+ *     c STREAM START_NS END_NS      on a CPU
+ *     r STREAM START_NS END_NS      runnable
+ *     w STREAM START_NS END_NS CPU_NS   asleep until a client woke it
  */
 #ifndef CAP_SCHED_REC_H
 #define CAP_SCHED_REC_H
@@ -19,14 +22,18 @@ struct sched_rec_stats {
 	uint64_t intervals;  /* run-queue intervals written                */
 	uint64_t overruns;   /* events the kernel ring buffer overwrote    */
 	uint64_t untracked;  /* pids beyond the table (not followed)       */
+	uint64_t client_waits; /* sleeps of streams that a client ended    */
 };
 
 typedef struct sched_rec sched_rec;
 
 /* Creates the instance (sched_switch, sched_wakeup; not yet tracing) and
- * the sidecar file.  Returns 0 or a negative error with a reason in err. */
+ * the sidecar file.  comms: the command names of the clients (up to 8;
+ * their threads are followed too, their CPU time given to the sleeps of
+ * the streams they end: sched_waking).  Returns 0 or a negative error with
+ * a reason in err. */
 int sched_rec_open(sched_rec **s, const char *path, size_t buffer_kb,
-		   char *err, size_t errlen);
+		   const char *const *comms, unsigned ncomm, char *err, size_t errlen);
 /* Starts tracing; t0_ns: the trace's start (CLOCK_MONOTONIC). */
 int sched_rec_start(sched_rec *s, uint64_t t0_ns);
 /* Follows pid from now on (a stream of the trace). */

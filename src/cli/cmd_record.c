@@ -55,6 +55,10 @@ static void usage(FILE *f)
 		"      --sched FILE       also write to FILE when the streams waited for a\n"
 		"                         CPU behind threads that are not streams (from\n"
 		"                         the scheduler's tracepoints; replay --think-sched)\n"
+		"      --sched-comm NAME  with --sched: follow the threads named NAME too\n"
+		"                         (the clients, e.g. pgbench; repeatable, up to 8):\n"
+		"                         the streams' sleeps they end, with their CPU\n"
+		"                         time (for replay --think-sched --cpus)\n"
 		"      --pcap IFACE       capture iSCSI/NBD on a network interface\n"
 		"      --from-pcap FILE   decode a pcap/pcapng file\n"
 		"      --filter BPF       libpcap filter for --pcap/--from-pcap\n"
@@ -84,6 +88,8 @@ struct sink {
 	uint64_t last_flush_ns;
 	int err;
 	const char *sched_path; /* --sched */
+	const char *sched_comm[8]; /* --sched-comm */
+	unsigned nsched_comm;
 	sched_rec *sr;
 };
 
@@ -338,13 +344,23 @@ static int sched_begin(struct sink *s, size_t buffer_kb)
 
 	if (!s->sched_path)
 		return 0;
-	ret = sched_rec_open(&s->sr, s->sched_path, buffer_kb, err, sizeof(err));
+	ret = sched_rec_open(&s->sr, s->sched_path, buffer_kb, s->sched_comm,
+			     s->nsched_comm, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("%s", err);
 		return ret;
 	}
 	ist_header_set(s->h, "record.sched", s->sched_path);
 	return 0;
+}
+
+static const char *client_note(const struct sched_rec_stats *st)
+{
+	static char b[64];
+
+	snprintf(b, sizeof(b), ", %llu sleeps ended by a client",
+		 (unsigned long long)st->client_waits);
+	return b;
 }
 
 /* Stops the scheduler's recorder (ret: the block recorder's outcome). */
@@ -362,8 +378,9 @@ static int sched_end(struct sink *s, int ret, int quiet)
 	if (r2 < 0)
 		cli_err("%s: %s", s->sched_path, err_reason(r2));
 	else if (!quiet && ret >= 0)
-		fprintf(stderr, "iostorm: %s: %llu run-queue waits from %llu scheduler events, "
+		fprintf(stderr, "iostorm: %s: %llu run-queue waits%s from %llu scheduler events, "
 			"%llu overrun\n", s->sched_path, (unsigned long long)st.intervals,
+			s->nsched_comm ? client_note(&st) : "",
 			(unsigned long long)st.events, (unsigned long long)st.overruns);
 	return ret < 0 ? ret : r2;
 }
@@ -542,7 +559,7 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 
 enum {
 	OPT_ALLOW_LOSS = 256, OPT_BUFFER, OPT_PCAP, OPT_FROM_PCAP, OPT_FILTER,
-	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED,
+	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED, OPT_SCHED_COMM,
 };
 
 int cmd_record(int argc, char **argv)
@@ -560,6 +577,7 @@ int cmd_record(int argc, char **argv)
 		{ "iscsi-port", required_argument, NULL, OPT_ISCSI_PORT },
 		{ "nbd-port", required_argument, NULL, OPT_NBD_PORT },
 		{ "sched", required_argument, NULL, OPT_SCHED },
+		{ "sched-comm", required_argument, NULL, OPT_SCHED_COMM },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -567,6 +585,8 @@ int cmd_record(int argc, char **argv)
 	const char *devs[64];
 	unsigned ndev = 0;
 	const char *out = NULL, *iface = NULL, *file = NULL, *sched = NULL;
+	const char *comms[8];
+	unsigned ncomm = 0;
 	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
 	struct cap_pcap_opts po;
 	int allow_loss = 0, quiet = 0, c, ret;
@@ -616,6 +636,14 @@ int cmd_record(int argc, char **argv)
 				return cli_usage_error("record", "--sched needs a file name");
 			sched = optarg;
 			break;
+		case OPT_SCHED_COMM:
+			if (!*optarg || strlen(optarg) > 15)
+				return cli_usage_error("record", "bad --sched-comm '%s' (a command "
+						       "name of 1 to 15 bytes)", optarg);
+			if (ncomm == 8)
+				return cli_usage_error("record", "at most 8 --sched-comm names");
+			comms[ncomm++] = optarg;
+			break;
 		case OPT_ISCSI_PORT:
 		case OPT_NBD_PORT:
 			if (cli_parse_uint(optarg, 65535, &v) || !v)
@@ -651,6 +679,8 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "--filter is for --pcap/--from-pcap");
 	if (sched && !ndev)
 		return cli_usage_error("record", "--sched is for live block recording (-d)");
+	if (ncomm && !sched)
+		return cli_usage_error("record", "--sched-comm needs --sched FILE");
 	if (sched && !strcmp(sched, out))
 		return cli_usage_error("record", "--sched FILE must not be the output");
 	s = calloc(1, sizeof(*s));
@@ -659,6 +689,8 @@ int cmd_record(int argc, char **argv)
 	s->path = out;
 	s->max_ios = max_ios;
 	s->sched_path = sched;
+	memcpy(s->sched_comm, comms, ncomm * sizeof(*comms));
+	s->nsched_comm = ncomm;
 	ol = strlen(out);
 	s->is_csv = ol > 4 && !strcmp(out + ol - 4, ".csv");
 	s->h = ist_header_new();

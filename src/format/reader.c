@@ -28,8 +28,10 @@ struct ist_reader {
 	uint64_t nchunks, idx_cap;
 
 	uint64_t next;        /* next chunk to load */
-	struct ist_record *buf; /* records of a chunk read partially */
-	size_t buf_cap, buf_n, buf_pos;
+	/* The chunk being decoded: payload, scratch and the column cursors
+	 * hold its state while a caller reads it in pieces. */
+	uint64_t cur_chunk;
+	uint32_t cur_count, cur_done; /* its records, those decoded */
 	struct ist_record *check_buf; /* for ist_reader_check_chunk() */
 	size_t check_cap;
 	uint64_t returned;    /* records returned so far */
@@ -445,7 +447,6 @@ void ist_reader_close(ist_reader *r)
 	ist_header_free(r->foot);
 	ist_totals_release(&r->totals);
 	free(r->idx);
-	free(r->buf);
 	free(r->check_buf);
 	free(r->payload);
 	free(r->scratch);
@@ -528,8 +529,9 @@ static int inflate_column(ist_reader *r, const uint8_t *in, size_t inlen,
 	return 0;
 }
 
-/* Reads, checks and decodes chunk i into recs (room for its count). */
-static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
+/* Reads and checks chunk i and positions the column cursors at its
+ * start (r->cur_*: nothing decoded yet). */
+static int prepare_chunk(ist_reader *r, uint64_t i)
 {
 	const struct ist_chunk_info *ci = &r->idx[i];
 	struct fmt_coldesc desc[FMT_NCOLS];
@@ -540,6 +542,7 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 	uint64_t ncols, data_len = 0, scratch_used = 0;
 	int ret;
 
+	r->cur_count = r->cur_done = 0;
 	ret = pread_all(r->fd, hdr, sizeof(hdr), ci->offset);
 	if (ret)
 		return ret;
@@ -647,25 +650,45 @@ static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
 		if (ret)
 			return ret;
 	}
+	r->cur_chunk = i;
+	r->cur_count = count;
+	return 0;
+}
+
+/*
+ * Decodes the next k records of the prepared chunk into recs; after its
+ * last record, checks that every column was consumed exactly.  On an
+ * error the chunk is dropped (r->cur_count 0).
+ */
+static int decode_records(ist_reader *r, struct ist_record *recs, uint32_t k)
+{
+	int ret = 0;
+
 	/* all columns of a block of records, then the next block: the
 	 * records stay in the cache while their fields are filled in */
-	for (uint32_t base = 0; base < count; base += DECODE_BLOCK) {
-		uint32_t m = count - base < DECODE_BLOCK ? count - base : DECODE_BLOCK;
+	for (uint32_t base = 0; base < k && !ret; base += DECODE_BLOCK) {
+		uint32_t m = k - base < DECODE_BLOCK ? k - base : DECODE_BLOCK;
 
-		for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		for (unsigned c = 0; c < FMT_NCOLS && !ret; c++)
 			ret = fmt_decode_block(r->hist, &r->cur[c], recs + base, m);
-			if (ret)
-				return ret;
-		}
 	}
-	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+	if (!ret && r->cur_done == 0 &&
+	    recs[0].t_ns != r->idx[r->cur_chunk].first_t_ns)
+		ret = IST_ECORRUPT;
+	r->cur_done += k;
+	for (unsigned c = 0; c < FMT_NCOLS && !ret && r->cur_done == r->cur_count; c++)
 		ret = fmt_colcur_finish(&r->cur[c]);
-		if (ret)
-			return ret;
-	}
-	if (recs[0].t_ns != ci->first_t_ns)
-		return IST_ECORRUPT;
-	return 0;
+	if (ret || r->cur_done == r->cur_count)
+		r->cur_count = r->cur_done = 0;
+	return ret;
+}
+
+/* Reads, checks and decodes chunk i into recs (room for its count). */
+static int load_chunk(ist_reader *r, uint64_t i, struct ist_record *recs)
+{
+	int ret = prepare_chunk(r, i);
+
+	return ret ? ret : decode_records(r, recs, r->cur_count);
 }
 
 static void set_pos(ist_reader *r, uint64_t chunk)
@@ -675,48 +698,41 @@ static void set_pos(ist_reader *r, uint64_t chunk)
 	r->pos.record = r->returned;
 }
 
+/*
+ * Records are decoded straight into the caller's array, as many as it
+ * asks for: a caller reading in small batches (replay's 512 records)
+ * gets its records decoded into its own cache-resident buffer, with no
+ * intermediate copy of the whole chunk.
+ */
 ssize_t ist_reader_read(ist_reader *r, struct ist_record *recs, size_t max)
 {
-	uint64_t i;
-	uint32_t count;
+	uint32_t k;
 	int ret;
 
 	if (max == 0)
 		return 0;
-	if (r->buf_pos < r->buf_n) {
-		size_t k = r->buf_n - r->buf_pos;
+	if (r->cur_done == r->cur_count) {
+		uint64_t i;
 
-		if (k > max)
-			k = max;
-		memcpy(recs, r->buf + r->buf_pos, k * sizeof(*recs));
-		r->buf_pos += k;
-		r->returned += k;
-		r->pos.record = r->returned;
-		return (ssize_t)k;
-	}
-	if (r->next >= r->nchunks) {
-		set_pos(r, r->nchunks);
-		return 0;
-	}
-	i = r->next++;
-	set_pos(r, i);
-	count = r->idx[i].count;
-	if (max >= count) {
-		/* the common case: decode straight into the caller's array */
-		ret = load_chunk(r, i, recs);
+		if (r->next >= r->nchunks) {
+			set_pos(r, r->nchunks);
+			return 0;
+		}
+		i = r->next++;
+		set_pos(r, i);
+		ret = prepare_chunk(r, i);
 		if (ret)
 			return ret;
-		r->returned += count;
-		return count;
 	}
-	if (grow((void **)&r->buf, &r->buf_cap, count * sizeof(*r->buf)))
-		return -ENOMEM;
-	ret = load_chunk(r, i, r->buf);
+	k = r->cur_count - r->cur_done;
+	if (k > max)
+		k = (uint32_t)max;
+	ret = decode_records(r, recs, k);
 	if (ret)
 		return ret;
-	r->buf_n = count;
-	r->buf_pos = 0;
-	return ist_reader_read(r, recs, max);
+	r->returned += k;
+	r->pos.record = r->returned;
+	return (ssize_t)k;
 }
 
 int ist_reader_seek_chunk(ist_reader *r, uint64_t i)
@@ -724,7 +740,7 @@ int ist_reader_seek_chunk(ist_reader *r, uint64_t i)
 	if (i > r->nchunks)
 		return IST_ERANGE;
 	r->next = i;
-	r->buf_n = r->buf_pos = 0;
+	r->cur_count = r->cur_done = 0;
 	set_pos(r, i);
 	return 0;
 }
@@ -747,12 +763,23 @@ void ist_reader_position(const ist_reader *r, struct ist_position *pos)
 
 int ist_reader_check_chunk(ist_reader *r, uint64_t i)
 {
+	uint64_t part = r->cur_chunk;
+	uint32_t done = r->cur_done;
 	size_t need;
+	int ret;
 
 	if (i >= r->nchunks)
 		return IST_ERANGE;
 	need = r->idx[i].count * sizeof(struct ist_record);
+	if (done && part < r->nchunks && r->idx[part].count > r->idx[i].count)
+		need = r->idx[part].count * sizeof(struct ist_record);
 	if (grow((void **)&r->check_buf, &r->check_cap, need))
 		return -ENOMEM;
-	return load_chunk(r, i, r->check_buf);
+	ret = load_chunk(r, i, r->check_buf);
+	/* a chunk read in part: its state is restored by decoding again
+	 * the records already returned */
+	if (done && (prepare_chunk(r, part) ||
+		     decode_records(r, r->check_buf, done)))
+		r->cur_count = r->cur_done = 0;
+	return ret;
 }

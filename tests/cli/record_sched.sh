@@ -5,6 +5,7 @@
 # lines of recorded streams, in the trace's time), named in the trace's
 # metadata; with "c" (on a CPU) and "r" (runnable) lines of the same form;
 # its tracefs instance is removed; bad --sched use is refused.
+# --sched-comm: the sleeps a client's thread ended, with its CPU time.
 # A CPU hog pinned with the I/O helper makes the helper wait behind it.
 # Needs root and tracefs; skips (77) otherwise.
 . "$top_srcdir/tests/cli/lib.sh"
@@ -58,7 +59,37 @@ expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing cl
 expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing closed \
 	--think-sched "$TMP/s.sched" --cpus 1 --quiet
 
+# --sched-comm: a client (head, writing a pipe) wakes the stream (dd,
+# writing each 4 KiB it reads to the device): "w" lines, version 2
+REC_OPTS="--sched $TMP/c.sched --sched-comm head" record_start "$TMP/c.ist" "$LOOP"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	head -c 4096 /dev/zero; sleep 0.02
+done | dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct 2>/dev/null || fail "dd failed"
+record_stop
+expect_eq "$RSTATUS" 0 "recorder exit status"
+expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
+head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 2 runq cpu client' || fail "no version 2 header"
+expect_grep '^# clients: head$' "$TMP/c.sched"
+"$IOSTORM" export "$TMP/c.ist" --format csv -o "$TMP/c.csv" >/dev/null || fail "export"
+awk -F, 'NR > 1 { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"
+awk 'FNR == NR { s[$1] = 1; next }
+     $1 != "w" { next }
+     NF != 5 || !($2 in s) || $3 > $4 || $4 > 60e9 || $5 > 60e9 { print "bad: " $0; bad = 1 }
+     { n++ }
+     END { if (n < 10) { print n " w lines"; bad = 1 } exit bad }' "$TMP/cstreams" "$TMP/c.sched" ||
+	fail "bad client lines"
+ok
+expect_status 0 "$IOSTORM" replay "$TMP/c.ist" --null --virtual-time --timing closed \
+	--think-sched "$TMP/c.sched" --cpus 1 --quiet
+
 # refused
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched-comm head
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" \
+	--sched-comm 0123456789abcdef
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" --sched-comm ""
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" \
+	--sched-comm a --sched-comm b --sched-comm c --sched-comm d --sched-comm e \
+	--sched-comm f --sched-comm g --sched-comm h --sched-comm i
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/x.ist"
 expect_status 2 "$IOSTORM" record --from-pcap /dev/null -o "$TMP/x.ist" --sched "$TMP/y"

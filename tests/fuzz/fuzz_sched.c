@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = rpl_sched_check(path, err, sizeof(err));
 	if (ret < 0 && (!err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path))))
 		abort(); /* a refusal names the file, on one line */
-	if (ret > 1)
-		abort(); /* 0: no CPU lines, 1: CPU lines */
+	if (ret > (RPL_SCHED_HAS_CPU | RPL_SCHED_HAS_CLIENT))
+		abort(); /* the kinds of lines it has */
 	close(fd);
 	return 0;
 }

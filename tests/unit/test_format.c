@@ -805,6 +805,27 @@ static void test_chunks_and_footer(void)
 		CU_ASSERT(rec_eq(&one, &r[10000]));
 		CU_ASSERT_EQUAL(ist_reader_seek_chunk(rd, 12), IST_ERANGE);
 	}
+	/* a chunk read in pieces is decoded piece by piece; checking another
+	 * chunk in between (same buffers and cursors) leaves the rest of it
+	 * as it was, and a seek drops it */
+	{
+		struct ist_record part[700];
+		struct ist_position pos;
+
+		CU_ASSERT_EQUAL(ist_reader_seek_chunk(rd, 2), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, part, 300), 300);
+		CU_ASSERT_EQUAL(ist_reader_check_chunk(rd, 7), 0);
+		CU_ASSERT_EQUAL(ist_reader_check_chunk(rd, 10), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, part, 700), 700);
+		CU_ASSERT(rec_eq(&part[0], &r[2300]) && rec_eq(&part[699], &r[2999]));
+		ist_reader_position(rd, &pos);
+		CU_ASSERT_EQUAL(pos.chunk, 2);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, part, 1), 1);
+		CU_ASSERT(rec_eq(&part[0], &r[3000]));
+		CU_ASSERT_EQUAL(ist_reader_seek_chunk(rd, 9), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, part, 700), 700);
+		CU_ASSERT(rec_eq(&part[0], &r[9000]));
+	}
 	ist_reader_close(rd);
 
 	/* footer encoding alone */

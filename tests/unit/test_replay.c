@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
+#include "replay/internal.h"
 #include "tests/unit/cutest.h"
 
 /* ------------------------------------------------------------ histogram */
@@ -635,6 +636,129 @@ static void test_closed_cpus(void)
 }
 
 /*
+ * --cpus with the sleeps a client ended ("w" lines, sidecar version 2):
+ * replaced by the client's CPU time on the same virtual CPUs.  Stream 1:
+ * A at 0 (lat 100 us), B at 1000 us; its gap [100, 1000): 100 us on a CPU,
+ * then asleep until the client woke it (800 us; the client's CPU for it
+ * 300 us).  Stream 2: D at 50 us, E at 1000 us; gap [150, 1000): 50 us on
+ * a CPU, asleep 800 us (client 100 us).  Null latency 10 us.
+ */
+static void run_client(const char *text, unsigned cpus, uint64_t *b, uint64_t *e)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_READ, 0, 4096, 100 * us, 1, 0),
+		mkrec(50 * us, IST_OP_READ, 8192, 4096, 100 * us, 2, 0),
+		mkrec(1000 * us, IST_OP_READ, 4096, 4096, 100 * us, 1, 0),
+		mkrec(1000 * us, IST_OP_READ, 12288, 4096, 100 * us, 2, 0),
+	};
+	struct rpl_opts o;
+	char path[64];
+	rpl_run *r;
+
+	recs[2].flags = recs[3].flags = IST_F_DEPENDENT;
+	write_tmp(path, text);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.think_sched = path;
+	o.cpus = cpus;
+	run_null(&o, recs, 4, &evl, &r);
+	*b = find_seq(&evl, 2)->issue_ns;
+	*e = find_seq(&evl, 3)->issue_ns;
+	rpl_run_free(r);
+	unlink(path);
+}
+
+static void test_closed_client(void)
+{
+	const uint64_t us = 1000;
+	const char *v2 = "# iostorm-sched 2 runq cpu client\n"
+			 "c 1 100000 200000\n"
+			 "c 2 150000 200000\n"
+			 "w 1 200000 1000000 300000\n"
+			 "w 2 200000 1000000 100000\n";
+	static const char *bad[] = {
+		"# iostorm-sched 1 runq cpu\nc 1 1 2\nw 1 200 300 4\n",   /* w in version 1 */
+		"# iostorm-sched 2 runq cpu client\nw 1 200 300\n",        /* no CPU time */
+		"# iostorm-sched 2 runq cpu client\nw 1 200 300 4 5\n",    /* one too many */
+		"# iostorm-sched 2\nw 1 200 300 18446744073709551616\n",   /* 2^64 */
+		"# iostorm-sched 2\nw 1 300 200 4\n",                      /* end first */
+		"# iostorm-sched 2\nw 1 200 300 -4\n",
+		"# iostorm-sched 2\nw1 200 300 4\n",
+		"# iostorm-sched 0\n1 2 3\n",
+		"# iostorm-sched x\n1 2 3\n",
+		"# iostorm-sched2\n1 2 3\n",
+	};
+	struct ist_record rec = mkrec(0, IST_OP_READ, 0, 4096, 100000, 1, 1);
+	struct rpl_source *src;
+	struct rpl_opts o;
+	char path[64], err[256];
+	uint64_t b, e;
+	rpl_run *r;
+
+	/* one CPU: stream 1 drains at 10, its 100 + 300 us of CPU end at
+	 * 410; stream 2 drains at 60, queues behind: 410 + 50 + 100 */
+	run_client(v2, 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 410 * us);
+	CU_ASSERT_EQUAL(e, 560 * us);
+	/* two CPUs: no queue */
+	run_client(v2, 2, &b, &e);
+	CU_ASSERT_EQUAL(b, 410 * us);
+	CU_ASSERT_EQUAL(e, 210 * us);
+	/* unlimited: the sleeps are kept (recorded think: 900, 850 us) */
+	run_client(v2, 0, &b, &e);
+	CU_ASSERT_EQUAL(b, 910 * us);
+	CU_ASSERT_EQUAL(e, 910 * us);
+	/* without the "w" lines, one CPU: the streams' own CPU queues, the
+	 * sleeps are kept: 10 + 100 + 800; 60 + max(0, 110 - 60) + 50 + 800 */
+	run_client("# iostorm-sched 1 runq cpu\n"
+		   "c 1 100000 200000\nc 2 150000 200000\n", 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 910 * us);
+	CU_ASSERT_EQUAL(e, 960 * us);
+	/* a sleep that began before the gap: the client's CPU in proportion
+	 * (from 50 us: 900 of 950 us in the gap, 380 * 900 / 950 = 360 us) */
+	run_client("# iostorm-sched 2 runq cpu client\n"
+		   "c 2 150000 200000\n"
+		   "w 1 50000 1000000 380000\n"
+		   "w 2 200000 1000000 100000\n", 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 370 * us);
+	CU_ASSERT_EQUAL(e, 520 * us);
+
+	/* the check: kinds of lines; refusals name the line */
+	write_tmp(path, v2);
+	CU_ASSERT_EQUAL(rpl_sched_check(path, err, sizeof(err)),
+			RPL_SCHED_HAS_CPU | RPL_SCHED_HAS_CLIENT);
+	unlink(path);
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\nw 1 5 5 0\n");
+	CU_ASSERT_EQUAL(rpl_sched_check(path, err, sizeof(err)), RPL_SCHED_HAS_CLIENT);
+	unlink(path);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_tmp(path, bad[i]);
+		err[0] = 0;
+		CU_ASSERT(rpl_sched_check(path, err, sizeof(err)) == IST_EPARSE);
+		CU_ASSERT(strstr(err, i < 7 ? (i ? "line 2" : "line 3") : "line 1") != NULL);
+		unlink(path);
+	}
+	write_tmp(path, "# iostorm-sched 3 runq cpu client more\nx 1 2 3\n");
+	CU_ASSERT(rpl_sched_check(path, err, sizeof(err)) == IST_EVERSION);
+	CU_ASSERT(strstr(err, "version 3, newer") != NULL);
+	unlink(path);
+	/* --cpus needs "c" lines, "w" lines alone are not enough */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\nw 1 200 300 4\n");
+	rpl_opts_init(&o);
+	o.backend = RPL_BACKEND_NULL;
+	o.timing = RPL_TIMING_CLOSED;
+	o.think_sched = path;
+	o.cpus = 1;
+	CU_ASSERT_FATAL(rpl_source_array(&src, &rec, 1, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == IST_EPARSE);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "no on-CPU intervals") != NULL);
+	rpl_run_free(r);
+	unlink(path);
+}
+
+/*
  * --think-sched: run-queue waits taken out of think times.  Stream 1: A at
  * 0 (lat 100 us), B at 1000 us (think 900, of which 300 waiting for a CPU),
  * C at 3000 us (think 1900 after B's end at 1100; a wait from 1050 to 1200
@@ -936,6 +1060,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
+	{ "closed loop: a client's CPU for the sleeps it ended", test_closed_client },
 	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
 	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },
