@@ -562,6 +562,17 @@ static int inflate_column(ist_reader *r, const uint8_t *in, size_t inlen,
 #endif
 }
 
+/* The CRC-32 of a chunk payload (zlib's: libdeflate's computes the same
+ * value several times as fast, 3 % of the synthetic trace's decode). */
+static uint32_t payload_crc(const uint8_t *p, size_t len)
+{
+#ifdef HAVE_LIBDEFLATE
+	return libdeflate_crc32(0, p, len);
+#else
+	return (uint32_t)crc32(0, p, len);
+#endif
+}
+
 /* Reads and checks chunk i and positions the column cursors at its
  * start (r->cur_*: nothing decoded yet). */
 static int prepare_chunk(ist_reader *r, uint64_t i)
@@ -597,7 +608,7 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	if (ret)
 		return ret;
 	memset(r->payload + plen, 0, FMT_PAD);
-	if ((uint32_t)crc32(0, r->payload, plen) != fmt_get32(hdr + 32))
+	if (payload_crc(r->payload, plen) != fmt_get32(hdr + 32))
 		return IST_ECRC;
 
 	/* column directory */
