@@ -211,7 +211,7 @@ static inline void dict_flush(uint8_t **pp, uint64_t acc, unsigned nb)
 /* DEV only: the MTF coding replaces RAW (whose size raw_sz is known,
  * not yet written) when shorter; 1 if it did (codec below). */
 static int enc_dev_mtf(const struct fmt_cols *c, size_t n, uint8_t *out,
-		       struct fmt_coldesc *d, uint64_t raw_sz);
+		       struct fmt_coldesc *d, uint64_t raw_sz, uint64_t vor);
 enum { THEN_MTF = 16 };
 
 /* a[0..n) all equal? */
@@ -233,7 +233,7 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 			 struct fmt_coldesc *d)                                \
 	{                                                                      \
 		const T *a = c->FIELD;                                         \
-		uint64_t raw_sz = 0, delta_sz = 0, prev = 0;                   \
+		uint64_t raw_sz = 0, delta_sz = 0, prev = 0, vor = 0;          \
 		uint64_t dict[FMT_DICT_MAX];                                   \
 		unsigned nd = 0;                                               \
 		struct dict_map dm;                                            \
@@ -263,6 +263,8 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 					  FMT_DICT_MAX;                        \
 			if ((what) & TRY_RAW)                                  \
 				raw_sz += fmt_varint_len(v);                   \
+			if ((what) & THEN_MTF)                                 \
+				vor |= v;                                      \
 			if ((what) & TRY_DELTA)                                \
 				delta_sz += fmt_varint_len(                    \
 					fmt_zigzag((int64_t)(v - prev)));      \
@@ -297,7 +299,7 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		gcd_end(&dv);                                                  \
 		d->param = dv.g;                                               \
 		if (((what) & THEN_MTF) && d->coding == FMT_CODE_RAW &&        \
-		    enc_dev_mtf(c, n, out, d, raw_sz))                         \
+		    enc_dev_mtf(c, n, out, d, raw_sz, vor))                    \
 			return;                                                \
 		prev = 0;                                                      \
 		if (d->coding == FMT_CODE_RAW) {                               \
@@ -500,65 +502,11 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
  * sends bursts to a few at a time, so small ranks dominate where the
  * device numbers themselves are spread over thousands of values.
  */
-#ifdef __SSE2__
-/*
- * With SSE2 the list is 16 lanes in four registers: the device is found
- * by one comparison of each, and moved to the front by a blend of the
- * list with itself shifted by a lane (lanes up to its rank take the
- * shifted list), where the scalar list searched with an early exit the
- * branch predictor missed and moved its entries with memmove (a fifth
- * of the encoding of Tencent's 2038 volumes).  Lanes from nl on are
- * unused.
- */
-struct mtf_list {
-	__m128i l[FMT_MTF / 4];
-	unsigned nl;
-};
-
-static inline void mtf_init(struct mtf_list *m)
-{
-	memset(m, 0, sizeof(*m));
-}
-
-/* The MTF symbol of dev; moves it to the front. */
-static inline uint64_t mtf_use(struct mtf_list *m, uint32_t dev)
-{
-	const __m128i d = _mm_set1_epi32((int)dev);
-	__m128i s[FMT_MTF / 4], gt, kv;
-	unsigned hit = 0, k;
-	uint64_t sym;
-
-	for (unsigned j = 0; j < FMT_MTF / 4; j++)
-		hit |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
-			_mm_cmpeq_epi32(m->l[j], d))) << (4 * j);
-	hit &= (1u << m->nl) - 1;
-	/* found: lanes 0..rank shift; new: every lane, the last drops */
-	k = hit ? (unsigned)__builtin_ctz(hit) : FMT_MTF - 1;
-	sym = hit ? k : FMT_MTF + (uint64_t)dev;
-	m->nl += !hit & (m->nl < FMT_MTF);
-	s[0] = _mm_or_si128(_mm_slli_si128(m->l[0], 4), _mm_cvtsi32_si128((int)dev));
-	for (unsigned j = 1; j < FMT_MTF / 4; j++)
-		s[j] = _mm_or_si128(_mm_slli_si128(m->l[j], 4),
-				    _mm_srli_si128(m->l[j - 1], 12));
-	kv = _mm_set1_epi32((int)k);
-	for (unsigned j = 0; j < FMT_MTF / 4; j++) {
-		gt = _mm_cmpgt_epi32(_mm_setr_epi32((int)(4 * j), (int)(4 * j + 1),
-						    (int)(4 * j + 2), (int)(4 * j + 3)), kv);
-		m->l[j] = _mm_or_si128(_mm_and_si128(gt, m->l[j]),
-				       _mm_andnot_si128(gt, s[j]));
-	}
-	return sym;
-}
-#else
+/* The scalar list (any device number). */
 struct mtf_list {
 	uint32_t l[FMT_MTF];
 	unsigned nl;
 };
-
-static inline void mtf_init(struct mtf_list *m)
-{
-	m->nl = 0;
-}
 
 /* The MTF symbol of dev; moves it to the front. */
 static inline uint64_t mtf_use(struct mtf_list *m, uint32_t dev)
@@ -579,29 +527,91 @@ static inline uint64_t mtf_use(struct mtf_list *m, uint32_t dev)
 	list[0] = dev;
 	return k;
 }
+
+#ifdef __SSE2__
+/*
+ * With SSE2, for device numbers below 2^16 (every column the writer
+ * makes: IST_MAX_FOOTER_DEVICES), the list is 16 lanes of 16 bits in two
+ * registers: the device is found by one comparison of each, and moved to
+ * the front by a blend of the list with itself shifted by a lane (lanes
+ * up to its rank take the shifted list).  The scalar list searched with
+ * an early exit the branch predictor missed and moved its entries with
+ * memmove: a fifth of the encoding of Tencent's 2038 volumes.  Lanes
+ * from nl on are unused.
+ */
+struct mtf_list16 {
+	__m128i a, b; /* lanes 0-7, 8-15 */
+	unsigned nl;
+};
+
+static inline uint64_t mtf_use16(struct mtf_list16 *m, uint32_t dev)
+{
+	const __m128i d = _mm_set1_epi16((short)dev);
+	const __m128i kv0 = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m128i kv1 = _mm_setr_epi16(8, 9, 10, 11, 12, 13, 14, 15);
+	__m128i sa, sb, ga, gb, kv;
+	unsigned hit, k;
+	uint64_t sym;
+
+	/* two mask bits per lane */
+	hit = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(m->a, d)) |
+	      (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(m->b, d)) << 16;
+	hit &= (uint32_t)((UINT64_C(1) << (2 * m->nl)) - 1);
+	/* found: lanes 0..rank shift; new: every lane, the last drops */
+	k = hit ? (unsigned)__builtin_ctz(hit) / 2 : FMT_MTF - 1;
+	sym = hit ? k : FMT_MTF + (uint64_t)dev;
+	m->nl += !hit & (m->nl < FMT_MTF);
+	sa = _mm_or_si128(_mm_slli_si128(m->a, 2), _mm_cvtsi32_si128((int)dev));
+	sb = _mm_or_si128(_mm_slli_si128(m->b, 2), _mm_srli_si128(m->a, 14));
+	kv = _mm_set1_epi16((short)k);
+	ga = _mm_cmpgt_epi16(kv0, kv);
+	gb = _mm_cmpgt_epi16(kv1, kv);
+	m->a = _mm_or_si128(_mm_and_si128(ga, m->a), _mm_andnot_si128(ga, sa));
+	m->b = _mm_or_si128(_mm_and_si128(gb, m->b), _mm_andnot_si128(gb, sb));
+	return sym;
+}
 #endif
 
-static int enc_dev_mtf(const struct fmt_cols *c, size_t n, uint8_t *out,
-		       struct fmt_coldesc *d, uint64_t raw_sz)
+/* MTF into out while it stays shorter than limit; its size, or 0 when
+ * it gave up.  vor: the OR of every device number. */
+static uint64_t mtf_code(const uint32_t *devs, size_t n, uint8_t *out,
+			 uint64_t limit, uint64_t vor)
 {
-	const uint32_t *devs = c->dev;
-	uint64_t sz = 0, limit = raw_sz - raw_sz / 8;
-	struct mtf_list m;
-	uint8_t *p = out;
+	uint8_t *p = out, *end = out + limit;
 	size_t i;
 
-	/* worth it when it saves 1/8 of the varints */
-	mtf_init(&m);
-	for (i = 0; i < n && sz < limit; i++)
-		sz += fmt_varint_len(mtf_use(&m, devs[i]));
-	if (sz >= limit)
+#ifdef __SSE2__
+	if (vor < (1u << 16)) {
+		struct mtf_list16 m;
+
+		memset(&m, 0, sizeof(m));
+		for (i = 0; i < n && p < end; i++)
+			p += fmt_put_varint(p, mtf_use16(&m, devs[i]));
+		return i == n && p < end ? (uint64_t)(p - out) : 0;
+	}
+#endif
+	(void)vor;
+	{
+		struct mtf_list m;
+
+		m.nl = 0;
+		for (i = 0; i < n && p < end; i++)
+			p += fmt_put_varint(p, mtf_use(&m, devs[i]));
+	}
+	return i == n && p < end ? (uint64_t)(p - out) : 0;
+}
+
+/* Worth it when it saves 1/8 of RAW's varints (raw_sz bytes). */
+static int enc_dev_mtf(const struct fmt_cols *c, size_t n, uint8_t *out,
+		       struct fmt_coldesc *d, uint64_t raw_sz, uint64_t vor)
+{
+	uint64_t sz = mtf_code(c->dev, n, out, raw_sz - raw_sz / 8, vor);
+
+	if (!sz)
 		return 0;
-	mtf_init(&m);
-	for (i = 0; i < n; i++)
-		p += fmt_put_varint(p, mtf_use(&m, devs[i]));
 	d->coding = FMT_CODE_MTF;
 	d->param = 1;
-	d->raw_len = (uint64_t)(p - out);
+	d->raw_len = sz;
 	return 1;
 }
 
