@@ -348,11 +348,6 @@ static int add_pid(sched_rec *s, uint64_t pid, int client)
 	return 0;
 }
 
-int sched_rec_add_pid(sched_rec *s, uint64_t pid)
-{
-	return add_pid(s, pid, 0);
-}
-
 /* Followed pid (stream or client), or NULL. */
 static struct sched_pid *followed(sched_rec *s, int32_t pid)
 {
@@ -376,6 +371,39 @@ static struct sched_pid *client(sched_rec *s, int32_t pid)
 	struct sched_pid *p = followed(s, pid);
 
 	return p && p->client ? p : NULL;
+}
+
+/* A kernel thread (PF_KTHREAD in /proc/PID/stat's flags, the 9th field)? */
+static int is_kthread(uint64_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned long long flags;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+		return 0;
+	return (flags & 0x00200000ull) != 0;
+}
+
+int sched_rec_add_pid(sched_rec *s, uint64_t pid)
+{
+	/* A kernel thread that issues I/O (a kworker's flush, the journal)
+	 * works for the recorded device's I/O stack: its CPU time is the
+	 * device's cost, not the workload's, and is not followed. */
+	if (pid && pid <= UINT32_MAX && !followed(s, (int32_t)pid) && is_kthread(pid)) {
+		s->st.kthreads++;
+		return 0;
+	}
+	return add_pid(s, pid, 0);
 }
 
 /* A switch from or to a thread of a client's name: follow it. */

@@ -34,7 +34,7 @@ done
 kill "$HOG"; HOG=
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
-expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
+expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits(, [0-9]+ kernel threads? not followed)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
 [ ! -d "$TRACING/instances/iostorm-sched-$RPID" ] || fail "sched instance left behind"
 ok
 expect_status 0 "$IOSTORM" info "$TMP/s.ist"
@@ -64,10 +64,10 @@ expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing cl
 REC_OPTS="--sched $TMP/c.sched --sched-comm head" record_start "$TMP/c.ist" "$LOOP"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	head -c 4096 /dev/zero; sleep 0.02
-done | dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct 2>/dev/null || fail "dd failed"
+done | dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct conv=fsync 2>/dev/null || fail "dd failed"
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
-expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
+expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client(, [0-9]+ kernel threads? not followed)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
 head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 2 runq cpu client' || fail "no version 2 header"
 expect_grep '^# clients: head$' "$TMP/c.sched"
 "$IOSTORM" export "$TMP/c.ist" --format csv -o "$TMP/c.csv" >/dev/null || fail "export"
@@ -79,6 +79,12 @@ awk 'FNR == NR { s[$1] = 1; next }
      END { if (n < 10) { print n " w lines"; bad = 1 } exit bad }' "$TMP/cstreams" "$TMP/c.sched" ||
 	fail "bad client lines"
 ok
+# kernel threads that issued I/O (the flush of conv=fsync) are not followed
+"$IOSTORM" info "$TMP/c.ist" >"$TMP/c.info" || fail "info"
+for k in $(sed -n 's/^ *stream\.\([0-9]*\) = \(kworker\|jbd2\|kblockd\).*/\1/p' "$TMP/c.info"); do
+	! grep -qE "^([crw] )?$k " "$TMP/c.sched" || fail "kernel thread $k followed"
+	grep -q "kernel thread" "$TMP/rec.err" || fail "kernel thread $k not counted"
+done
 expect_status 0 "$IOSTORM" replay "$TMP/c.ist" --null --virtual-time --timing closed \
 	--think-sched "$TMP/c.sched" --cpus 1 --quiet
 
