@@ -24,6 +24,7 @@ struct sched_rec_stats {
 	uint64_t untracked;  /* pids beyond the table (not followed)       */
 	uint64_t client_waits; /* sleeps of streams that a client ended    */
 	uint64_t kthreads;   /* streams not followed: kernel threads       */
+	uint64_t malformed;  /* events shorter than their format (skipped) */
 };
 
 typedef struct sched_rec sched_rec;

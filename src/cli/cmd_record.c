@@ -364,8 +364,11 @@ static const char *sched_note(const struct sched_rec_stats *st, int clients)
 		n = snprintf(b, sizeof(b), ", %llu sleeps ended by a client",
 			     (unsigned long long)st->client_waits);
 	if (st->kthreads)
-		snprintf(b + n, sizeof(b) - (size_t)n, ", %llu kernel thread%s not followed",
-			 (unsigned long long)st->kthreads, st->kthreads > 1 ? "s" : "");
+		n += snprintf(b + n, sizeof(b) - (size_t)n, ", %llu kernel thread%s not followed",
+			      (unsigned long long)st->kthreads, st->kthreads > 1 ? "s" : "");
+	if (st->malformed)
+		snprintf(b + n, sizeof(b) - (size_t)n, ", %llu malformed events skipped",
+			 (unsigned long long)st->malformed);
 	return b;
 }
 

@@ -59,17 +59,20 @@ expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing cl
 expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing closed \
 	--think-sched "$TMP/s.sched" --cpus 1 --quiet
 
-# --sched-comm: a client (head, writing a pipe) wakes the stream (dd,
-# writing each 4 KiB it reads to the device): "w" lines, version 2
-REC_OPTS="--sched $TMP/c.sched --sched-comm head" record_start "$TMP/c.ist" "$LOOP"
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	head -c 4096 /dev/zero; sleep 0.02
-done | dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct conv=fsync 2>/dev/null || fail "dd failed"
+# --sched-comm: a client (a shell named iosclient, writing a pipe) wakes
+# the stream (dd, writing each 4 KiB it reads to the device): "w" lines,
+# version 2.  (A thread is known by its name at a context switch: a
+# short-lived process that exits right after its exec may go unseen.)
+cp "$(command -v sh)" "$TMP/iosclient" || fail "cannot copy sh"
+REC_OPTS="--sched $TMP/c.sched --sched-comm iosclient" record_start "$TMP/c.ist" "$LOOP"
+"$TMP/iosclient" -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	printf "%4096s" ""; sleep 0.02; done' |
+	dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct conv=fsync 2>/dev/null || fail "dd failed"
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
 expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client(, [0-9]+ kernel threads? not followed)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
 head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 2 runq cpu client' || fail "no version 2 header"
-expect_grep '^# clients: head$' "$TMP/c.sched"
+expect_grep '^# clients: iosclient$' "$TMP/c.sched"
 "$IOSTORM" export "$TMP/c.ist" --format csv -o "$TMP/c.csv" >/dev/null || fail "export"
 awk -F, 'NR > 1 { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"
 awk 'FNR == NR { s[$1] = 1; next }
@@ -89,7 +92,7 @@ expect_status 0 "$IOSTORM" replay "$TMP/c.ist" --null --virtual-time --timing cl
 	--think-sched "$TMP/c.sched" --cpus 1 --quiet
 
 # refused
-expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched-comm head
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched-comm iosclient
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" \
 	--sched-comm 0123456789abcdef
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" --sched-comm ""
