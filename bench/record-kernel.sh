@@ -48,7 +48,7 @@ us_per_io() {
 }
 
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); fio pinned to CPU $cpu, ${SECS}s a run"
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
 	line="off $(us_per_io)"
 	for s in "$@"; do
 		IFS=: read -r clk fil kb sub <<<"$s"
