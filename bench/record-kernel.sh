@@ -48,7 +48,7 @@ us_per_io() {
 }
 
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg); fio pinned to CPU $cpu, ${SECS}s a run"
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
 	line="off $(us_per_io)"
 	for s in "$@"; do
 		IFS=: read -r clk fil kb sub <<<"$s"
@@ -66,5 +66,15 @@ for r in $(seq "$ROUNDS"); do
 		rmdir "$ti"
 	done
 	echo "$line"
+	echo "$line" >>"$tmp/lines"
 done
+# Medians over the rounds, and each setting's extra CPU per I/O against
+# events off in the same round (median of the per-round differences).
+awk '{ for (i = 1; i < NF; i += 2) { n[i] = $i; v[i, NR] = $(i + 1); d[i, NR] = $(i + 1) - $2 } }
+	function med(a, i, k, t, j, m, x) { m = 0
+		for (j = 1; j <= NR; j++) t[++m] = a[i, j]
+		for (j = 2; j <= m; j++) for (k = j; k > 1 && t[k - 1] > t[k]; k--) { x = t[k]; t[k] = t[k - 1]; t[k - 1] = x }
+		return (m % 2) ? t[(m + 1) / 2] : (t[m / 2] + t[m / 2 + 1]) / 2 }
+	END { printf "median"; for (i = 1; i < NF; i += 2) printf " %s %.3f", n[i], med(v, i)
+		printf "\nextra "; for (i = 3; i < NF; i += 2) printf " %s %+.3f", n[i], med(d, i); print "" }' "$tmp/lines"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -3,17 +3,25 @@
 # bench/record.sh - what recording costs: fio's random 4 KiB I/O on zram at
 # the highest rate it reaches (io_uring or libaio, several jobs and a queue
 # depth: a short calibration picks the fastest of a few settings), alone and
-# while `iostorm record` traces the device, in pairs whose order alternates;
+# while `iostorm record` traces the device, in rounds whose order rotates;
 # the recorded count must equal fio's issued count with zero loss.  Prints
-# one row per pair and the medians.
+# one row per round and variant, and the medians.
 # Needs root, fio, zram and tracefs.
-# Usage: bench/record.sh [RUNS] [SECONDS]
+# Usage: bench/record.sh [ROUNDS] [SECONDS]
 #        ENGINE=io_uring JOBS=4 DEPTH=16 bench/record.sh ...  (no calibration)
 #        REC_OPTS="--buffer-size 4M" bench/record.sh ...  (recorder options)
-#        MODE=tp bench/record.sh ...  (the kernel's share alone: the block
-#            events enabled and filtered to the device in an instance that
-#            nobody reads, overwriting; MODE=tp-nofilter without the filter;
-#            TRACE_CLOCK=local etc. for another clock than mono)
+#        VARIANTS="record tp" bench/record.sh ...  (several variants, each
+#            run once a round beside fio alone; MODE=V is VARIANTS=V):
+#          record    `$IOSTORM record` with $REC_OPTS (the default)
+#          record2   `$IOSTORM2 record` with $REC_OPTS2 (A/B of two builds
+#                    or two option sets in the same rounds)
+#          tp        the kernel's share alone: the block events enabled and
+#                    filtered to the device in an instance that nobody
+#                    reads, overwriting (TRACE_CLOCK=local etc. for another
+#                    clock than mono)
+#          tp-nofilter  the same without the filter
+#          tp-nocmd  tp with the top level's record-cmd option off (global:
+#                    a measurement of the sched_switch probe's cost only)
 # Besides IOPS it prints fio's CPU time (user + system, zram's work and the
 # tracepoints included) per I/O, alone and recorded, and the CPU cost of the
 # recording: fio's extra CPU time per I/O plus the recorder's, over fio's
@@ -76,8 +84,11 @@ if [ -n "${ENGINE:-}" ]; then
 else
 	# Calibration: the fastest setting, fio alone.
 	bestiops=0
+	# zram is synchronous and has no nowait support: io_uring hands
+	# every I/O to an io-wq worker (a context switch or more per I/O),
+	# so the synchronous engines, one I/O per job, can be faster.
 	for cfg in "io_uring 1 32" "io_uring 2 16" "io_uring 4 16" "io_uring 4 64" \
-		"libaio 2 16" "libaio 4 16"; do
+		"libaio 2 16" "libaio 4 16" "psync 2 1" "psync 4 1" "pvsync2 2 1"; do
 		# shellcheck disable=SC2086
 		run_fio $cfg 2 "$tmp/cal.out"
 		v=$(iops "$tmp/cal.out")
@@ -87,29 +98,43 @@ else
 fi
 echo "# fio: --ioengine/--numjobs/--iodepth $best, --runtime=$SECS"
 
-# recorded_run OUT: fio while the recorder traces the device; sets status,
-# recorded, reccpu (recorder CPU seconds while fio ran, "user+system")
+# oncpu PID: the on-CPU time of PID's threads in ns
+oncpu() { cat /proc/"$1"/task/*/schedstat | awk '{ n += $1 } END { printf "%.0f", n }'; }
+
+# recorded_run VARIANT OUT: fio while the variant records; sets status,
+# recorded, reccpu (the recorder's on-CPU seconds while fio ran, user +
+# system)
 recorded_run() {
-	case "${MODE:-record}" in tp|tp-nofilter) tp_run "$1"; return;; esac
+	local bin=$IOSTORM opts=${REC_OPTS:-}
+	case "$1" in
+	tp|tp-*) tp_run "$1" "$2"; return;;
+	record2) bin=${IOSTORM2:-$IOSTORM}; opts=${REC_OPTS2:-};;
+	esac
 	# shellcheck disable=SC2086
-	"$IOSTORM" record -d "$DEV" -o "$tmp/rec.ist" ${REC_OPTS:-} 2>"$tmp/rec.err" &
+	"$bin" record -d "$DEV" -o "$tmp/rec.ist" $opts 2>"$tmp/rec.err" &
 	rp=$!
 	inst=/sys/kernel/tracing/instances/iostorm-record-$rp
 	for _ in $(seq 500); do
 		[ "$(cat "$inst/tracing_on" 2>/dev/null)" = 1 ] && grep -q . "$inst/set_event" && break
 		sleep 0.02
 	done
+	# The recorder's start (the ring buffers' allocation: 32 MB of pages
+	# cleared on two CPUs) comes before fio's: not counted.  On-CPU time
+	# in ns from schedstat (user + system; /proc/PID/stat counts ticks).
+	c0=$(oncpu "$rp")
 	# shellcheck disable=SC2086
-	run_fio $best "$SECS" "$1"
-	reccpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f+%.2f", $14 / hz, $15 / hz }' /proc/$rp/stat)
+	run_fio $best "$SECS" "$2"
+	reccpu=$(echo "$c0 $(oncpu "$rp")" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }')
 	kill -INT $rp
 	status=0
 	wait $rp || status=$?
 	recorded=$("$IOSTORM" info "$tmp/rec.ist" | awk '/^records:/ { print $2 }')
 }
 
-# tp_run OUT: fio while the block events are written into an instance that
-# nobody reads (overwrite mode); recorded = events written / 2
+# tp_run VARIANT OUT: fio while the block events are written into an
+# instance that nobody reads (overwrite mode); recorded = events written / 2.
+# tp-nofilter: without the filter; tp-nocmd: the top level's record-cmd
+# option off meanwhile (a global setting: measurement only)
 tp_run() {
 	ti=/sys/kernel/tracing/instances/iostorm-cost-$$
 	mkdir "$ti"
@@ -117,58 +142,75 @@ tp_run() {
 	echo 1 >"$ti/options/overwrite"
 	mm=$(( 16#$(stat -c %t "$DEV") << 20 | 16#$(stat -c %T "$DEV") ))
 	for e in block_bio_queue block_bio_complete; do
-		[ "$MODE" = tp-nofilter ] || echo "dev == $mm" >"$ti/events/block/$e/filter"
+		[ "$1" = tp-nofilter ] || echo "dev == $mm" >"$ti/events/block/$e/filter"
 		echo 1 >"$ti/events/block/$e/enable"
 	done
+	cmd=$(cat /sys/kernel/tracing/options/record-cmd)
+	[ "$1" != tp-nocmd ] || echo 0 >/sys/kernel/tracing/options/record-cmd
 	echo 1 >"$ti/tracing_on"
 	# shellcheck disable=SC2086
-	run_fio $best "$SECS" "$1"
+	run_fio $best "$SECS" "$2"
 	echo 0 >"$ti/tracing_on"
-	reccpu=0.00+0.00
+	echo "$cmd" >/sys/kernel/tracing/options/record-cmd
+	reccpu=0.000
 	status=0
 	recorded=$(cat "$ti"/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { n += $2 } END { print n / 2 }')
 	printf ' 0 overrun, 0 missed, 0 without completion, 0 evicted\n' >"$tmp/rec.err"
 	rmdir "$ti"
 }
 
-printf '%-6s %10s %10s %9s %7s %7s %8s %9s %9s %10s %s\n' pair fio-alone fio-rec slowdown \
-	us/io-a us/io-r cpu-cost fio-issued recorded rec-cpu loss
-: >"$tmp/slow"; : >"$tmp/base"; : >"$tmp/rec"; : >"$tmp/ca"; : >"$tmp/cr"; : >"$tmp/cc"
+# The variants measured against fio alone, each round running fio alone
+# and every variant once, in an order that rotates from round to round so
+# that a drift in the machine's load favours none.
+VARIANTS=${VARIANTS:-${MODE:-record}}
+read -r -a vars <<<"alone $VARIANTS"
+nv=${#vars[@]}
+printf '%-6s %-9s %10s %10s %9s %7s %7s %8s %9s %9s %10s %s\n' round variant fio-alone fio-rec \
+	slowdown us/io-a us/io-r cpu-cost fio-issued recorded rec-cpu loss
+for v in "${vars[@]}"; do
+	: >"$tmp/slow.$v"; : >"$tmp/rec.$v"; : >"$tmp/cr.$v"; : >"$tmp/cc.$v"; : >"$tmp/rc.$v"
+done
+: >"$tmp/base"; : >"$tmp/ca"
 for r in $(seq "$RUNS"); do
-	# Odd pairs run fio alone first, even pairs second: drift in the
-	# machine's load does not favour one side.
-	if [ $((r % 2)) -eq 1 ]; then
-		# shellcheck disable=SC2086
-		run_fio $best "$SECS" "$tmp/base.out"
-		recorded_run "$tmp/rec.out"
-		order=AR
-	else
-		recorded_run "$tmp/rec.out"
-		# shellcheck disable=SC2086
-		run_fio $best "$SECS" "$tmp/base.out"
-		order=RA
-	fi
+	for i in $(seq 0 $((nv - 1))); do
+		v=${vars[$(( (i + r - 1) % nv ))]}
+		if [ "$v" = alone ]; then
+			# shellcheck disable=SC2086
+			run_fio $best "$SECS" "$tmp/base.out"
+		else
+			recorded_run "$v" "$tmp/out.$v"
+			echo "$status $recorded $reccpu" >"$tmp/st.$v"
+			cp "$tmp/rec.err" "$tmp/err.$v"
+		fi
+	done
 	base=$(iops "$tmp/base.out")
-	withrec=$(iops "$tmp/rec.out")
 	ca=$(cpu_per_io "$tmp/base.out")
-	cr=$(cpu_per_io "$tmp/rec.out")
-	n=$(issued "$tmp/rec.out")
-	loss=0
-	[ "$status" -eq 0 ] || loss="exit$status"
-	grep -q ' 0 overrun, 0 missed, 0 without completion, 0 evicted' "$tmp/rec.err" || loss="events"
-	[ "$recorded" = "$n" ] || loss="count"
-	slow=$(echo "$base $withrec" | awk '{ printf "%.1f", 100 * (1 - $2 / $1) }')
-	cc=$(echo "$ca $cr $reccpu $n" | awk '{ split($3, c, "+")
-		printf "%.1f", 100 * (($2 + 1e6 * (c[1] + c[2]) / $4) / $1 - 1) }')
-	printf '%-6s %10s %10s %8s%% %7s %7s %7s%% %9s %9s %9ss %s\n' "$r $order" "$base" "$withrec" \
-		"$slow" "$ca" "$cr" "$cc" "$n" "$recorded" "$reccpu" "$loss"
-	echo "$slow" >>"$tmp/slow"; echo "$base" >>"$tmp/base"; echo "$withrec" >>"$tmp/rec"
-	echo "$ca" >>"$tmp/ca"; echo "$cr" >>"$tmp/cr"; echo "$cc" >>"$tmp/cc"
-	[ "$loss" = 0 ] || { sed 's/^/       /' "$tmp/rec.err"; }
+	echo "$base" >>"$tmp/base"; echo "$ca" >>"$tmp/ca"
+	for v in "${vars[@]:1}"; do
+		read -r status recorded reccpu <"$tmp/st.$v"
+		withrec=$(iops "$tmp/out.$v")
+		cr=$(cpu_per_io "$tmp/out.$v")
+		n=$(issued "$tmp/out.$v")
+		loss=0
+		[ "$status" -eq 0 ] || loss="exit$status"
+		grep -q ' 0 overrun, 0 missed, 0 without completion, 0 evicted' "$tmp/err.$v" || loss="events"
+		[ "$recorded" = "$n" ] || loss="count"
+		slow=$(echo "$base $withrec" | awk '{ printf "%.1f", 100 * (1 - $2 / $1) }')
+		cc=$(echo "$ca $cr $reccpu $n" | awk '{ printf "%.1f", 100 * (($2 + 1e6 * $3 / $4) / $1 - 1) }')
+		rc=$(echo "$reccpu $n" | awk '{ printf "%.2f", 1e6 * $1 / $2 }')
+		printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %9s %9s %9ss %s\n' "$r" "$v" "$base" "$withrec" \
+			"$slow" "$ca" "$cr" "$cc" "$n" "$recorded" "$reccpu" "$loss"
+		echo "$slow" >>"$tmp/slow.$v"; echo "$withrec" >>"$tmp/rec.$v"
+		echo "$cr" >>"$tmp/cr.$v"; echo "$cc" >>"$tmp/cc.$v"; echo "$rc" >>"$tmp/rc.$v"
+		[ "$loss" = 0 ] || { sed 's/^/       /' "$tmp/err.$v"; }
+	done
 done
 # median FILE FORMAT
 median() { sort -n "$1" | awk -v f="$2" '{ a[NR] = $1 } END { printf f, (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-printf '%-6s %10s %10s %8s%% %7s %7s %7s%%\n' median "$(median "$tmp/base" %.0f)" "$(median "$tmp/rec" %.0f)" \
-	"$(median "$tmp/slow" %.1f)" "$(median "$tmp/ca" %.2f)" "$(median "$tmp/cr" %.2f)" \
-	"$(median "$tmp/cc" %.1f)"
+echo "# medians (rec-cpu: the recorder's CPU per I/O, us)"
+for v in "${vars[@]:1}"; do
+	printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %29s\n' median "$v" "$(median "$tmp/base" %.0f)" \
+		"$(median "$tmp/rec.$v" %.0f)" "$(median "$tmp/slow.$v" %.1f)" "$(median "$tmp/ca" %.2f)" \
+		"$(median "$tmp/cr.$v" %.2f)" "$(median "$tmp/cc.$v" %.1f)" "$(median "$tmp/rc.$v" %.2f)us"
+done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,6 +2,7 @@
 /* rec_match.c - pairs block issue and completion events into records. */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,46 @@ int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
 		f &= (uint16_t)~IST_F_PREFLUSH;
 	*flags = f;
 	return 0;
+}
+
+int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
+		    uint8_t *op, uint16_t *flags)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	char s[16];
+	uint64_t x, z, low, key;
+	size_t n;
+
+	if (len >= 8) {
+		memcpy(&x, rwbs, 8);
+		x = le64toh(x);
+		/* Marks the zero bytes: the lowest mark is exact (the first
+		 * NUL); higher ones may be false and do not matter. */
+		z = (x - ones) & ~x & (ones << 7);
+		low = z & -z;
+		if (low > 0x80) { /* a NUL in bytes 1..7 */
+			unsigned i;
+
+			key = x & ((low >> 7) - 1);
+			i = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 61);
+			if (c->slot[i].key != key) {
+				uint64_t le = htole64(key);
+
+				memcpy(s, &le, 8);
+				s[8] = '\0';
+				c->slot[i].ret = (int8_t)cap_rwbs_parse(
+					s, 8, &c->slot[i].op, &c->slot[i].flags);
+				c->slot[i].key = key;
+			}
+			*op = c->slot[i].op;
+			*flags = c->slot[i].flags;
+			return c->slot[i].ret;
+		}
+	}
+	memset(s, 0, sizeof(s));
+	n = len < sizeof(s) - 1 ? len : sizeof(s) - 1;
+	memcpy(s, rwbs, n);
+	return cap_rwbs_parse(s, n, op, flags);
 }
 
 static size_t hash_key(uint32_t dev, uint64_t sector, uint8_t op, size_t n)

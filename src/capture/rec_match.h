@@ -27,6 +27,25 @@ struct cap_event {
 /* Parses a kernel rwbs string ("WS", "FWFS", "RA", "FF", "D"...). */
 int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags);
 
+/*
+ * The same through a cache of parsed strings (zero-initialise it): a
+ * workload uses a handful ("R", "W", "WS", "FWS"...), so an event costs a
+ * compare instead of the parse.  rwbs is a trace event's field of len
+ * bytes, NUL-terminated within it or not; the bytes after its NUL are
+ * ignored.  Strings of 1 to 7 characters are cached, others parsed.
+ */
+#define CAP_RWBS_SLOTS 8
+struct cap_rwbs_cache {
+	struct {
+		uint64_t key; /* the string's bytes, little-endian; 0 empty */
+		uint16_t flags;
+		uint8_t op;
+		int8_t ret;
+	} slot[CAP_RWBS_SLOTS];
+};
+int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
+		    uint8_t *op, uint16_t *flags);
+
 struct cap_match_stats {
 	uint64_t issues;
 	uint64_t completions;

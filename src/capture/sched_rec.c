@@ -19,8 +19,9 @@
 #ifdef HAVE_TRACEFS
 
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 #include <tracefs/tracefs.h>
+
+#include "capture/rb_page.h"
 
 #define SLACK_NS 2000000ull   /* events committed late on a CPU */
 #define MAX_PIDS 65536
@@ -48,8 +49,8 @@ struct sched_hist {
 
 struct sched_cpu {
 	struct tracefs_cpu *tcpu;
-	struct kbuffer *kbuf;
 	void *page;
+	size_t page_size;
 	uint64_t drained_ns;
 	struct sched_hist h;
 };
@@ -73,6 +74,8 @@ struct sched_rec {
 	int id_switch, id_wakeup, id_waking;
 	int off_prev_pid, off_prev_state, len_prev_state, off_next_pid, off_pid;
 	int off_prev_comm, off_next_comm, off_waking_pid, off_waker;
+	/* bytes an event must have for the fields read (from the formats) */
+	uint32_t need_switch, need_wakeup, need_waking;
 	char comm[MAX_COMMS][COMM_LEN]; /* clients' command names */
 	int ncomm;
 	struct sched_cpu *cpu;
@@ -128,6 +131,13 @@ static int common_field(struct tep_event *e, const char *name, int *len)
 	return f->offset;
 }
 
+/* An event must have off + size bytes for a field read at off. */
+static void need(uint32_t *n, int off, int size)
+{
+	if ((uint32_t)(off + size) > *n)
+		*n = (uint32_t)(off + size);
+}
+
 /* --sched-comm: sched_waking, in the waker's context (sched_wakeup may be
  * traced on the wakee's CPU), names the client that woke a stream. */
 static int client_layouts(sched_rec *s, struct tep_event *sw, char *err, size_t errlen)
@@ -152,6 +162,10 @@ static int client_layouts(sched_rec *s, struct tep_event *sw, char *err, size_t 
 		snprintf(err, errlen, "sched/sched_switch or sched_waking has an unexpected format");
 		return -EPROTO;
 	}
+	need(&s->need_switch, s->off_prev_comm, COMM_LEN);
+	need(&s->need_switch, s->off_next_comm, COMM_LEN);
+	need(&s->need_waking, s->off_waking_pid, 4);
+	need(&s->need_waking, s->off_waker, 4);
 	return 0;
 }
 
@@ -179,6 +193,13 @@ static int layouts(sched_rec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "sched/sched_switch or sched_wakeup has an unexpected format");
 		return -EPROTO;
 	}
+	need(&s->need_switch, 0, 2);
+	need(&s->need_switch, s->off_prev_pid, 4);
+	need(&s->need_switch, s->off_next_pid, 4);
+	need(&s->need_switch, s->off_prev_state, s->len_prev_state);
+	need(&s->need_wakeup, 0, 2);
+	need(&s->need_wakeup, s->off_pid, 4);
+	need(&s->need_waking, 0, 2);
 	return client_layouts(s, sw, err, errlen);
 }
 
@@ -198,10 +219,9 @@ static int open_cpus(sched_rec *s)
 		if (!sc->tcpu)
 			continue; /* offline CPU */
 		size = tracefs_cpu_read_size(sc->tcpu);
-		sc->page = malloc((size_t)(size > 0 ? size : 4096));
-		sc->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
-					 KBUFFER_ENDIAN_SAME_AS_HOST);
-		if (!sc->page || !sc->kbuf)
+		sc->page_size = (size_t)(size > 0 ? size : 4096);
+		sc->page = malloc(sc->page_size);
+		if (!sc->page)
 			return -ENOMEM;
 	}
 	return 0;
@@ -348,11 +368,6 @@ static int add_pid(sched_rec *s, uint64_t pid, int client)
 	return 0;
 }
 
-int sched_rec_add_pid(sched_rec *s, uint64_t pid)
-{
-	return add_pid(s, pid, 0);
-}
-
 /* Followed pid (stream or client), or NULL. */
 static struct sched_pid *followed(sched_rec *s, int32_t pid)
 {
@@ -378,6 +393,39 @@ static struct sched_pid *client(sched_rec *s, int32_t pid)
 	return p && p->client ? p : NULL;
 }
 
+/* A kernel thread (PF_KTHREAD in /proc/PID/stat's flags, the 9th field)? */
+static int is_kthread(uint64_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned long long flags;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+		return 0;
+	return (flags & 0x00200000ull) != 0;
+}
+
+int sched_rec_add_pid(sched_rec *s, uint64_t pid)
+{
+	/* A kernel thread that issues I/O (a kworker's flush, the journal)
+	 * works for the recorded device's I/O stack: its CPU time is the
+	 * device's cost, not the workload's, and is not followed. */
+	if (pid && pid <= UINT32_MAX && !followed(s, (int32_t)pid) && is_kthread(pid)) {
+		s->st.kthreads++;
+		return 0;
+	}
+	return add_pid(s, pid, 0);
+}
+
 /* A switch from or to a thread of a client's name: follow it. */
 static int client_comm(sched_rec *s, const uint8_t *comm, int32_t pid)
 {
@@ -387,12 +435,21 @@ static int client_comm(sched_rec *s, const uint8_t *comm, int32_t pid)
 	return 0;
 }
 
-static int decode(sched_rec *s, const uint8_t *data, uint64_t ts)
+/* One event of len bytes; one shorter than its fields is skipped. */
+static int decode(sched_rec *s, const uint8_t *data, uint32_t len, uint64_t ts)
 {
 	struct sched_ev ev = { .ts = ts, .next = -1, .waker = -1 };
 	uint16_t type;
 
+	if (len < 2)
+		return 0;
 	memcpy(&type, data, 2);
+	if ((type == s->id_switch && len < s->need_switch) ||
+	    (type == s->id_wakeup && len < s->need_wakeup) ||
+	    ((int)type == s->id_waking && len < s->need_waking)) {
+		s->st.malformed++;
+		return 0;
+	}
 	if (type == s->id_switch) {
 		uint64_t state = 0;
 
@@ -437,20 +494,25 @@ static int read_cpu(sched_rec *s, struct sched_cpu *sc, int cpu, int *events)
 {
 	for (int pages = 0; pages < PAGES_PER_ROUND; pages++) {
 		uint64_t before = mono();
-		unsigned long long ts;
-		void *data;
+		struct rb_page_iter it;
+		const uint8_t *data;
+		int64_t missed;
+		uint64_t ts;
+		uint32_t len;
 		int n = tracefs_cpu_read(sc->tcpu, sc->page, true);
 
 		if (n <= 0) {
 			sc->drained_ns = before;
 			return 0;
 		}
-		if (kbuffer_load_subbuffer(sc->kbuf, sc->page) < 0)
+		/* the project's decoder, as the block recorder's (lost events
+		 * are counted from the instance's stats: overruns) */
+		if (rb_page_open(&it, sc->page, (size_t)n < sc->page_size ? (size_t)n :
+				 sc->page_size, &missed) < 0)
 			return -EIO;
-		for (data = kbuffer_read_event(sc->kbuf, &ts); data;
-		     data = kbuffer_next_event(sc->kbuf, &ts)) {
+		while ((data = rb_page_next(&it, &len, &ts))) {
 			size_t before_n = s->nheld;
-			int ret = decode(s, data, ts);
+			int ret = decode(s, data, len, ts);
 
 			if (ret < 0)
 				return ret;
@@ -688,8 +750,6 @@ void sched_rec_close(sched_rec *s)
 		for (int c = 0; c < s->ncpu; c++) {
 			if (s->cpu[c].tcpu)
 				tracefs_cpu_close(s->cpu[c].tcpu);
-			if (s->cpu[c].kbuf)
-				kbuffer_free(s->cpu[c].kbuf);
 			free(s->cpu[c].page);
 		}
 		free(s->cpu);

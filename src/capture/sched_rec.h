@@ -23,6 +23,8 @@ struct sched_rec_stats {
 	uint64_t overruns;   /* events the kernel ring buffer overwrote    */
 	uint64_t untracked;  /* pids beyond the table (not followed)       */
 	uint64_t client_waits; /* sleeps of streams that a client ended    */
+	uint64_t kthreads;   /* streams not followed: kernel threads       */
+	uint64_t malformed;  /* events shorter than their format (skipped) */
 };
 
 typedef struct sched_rec sched_rec;
@@ -36,7 +38,8 @@ int sched_rec_open(sched_rec **s, const char *path, size_t buffer_kb,
 		   const char *const *comms, unsigned ncomm, char *err, size_t errlen);
 /* Starts tracing; t0_ns: the trace's start (CLOCK_MONOTONIC). */
 int sched_rec_start(sched_rec *s, uint64_t t0_ns);
-/* Follows pid from now on (a stream of the trace). */
+/* Follows pid from now on (a stream of the trace), unless it is a kernel
+ * thread. */
 int sched_rec_add_pid(sched_rec *s, uint64_t pid);
 /* Reads the per-CPU buffers and writes the intervals that ended. */
 int sched_rec_poll(sched_rec *s);

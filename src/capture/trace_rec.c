@@ -168,6 +168,7 @@ struct cap_rec {
 	void *name_ctx;
 	uint64_t drain_ns;
 	size_t max_pending;
+	struct cap_rwbs_cache rwbs;
 	struct cap_rec_stats st;
 };
 
@@ -589,9 +590,7 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 	uint32_t dev;
 	uint64_t sector;
 	uint32_t nr;
-	char rwbs[16];
 	unsigned d;
-	size_t n;
 
 	if (len < 8)
 		return 0;
@@ -637,11 +636,8 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 	he->ev.nr_sector = nr;
 	he->ev.complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
 	memcpy(&he->ev.pid, data + 4, 4);
-	memset(rwbs, 0, sizeof(rwbs));
-	n = (size_t)(l->len_rwbs < 15 ? l->len_rwbs : 15);
-	memcpy(rwbs, data + l->off_rwbs, n);
-	/* The parser stops at the string's end: no strnlen. */
-	if (cap_rwbs_parse(rwbs, n, &he->ev.op, &he->ev.flags) < 0) {
+	if (cap_rwbs_cached(&r->rwbs, data + l->off_rwbs, (size_t)l->len_rwbs,
+			    &he->ev.op, &he->ev.flags) < 0) {
 		r->st.ignored++;
 		return 0;
 	}

@@ -354,12 +354,21 @@ static int sched_begin(struct sink *s, size_t buffer_kb)
 	return 0;
 }
 
-static const char *client_note(const struct sched_rec_stats *st)
+static const char *sched_note(const struct sched_rec_stats *st, int clients)
 {
-	static char b[64];
+	static char b[128];
+	int n = 0;
 
-	snprintf(b, sizeof(b), ", %llu sleeps ended by a client",
-		 (unsigned long long)st->client_waits);
+	b[0] = 0;
+	if (clients)
+		n = snprintf(b, sizeof(b), ", %llu sleeps ended by a client",
+			     (unsigned long long)st->client_waits);
+	if (st->kthreads)
+		n += snprintf(b + n, sizeof(b) - (size_t)n, ", %llu kernel thread%s not followed",
+			      (unsigned long long)st->kthreads, st->kthreads > 1 ? "s" : "");
+	if (st->malformed)
+		snprintf(b + n, sizeof(b) - (size_t)n, ", %llu malformed events skipped",
+			 (unsigned long long)st->malformed);
 	return b;
 }
 
@@ -380,7 +389,7 @@ static int sched_end(struct sink *s, int ret, int quiet)
 	else if (!quiet && ret >= 0)
 		fprintf(stderr, "iostorm: %s: %llu run-queue waits%s from %llu scheduler events, "
 			"%llu overrun\n", s->sched_path, (unsigned long long)st.intervals,
-			s->nsched_comm ? client_note(&st) : "",
+			sched_note(&st, s->nsched_comm != 0),
 			(unsigned long long)st.events, (unsigned long long)st.overruns);
 	return ret < 0 ? ret : r2;
 }

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include "format/fmt.h"
 
@@ -43,6 +46,9 @@ struct ist_reader {
 	size_t scratch_cap;
 	z_stream zs;
 	int zs_ready;
+#ifdef HAVE_LIBDEFLATE
+	struct libdeflate_decompressor *ld;
+#endif
 	struct fmt_hist *hist;
 	struct fmt_ans_dec *ans; /* ANS decoding tables */
 	struct fmt_colcur cur[FMT_NCOLS];
@@ -416,6 +422,13 @@ int ist_reader_open(ist_reader **rp, const char *path)
 		goto fail;
 	}
 	r->zs_ready = 1;
+#ifdef HAVE_LIBDEFLATE
+	r->ld = libdeflate_alloc_decompressor();
+	if (!r->ld) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+#endif
 	r->footer_err = read_footer(r);
 	if (r->footer_err < 0 && r->footer_err > -IST_E_BASE) {
 		ret = r->footer_err; /* an I/O error, not damage */
@@ -443,6 +456,10 @@ void ist_reader_close(ist_reader *r)
 		close(r->fd);
 	if (r->zs_ready)
 		inflateEnd(&r->zs);
+#ifdef HAVE_LIBDEFLATE
+	if (r->ld)
+		libdeflate_free_decompressor(r->ld);
+#endif
 	ist_header_free(r->h);
 	ist_header_free(r->foot);
 	ist_totals_release(&r->totals);
@@ -511,10 +528,25 @@ uint64_t ist_reader_file_size(const ist_reader *r)
 	return r->file_size;
 }
 
-/* Inflates a column; the result must be exactly want bytes. */
+/*
+ * Inflates a column; the result must be exactly want bytes, from exactly
+ * inlen bytes.  With libdeflate (configure finds it): its decompressor
+ * inflates whole buffers 2-3 times as fast as zlib's inflate() (which was
+ * 40 % of the decode of cloudphysics, whose offsets are deflated), and
+ * the bytes out are the same (a deflate stream has one decoding).
+ */
 static int inflate_column(ist_reader *r, const uint8_t *in, size_t inlen,
 			  uint8_t *out, size_t want)
 {
+#ifdef HAVE_LIBDEFLATE
+	size_t used, got;
+
+	if (libdeflate_deflate_decompress_ex(r->ld, in, inlen, out, want, &used,
+					     &got) != LIBDEFLATE_SUCCESS ||
+	    used != inlen || got != want)
+		return IST_EZLIB;
+	return 0;
+#else
 	int zr;
 
 	if (inflateReset(&r->zs) != Z_OK)
@@ -527,6 +559,18 @@ static int inflate_column(ist_reader *r, const uint8_t *in, size_t inlen,
 	if (zr != Z_STREAM_END || r->zs.avail_out || r->zs.avail_in)
 		return IST_EZLIB;
 	return 0;
+#endif
+}
+
+/* The CRC-32 of a chunk payload (zlib's: libdeflate's computes the same
+ * value several times as fast, 3 % of the synthetic trace's decode). */
+static uint32_t payload_crc(const uint8_t *p, size_t len)
+{
+#ifdef HAVE_LIBDEFLATE
+	return libdeflate_crc32(0, p, len);
+#else
+	return (uint32_t)crc32(0, p, len);
+#endif
 }
 
 /* Reads and checks chunk i and positions the column cursors at its
@@ -564,7 +608,7 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	if (ret)
 		return ret;
 	memset(r->payload + plen, 0, FMT_PAD);
-	if ((uint32_t)crc32(0, r->payload, plen) != fmt_get32(hdr + 32))
+	if (payload_crc(r->payload, plen) != fmt_get32(hdr + 32))
 		return IST_ECRC;
 
 	/* column directory */

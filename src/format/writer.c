@@ -26,7 +26,7 @@ struct ist_writer {
 	unsigned chunk_records;
 	int err;             /* sticky I/O error: the writer is unusable */
 
-	struct ist_record *recs; /* the current chunk */
+	struct fmt_cols cols; /* the current chunk, by field */
 	size_t nrecs;
 
 	uint8_t *colbuf;     /* one coded column */
@@ -153,7 +153,8 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 		if (opts->level)
 			w->level = opts->level;
 	}
-	w->recs = malloc(w->chunk_records * sizeof(*w->recs));
+	if (fmt_cols_alloc(&w->cols, w->chunk_records))
+		return -ENOMEM;
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
 	w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
 	w->abuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
@@ -161,7 +162,7 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	w->acc = ist_totals_acc_new();
 	w->hist = calloc(1, sizeof(*w->hist));
 	w->foot = ist_header_new();
-	if (!w->recs || !w->colbuf || !w->zbuf || !w->abuf || !w->anstmp || !w->acc ||
+	if (!w->colbuf || !w->zbuf || !w->abuf || !w->anstmp || !w->acc ||
 	    !w->hist || !w->foot)
 		return -ENOMEM;
 	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
@@ -185,7 +186,7 @@ static void writer_free(ist_writer *w)
 		close(w->fd);
 	free(w->path);
 	free(w->tmppath);
-	free(w->recs);
+	fmt_cols_free(&w->cols);
 	free(w->colbuf);
 	free(w->zbuf);
 	free(w->abuf);
@@ -362,7 +363,7 @@ static int write_chunk(ist_writer *w)
 		struct fmt_coldesc *d = &desc[c];
 		size_t a, m, z, limit;
 
-		fmt_encode_column(w->hist, (enum fmt_col)c, w->recs, n, w->colbuf, d);
+		fmt_encode_column(w->hist, (enum fmt_col)c, &w->cols, n, w->colbuf, d);
 		/* stored as coded unless ANS or deflate saves 1/32 */
 		limit = d->raw_len - d->raw_len / 32;
 		a = fmt_ans_encode(w->colbuf, d->raw_len,
@@ -406,13 +407,13 @@ static int write_chunk(ist_writer *w)
 		dirlen += fmt_put_varint(dir + dirlen, desc[c].stored_len);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (w->recs[i].t_ns > tmax)
-			tmax = w->recs[i].t_ns;
+		if (w->cols.t[i] > tmax)
+			tmax = w->cols.t[i];
 	crc = (uint32_t)crc32(0, dir, (uInt)dirlen);
 	crc = (uint32_t)crc32(crc, w->data, (uInt)dlen);
 	memcpy(hdr, FMT_CHUNK_MAGIC, 4);
 	fmt_put32(hdr + 4, (uint32_t)n);
-	fmt_put64(hdr + 8, w->recs[0].t_ns);
+	fmt_put64(hdr + 8, w->cols.t[0]);
 	fmt_put64(hdr + 16, tmax);
 	fmt_put32(hdr + 24, (uint32_t)raw_total);
 	fmt_put32(hdr + 28, (uint32_t)(dirlen + dlen));
@@ -420,7 +421,7 @@ static int write_chunk(ist_writer *w)
 	fmt_put32(hdr + 36, (uint32_t)crc32(0, hdr, 36));
 
 	ci.offset = w->file_off;
-	ci.first_t_ns = w->recs[0].t_ns;
+	ci.first_t_ns = w->cols.t[0];
 	ci.last_t_ns = tmax;
 	ci.count = (uint32_t)n;
 	ret = index_add(w, &ci);
@@ -444,17 +445,18 @@ static inline int check_record(const struct ist_record *r)
 	return 0;
 }
 
-/* Checks recs[0..n) while copying them to dst: one pass over the
- * caller's records, which are often not in the cache. */
-static int copy_checked(struct ist_record *dst, const struct ist_record *recs,
-			size_t n)
+/* Checks recs[0..n) while copying them to records at..at + n of the
+ * chunk: one pass over the caller's records, which are often not in the
+ * cache. */
+static int copy_checked(const struct fmt_cols *dst, size_t at,
+			const struct ist_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		int ret = check_record(&recs[i]);
 
 		if (__builtin_expect(ret != 0, 0))
 			return ret;
-		dst[i] = recs[i];
+		fmt_cols_set(dst, at + i, &recs[i]);
 	}
 	return 0;
 }
@@ -471,15 +473,12 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 	 * chunk grows only once all is well), the rest on its own. */
 	if (k > n)
 		k = n;
-	ret = copy_checked(w->recs + w->nrecs, recs, k);
+	ret = copy_checked(&w->cols, w->nrecs, recs, k);
 	for (size_t i = k; !ret && i < n; i++)
 		ret = check_record(&recs[i]);
 	if (ret)
 		return ret;
-	/* the totals of the copied part from the copy, in the cache now */
-	ret = ist_totals_acc_add(w->acc, w->recs + w->nrecs, k);
-	if (!ret)
-		ret = ist_totals_acc_add(w->acc, recs + k, n - k);
+	ret = ist_totals_acc_add(w->acc, recs, n);
 	if (ret)
 		return w->err = ret;
 	w->nrecs += k;
@@ -496,7 +495,8 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		k = w->chunk_records - w->nrecs;
 		if (k > n)
 			k = n;
-		memcpy(w->recs + w->nrecs, recs, k * sizeof(*recs));
+		for (size_t i = 0; i < k; i++)
+			fmt_cols_set(&w->cols, w->nrecs + i, &recs[i]);
 		w->nrecs += k;
 		recs += k;
 		n -= k;

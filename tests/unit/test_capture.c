@@ -165,6 +165,60 @@ static void test_rwbs(void)
 	CU_ASSERT_EQUAL(cap_rwbs_parse("X", 1, &op, &fl), -EINVAL);
 }
 
+/* The cache gives what the parser gives, for every string in a 10-byte
+ * field whatever follows its NUL, for fields too short to cache, strings
+ * too long to cache, invalid ones, and many strings sharing the slots. */
+static void test_rwbs_cached(void)
+{
+	static const char *const t[] = {
+		"R", "W", "WS", "RA", "RS", "RM", "WFS", "FWFS", "FWSM", "F",
+		"FF", "FN", "D", "DE", "DS", "N", "X", "", "WSM", "RAM",
+		"FWFSM", "WFSMU", "FWFSMU", "RSAMUF", "WFSAMUF", /* 7 */
+		"FWFSAMU", "FWFSAMUX", "FWFSAMUXY", /* 7, 8, 9: not cached */
+	};
+	struct cap_rwbs_cache c;
+	uint8_t field[10], op, op2;
+	uint16_t fl, fl2;
+	int ret, ret2;
+
+	memset(&c, 0, sizeof(c));
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			size_t n = strlen(t[i]);
+
+			/* garbage after the NUL, different each round */
+			memset(field, 'W' + round, sizeof(field));
+			memcpy(field, t[i], n);
+			if (n < sizeof(field))
+				field[n] = '\0';
+			ret = cap_rwbs_parse(t[i], n, &op, &fl);
+			ret2 = cap_rwbs_cached(&c, field, sizeof(field), &op2, &fl2);
+			CU_ASSERT_EQUAL(ret2, ret);
+			if (ret == 0 && ret2 == 0) {
+				CU_ASSERT_EQUAL(op2, op);
+				CU_ASSERT_EQUAL(fl2, fl);
+			}
+			/* a field shorter than a word: parsed, not cached */
+			if (n < 6) {
+				ret2 = cap_rwbs_cached(&c, field, n + 1, &op2, &fl2);
+				CU_ASSERT_EQUAL(ret2, ret);
+				if (ret == 0 && ret2 == 0) {
+					CU_ASSERT_EQUAL(op2, op);
+					CU_ASSERT_EQUAL(fl2, fl);
+				}
+			}
+		}
+	}
+	/* "R" then "RA" in the same call sequence: no prefix confusion */
+	memcpy(field, "RA\0\0\0\0\0\0\0", 10);
+	CU_ASSERT_EQUAL(cap_rwbs_cached(&c, field, 10, &op, &fl), 0);
+	CU_ASSERT_EQUAL(fl, IST_F_READAHEAD);
+	memcpy(field, "R\0A\0\0\0\0\0\0", 10);
+	CU_ASSERT_EQUAL(cap_rwbs_cached(&c, field, 10, &op, &fl), 0);
+	CU_ASSERT_EQUAL(op, IST_OP_READ);
+	CU_ASSERT_EQUAL(fl, 0);
+}
+
 /* ---------------------------------------------------------------- matcher */
 
 struct sink {
@@ -814,6 +868,7 @@ int main(void)
 		{ "ring-buffer page: event types", test_rb_page_events },
 		{ "ring-buffer page: missed, malformed", test_rb_page_missed_and_bad },
 		{ "rwbs flags", test_rwbs },
+		{ "rwbs cache", test_rwbs_cached },
 		{ "matcher keeps issue order", test_match_order },
 		{ "matcher: same sector FIFO", test_match_same_sector_fifo },
 		{ "matcher: timeout, eviction, drain", test_match_timeout_evict_drain },

@@ -472,9 +472,14 @@ static void column_roundtrip(enum fmt_col col, const struct ist_record *recs,
 	struct ist_record *copy = malloc(n * sizeof(*copy));
 	uint8_t *buf = malloc(FMT_MAX_COL_BYTES(n) + FMT_PAD);
 	struct fmt_coldesc d;
+	struct fmt_cols cols;
 
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, n) == 0);
+	for (size_t i = 0; i < n; i++)
+		fmt_cols_set(&cols, i, &recs[i]);
 	memset(buf, 0, FMT_MAX_COL_BYTES(n) + FMT_PAD);
-	fmt_encode_column(&h1, col, recs, n, buf, &d);
+	fmt_encode_column(&h1, col, &cols, n, buf, &d);
+	fmt_cols_free(&cols);
 	if (want_coding >= 0 && d.coding != want_coding) {
 		fprintf(stderr, "column %d: coding %d, expected %d\n", col,
 			d.coding, want_coding);
