@@ -22,6 +22,7 @@
 #   backends that pgbench ended, with pgbench's CPU time, which replay
 #   --cpus puts on the same CPUs; default pgbench; "": not recorded),
 #   AREF=1 (run A a second time, not recorded: the recorder's cost),
+#   CPU_SCALE (with CPUS: replay --cpu-scale F, a what-if),
 #   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
 #   CPUs not in PIN's list; default: none).
 set -eu
@@ -177,7 +178,7 @@ predict() {
 	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	ts=""
-	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${CPUS:+ --cpus $CPUS}"
+	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${CPUS:+ --cpus $CPUS}${CPU_SCALE:+ --cpu-scale $CPU_SCALE}"
 	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts
 	python3 - "$2.json" <<'PY'

@@ -623,7 +623,9 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
  * sleeps that a client ended (sidecar version 2) are replaced by the
  * client's CPU time for them, on the same CPUs: on a CPU-bound target a
  * round trip to the client costs the client's CPU and the queue for it,
- * not the recorded wall time.
+ * not the recorded wall time.  --cpu-scale F scales the CPU time served
+ * (the target's CPU cost per unit of work against the recording's); the
+ * part of the gap it replaced is not slept.
  */
 static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_node *h,
 			  int lock)
@@ -644,7 +646,8 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 			for (unsigned i = 1; i < o->cpus; i++)
 				if (c->vcpu[i] < c->vcpu[k])
 					k = i;
-			cpu = (uint64_t)((double)(h->on_cpu + h->client_cpu) * o->think_scale);
+			cpu = (uint64_t)((double)(h->on_cpu + h->client_cpu) * o->think_scale *
+					 o->cpu_scale);
 			h->cpu_end = (from > c->vcpu[k] ? from : c->vcpu[k]) + cpu;
 			c->vcpu[k] = h->cpu_end;
 			h->cpu_served = 1;

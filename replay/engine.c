@@ -34,6 +34,7 @@ void rpl_opts_init(struct rpl_opts *o)
 	o->workers = 1;
 	o->loops = 1;
 	o->think_scale = 1.0;
+	o->cpu_scale = 1.0;
 }
 
 static const char *const timing_names[] = { "original", "afap", "rate", "closed" };
@@ -226,6 +227,12 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 	}
 	if (r->o.cpus && !r->o.think_sched)
 		return fail(r, -EINVAL, "--cpus needs --think-sched");
+	if (!(r->o.cpu_scale >= 0))
+		return fail(r, -EINVAL, "--cpu-scale must not be negative");
+	if (!r->o.cpu_scale)
+		r->o.cpu_scale = 1.0;
+	if (r->o.cpu_scale != 1.0 && !r->o.cpus)
+		return fail(r, -EINVAL, "--cpu-scale needs --cpus");
 
 	ret = src->ops->totals ? src->ops->totals(src, &r->totals) : -ENOENT;
 	if (ret == 0)

@@ -174,6 +174,9 @@ struct rpl_opts {
 	unsigned cpus;              /* closed: the streams' on-CPU think time
 				       (think_sched's "c" lines) is served on
 				       N virtual CPUs (0 = unlimited) */
+	double cpu_scale;           /* closed, cpus: that on-CPU time x F (the
+				       target's CPU time per unit of work
+				       against the recording's; 0 = 1.0) */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;

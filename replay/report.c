@@ -139,6 +139,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "txn_latency", json_object_new_string(op->txn_latency_cycle ? "cycle" : "first"));
 	add(o, "think_sched", op->think_sched ? json_object_new_string(op->think_sched) : NULL);
 	add(o, "cpus", op->cpus ? json_object_new_int64(op->cpus) : NULL);
+	add(o, "cpu_scale", json_object_new_double(op->cpu_scale));
 	tg = json_object_new_array();
 	for (unsigned i = 0; i < res->ntargets; i++) {
 		json_object *t = json_object_new_object();

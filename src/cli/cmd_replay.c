@@ -57,6 +57,9 @@ static const char usage_text[] =
 	"      --cpus N             closed, with --think-sched: serve the streams'\n"
 	"                           on-CPU think time on N shared CPUs (default:\n"
 	"                           unlimited, each stream at its recorded pace)\n"
+	"      --cpu-scale F        with --cpus: that CPU time times F (the target's\n"
+	"                           CPU cost per unit of work against the\n"
+	"                           recording's; default 1)\n"
 	"      --txn-latency FROM   a transaction's latency from its first I/O\n"
 	"                           (first, default) or from the end of its stream's\n"
 	"                           previous transaction (cycle, as clients see it)\n"
@@ -94,7 +97,7 @@ enum {
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
 	O_SERIAL_COMMITS, O_TXN_LATENCY,
-	O_THINK_SCHED, O_CPUS,
+	O_THINK_SCHED, O_CPUS, O_CPU_SCALE,
 };
 
 static const struct option longopts[] = {
@@ -120,6 +123,7 @@ static const struct option longopts[] = {
 	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "cpus", required_argument, NULL, O_CPUS },
+	{ "cpu-scale", required_argument, NULL, O_CPU_SCALE },
 	{ "txn-latency", required_argument, NULL, O_TXN_LATENCY },
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
@@ -440,6 +444,12 @@ int cmd_replay(int argc, char **argv)
 				return cli_usage_error(CMD, "bad --cpus '%s' (1..4096)", optarg);
 			o.cpus = (unsigned)v;
 			break;
+		case O_CPU_SCALE:
+			if (cli_parse_double(optarg, &d) || !(d > 0) || d > 1000)
+				return cli_usage_error(CMD, "bad --cpu-scale '%s' (above 0, at most 1000)",
+						       optarg);
+			o.cpu_scale = d;
+			break;
 		case O_TXN_LATENCY:
 			if (!strcmp(optarg, "first"))
 				o.txn_latency_cycle = 0;
@@ -557,6 +567,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--think-sched needs --timing closed");
 	if (o.cpus && !o.think_sched)
 		return cli_usage_error(CMD, "--cpus needs --think-sched (its on-CPU times)");
+	if (o.cpu_scale != 1.0 && !o.cpus)
+		return cli_usage_error(CMD, "--cpu-scale needs --cpus");
 	if (o.serial_commits && o.workers > 1)
 		return cli_usage_error(CMD, "--serial-commits needs one worker");
 	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)

@@ -147,6 +147,24 @@ awk -v a="$c1" 'BEGIN { exit !(a > 1200 && a < 1300) }' || fail "1 CPU: $c1, not
 ok
 expect_grep '"cpus": 1' "$TMP/c1.json"
 expect_grep '"cpus": null' "$TMP/c0.json"
+expect_grep '"cpu_scale": 1' "$TMP/c1.json"
+# --cpu-scale: the CPU time served scaled (half of it: faster on 1 CPU)
+expect_status 0 "$IOSTORM" replay "$TMP/cpu.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --json "$TMP/c2.json" --quiet --think-sched "$TMP/cpu.sched" --cpus 1 \
+	--cpu-scale 0.5
+c2=$(ts "$TMP/c2.json")
+echo "cpus: on 1 CPU at --cpu-scale 0.5 $c2"
+awk -v a="$c2" -v b="$c1" 'BEGIN { exit !(a > 1.3 * b) }' || fail "--cpu-scale 0.5: $c2, not above $c1"
+ok
+expect_grep '"cpu_scale": 0.5' "$TMP/c2.json"
+for bad in 0 -1 x 1001 ""; do
+	expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --timing closed \
+		--think-sched "$TMP/cpu.sched" --cpus 1 --cpu-scale "$bad"
+	expect_grep "^iostorm replay: bad --cpu-scale '$bad'" "$TMP/err"
+done
+expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --timing closed \
+	--think-sched "$TMP/cpu.sched" --cpu-scale 0.5
+expect_grep "^iostorm replay: --cpu-scale needs --cpus" "$TMP/err"
 # refused: bad N, no sidecar, a sidecar without on-CPU lines
 for bad in 0 -1 x 1.5 4097 ""; do
 	expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --timing closed \

@@ -643,7 +643,8 @@ static void test_closed_cpus(void)
  * 300 us).  Stream 2: D at 50 us, E at 1000 us; gap [150, 1000): 50 us on
  * a CPU, asleep 800 us (client 100 us).  Null latency 10 us.
  */
-static void run_client(const char *text, unsigned cpus, uint64_t *b, uint64_t *e)
+static void run_client_scaled(const char *text, unsigned cpus, double cpu_scale,
+			      uint64_t *b, uint64_t *e)
 {
 	const uint64_t us = 1000;
 	struct ist_record recs[] = {
@@ -663,11 +664,17 @@ static void run_client(const char *text, unsigned cpus, uint64_t *b, uint64_t *e
 	o.null_latency_ns = 10 * us;
 	o.think_sched = path;
 	o.cpus = cpus;
+	o.cpu_scale = cpu_scale;
 	run_null(&o, recs, 4, &evl, &r);
 	*b = find_seq(&evl, 2)->issue_ns;
 	*e = find_seq(&evl, 3)->issue_ns;
 	rpl_run_free(r);
 	unlink(path);
+}
+
+static void run_client(const char *text, unsigned cpus, uint64_t *b, uint64_t *e)
+{
+	run_client_scaled(text, cpus, 1.0, b, e);
 }
 
 static void test_closed_client(void)
@@ -702,6 +709,10 @@ static void test_closed_client(void)
 	run_client(v2, 1, &b, &e);
 	CU_ASSERT_EQUAL(b, 410 * us);
 	CU_ASSERT_EQUAL(e, 560 * us);
+	/* --cpu-scale 0.5: 10 + 200; 60 queued behind it, 210 + 75 */
+	run_client_scaled(v2, 1, 0.5, &b, &e);
+	CU_ASSERT_EQUAL(b, 210 * us);
+	CU_ASSERT_EQUAL(e, 285 * us);
 	/* two CPUs: no queue */
 	run_client(v2, 2, &b, &e);
 	CU_ASSERT_EQUAL(b, 410 * us);
@@ -744,6 +755,20 @@ static void test_closed_client(void)
 	CU_ASSERT(rpl_sched_check(path, err, sizeof(err)) == IST_EVERSION);
 	CU_ASSERT(strstr(err, "version 3, newer") != NULL);
 	unlink(path);
+	/* --cpu-scale needs --cpus, and not below 0 */
+	rpl_opts_init(&o);
+	o.backend = RPL_BACKEND_NULL;
+	o.timing = RPL_TIMING_CLOSED;
+	o.cpu_scale = 0.5;
+	CU_ASSERT_FATAL(rpl_source_array(&src, &rec, 1, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "--cpu-scale needs --cpus") != NULL);
+	rpl_run_free(r);
+	o.cpu_scale = -1;
+	CU_ASSERT_FATAL(rpl_source_array(&src, &rec, 1, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "negative") != NULL);
+	rpl_run_free(r);
 	/* --cpus needs "c" lines, "w" lines alone are not enough */
 	write_tmp(path, "# iostorm-sched 2 runq cpu client\nw 1 200 300 4\n");
 	rpl_opts_init(&o);
