@@ -442,16 +442,20 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	const uint32_t *devs = c->dev, *lens = c->len;
 	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
 	uint8_t *delta = out + 3 * n + 64;
-	struct divisor dv;
+	struct divisor dv, dh; /* the gcds of SEQ's deltas, HIST's misses' */
 	uint8_t *p;
 	size_t i;
 
 	/* sizes of the candidates, as varints before any deflate; HIST
-	 * symbols count 2 bits each (they deflate well) */
+	 * symbols count 2 bits each (they deflate well); the gcds of both
+	 * (a hit adds 0 to HIST's, which leaves it alone) */
 	hist_reset(h);
+	gcd_start(&dv);
+	gcd_start(&dh);
 	for (i = 0; i < n; i++) {
 		unsigned sl = hist_slot(h, devs[i]);
 		uint64_t off = offs[i], dl = off - hist_at(h, sl, 0);
+		uint64_t mag = magnitude((int64_t)dl);
 		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)dl));
 		unsigned k = hist_find(h, sl, off);
 
@@ -461,6 +465,8 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		memcpy(delta + 8 * i, &dl, 8);
 		if (k == FMT_HIST)
 			hist_sz += len;
+		gcd_add(&dv, mag);
+		gcd_add(&dh, k == FMT_HIST ? mag : 0);
 		hist_push(h, sl, off, off + lens[i]);
 	}
 	if (raw_sz <= seq_sz && raw_sz <= hist_sz) {
@@ -474,10 +480,8 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		return;
 	}
 	d->coding = hist_sz < seq_sz * 15 / 16 ? FMT_CODE_HIST : FMT_CODE_SEQ;
-	gcd_start(&dv);
-	for (i = 0; i < n && dv.g != 1; i++)
-		if (d->coding == FMT_CODE_SEQ || out[i] == FMT_HIST)
-			gcd_add(&dv, magnitude((int64_t)delta_at(delta, i)));
+	if (d->coding == FMT_CODE_HIST)
+		dv = dh;
 	gcd_end(&dv);
 	d->param = dv.g;
 	if (d->coding == FMT_CODE_HIST) {

@@ -35,6 +35,7 @@ struct ist_reader {
 	 * hold its state while a caller reads it in pieces. */
 	uint64_t cur_chunk;
 	uint32_t cur_count, cur_done; /* its records, those decoded */
+	int cur_err;          /* the rest of it was lost: the next read's */
 	struct ist_record *check_buf; /* for ist_reader_check_chunk() */
 	size_t check_cap;
 	uint64_t returned;    /* records returned so far */
@@ -755,6 +756,12 @@ ssize_t ist_reader_read(ist_reader *r, struct ist_record *recs, size_t max)
 
 	if (max == 0)
 		return 0;
+	if (r->cur_err) {
+		/* the rest of a chunk could not be restored after a check */
+		ret = r->cur_err;
+		r->cur_err = 0;
+		return ret;
+	}
 	if (r->cur_done == r->cur_count) {
 		uint64_t i;
 
@@ -785,6 +792,7 @@ int ist_reader_seek_chunk(ist_reader *r, uint64_t i)
 		return IST_ERANGE;
 	r->next = i;
 	r->cur_count = r->cur_done = 0;
+	r->cur_err = 0;
 	set_pos(r, i);
 	return 0;
 }
@@ -821,9 +829,18 @@ int ist_reader_check_chunk(ist_reader *r, uint64_t i)
 		return -ENOMEM;
 	ret = load_chunk(r, i, r->check_buf);
 	/* a chunk read in part: its state is restored by decoding again
-	 * the records already returned */
-	if (done && (prepare_chunk(r, part) ||
-		     decode_records(r, r->check_buf, done)))
-		r->cur_count = r->cur_done = 0;
+	 * the records already returned; if that fails (the file changed
+	 * under the reader), the next read reports it instead of skipping
+	 * the rest of the chunk silently */
+	if (done) {
+		int rr = prepare_chunk(r, part);
+
+		if (!rr)
+			rr = decode_records(r, r->check_buf, done);
+		if (rr) {
+			r->cur_count = r->cur_done = 0;
+			r->cur_err = rr;
+		}
+	}
 	return ret;
 }

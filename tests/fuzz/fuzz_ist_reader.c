@@ -15,7 +15,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Reads everything the reader offers: records in odd batch sizes (the
- * partial-chunk path), every chunk check, a seek, the totals. */
+ * partial-chunk path), chunk checks in the middle of a chunk read in
+ * pieces (which must leave the rest of it as it was) and after, a seek,
+ * the totals. */
 static void exercise(const char *path)
 {
 	static struct ist_record recs[1000];
@@ -31,6 +33,9 @@ static void exercise(const char *path)
 		if (n == 0)
 			break;
 		ist_reader_position(r, &pos);
+		if (calls % 5 == 4)
+			ist_reader_check_chunk(r, (uint64_t)calls %
+					       (ist_reader_chunk_count(r) + 1));
 		if (n > 0) {
 			for (ssize_t i = 0; i < n; i++) {
 				char line[IST_CSV_LINE_MAX];
