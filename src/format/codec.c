@@ -214,6 +214,12 @@ static int enc_dev_mtf(const struct fmt_cols *c, size_t n, uint8_t *out,
 		       struct fmt_coldesc *d, uint64_t raw_sz, uint64_t vor);
 enum { THEN_MTF = 16 };
 
+/* The DICT indexes of the size pass are kept in the last n bytes of the
+ * output buffer, which the packed indexes (at most n / 2 bytes after 16
+ * varints) never reach from 64 values on; below, the output pass finds
+ * them again. */
+#define DICT_IX_MIN 64
+
 /* a[0..n) all equal? */
 #define DEFINE_ALL_SAME(name, T)                                               \
 	static int name(const T *a, size_t n)                                  \
@@ -239,7 +245,7 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		struct dict_map dm;                                            \
 		int dict_ok = !!((what) & TRY_DICT);                           \
 		struct divisor dv;                                             \
-		uint8_t *p = out;                                              \
+		uint8_t *p = out, *ix = out + FMT_MAX_COL_BYTES(n) - n;        \
 		size_t i;                                                      \
                                                                                \
 		_Static_assert(!((what) & USE_GCD) || !((what) & TRY_RAW) ||   \
@@ -258,9 +264,12 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		for (i = 0; i < n; i++) {                                      \
 			uint64_t v = a[i];                                     \
                                                                                \
-			if (dict_ok)                                           \
-				dict_ok = dict_find(&dm, dict, &nd, v) <       \
-					  FMT_DICT_MAX;                        \
+			if (dict_ok) {                                         \
+				unsigned id = dict_find(&dm, dict, &nd, v);    \
+                                                                               \
+				dict_ok = id < FMT_DICT_MAX;                   \
+				ix[i] = (uint8_t)id;                           \
+			}                                                      \
 			if ((what) & TRY_RAW)                                  \
 				raw_sz += fmt_varint_len(v);                   \
 			if ((what) & THEN_MTF)                                 \
@@ -286,10 +295,15 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
                                                                                \
 			for (unsigned j = 0; j < nd; j++)                      \
 				p += fmt_put_varint(p, dict[j]);               \
-			memset(&dm, 0, sizeof(dm));                            \
-			for (i = 0; i < n; i++)                                \
-				dict_put(&p, &acc, &nb,                        \
-					 dict_find(&dm, dict, &k, a[i]), w);   \
+			if (n >= DICT_IX_MIN) {                                \
+				for (i = 0; i < n; i++)                        \
+					dict_put(&p, &acc, &nb, ix[i], w);     \
+			} else {                                               \
+				memset(&dm, 0, sizeof(dm));                    \
+				for (i = 0; i < n; i++)                        \
+					dict_put(&p, &acc, &nb, dict_find(     \
+						&dm, dict, &k, a[i]), w);      \
+			}                                                      \
 			dict_flush(&p, acc, nb);                               \
 			d->coding = FMT_CODE_DICT;                             \
 			d->param = nd;                                         \
