@@ -293,7 +293,8 @@ int imp_stream_fail(struct imp_ctx *c, int err)
 	}
 	if (s && *imp_stream_error(s)) {
 		snprintf(c->res->err_where, sizeof(c->res->err_where),
-			 "byte offset %" PRIu64, imp_stream_offset(s));
+			 "compressed byte offset %" PRIu64,
+			 imp_stream_error_offset(s));
 		snprintf(c->res->err_reason, sizeof(c->res->err_reason), "%s",
 			 imp_stream_error(s));
 		return err;
