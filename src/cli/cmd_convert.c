@@ -412,6 +412,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
+	if (cli_check_output(argv[optind + 1],
+			     (const char *const *)&argv[optind], 1))
+		return EXIT_FAIL;
 	if (open_input(&in, argv[optind])) {
 		close_input(&in);
 		return EXIT_FAIL;

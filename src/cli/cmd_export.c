@@ -111,6 +111,8 @@ int cmd_export(int argc, char **argv)
 		ret = cli_usage_error("export", "expected one input IST file");
 	else if (!out)
 		ret = cli_usage_error("export", "no output file (-o OUT)");
+	else if (cli_check_output(out, (const char *const *)&argv[optind], 1))
+		ret = EXIT_FAIL;
 	else
 		ret = -1;
 	if (ret != -1) {
