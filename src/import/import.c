@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,6 +603,59 @@ struct out_sink {
 	unsigned ndev_at_open;
 };
 
+/*
+ * The temporary output of the running import, removed if SIGINT, SIGTERM
+ * or SIGHUP ends the process: it is written in place (opts.direct) and
+ * would stay beside the output as OUT.importing-PID-N otherwise.
+ */
+static char sig_tmp[4200];
+static volatile sig_atomic_t sig_armed;
+static const int sig_list[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction sig_old[3];
+static int sig_installed[3];
+
+static void on_signal(int sig)
+{
+	if (sig_armed)
+		unlink(sig_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void sig_arm(const char *path)
+{
+	sig_armed = 0;
+	snprintf(sig_tmp, sizeof(sig_tmp), "%s", path);
+	sig_armed = 1;
+}
+
+static void sig_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < 3; i++) {
+		sig_installed[i] = 0;
+		/* an ignored signal stays ignored; a caller's handler stays */
+		if (sigaction(sig_list[i], NULL, &sig_old[i]) ||
+		    sig_old[i].sa_handler != SIG_DFL)
+			continue;
+		sig_installed[i] = !sigaction(sig_list[i], &sa, NULL);
+	}
+}
+
+static void sig_restore(void)
+{
+	sig_armed = 0;
+	for (unsigned i = 0; i < 3; i++)
+		if (sig_installed[i]) {
+			sigaction(sig_list[i], &sig_old[i], NULL);
+			sig_installed[i] = 0;
+		}
+}
+
 static int sink_open(void *ctx, int64_t shift)
 {
 	struct out_sink *o = ctx;
@@ -634,6 +688,7 @@ static int sink_open(void *ctx, int64_t shift)
 	snprintf(o->tmp, sizeof(o->tmp), "%s.importing-%ld-%u", o->out,
 		 (long)getpid(), o->opens++);
 	wo.direct = 1;
+	sig_arm(o->tmp);
 	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
 	o->ndev_at_open = ist_header_device_count(c->h);
 	ist_header_free(h);
@@ -715,6 +770,7 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 			io_error(res, inputs[0], "reading", ret);
 		goto out;
 	}
+	sig_install();
 	o.c = &c;
 	o.f = f;
 	o.inputs = inputs;
@@ -761,11 +817,14 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 		io_error(res, out, "cannot create", ret);
 		goto out;
 	}
+	sig_armed = 0; /* renamed: it is the output now */
 	res->records = imp_sorter_count(o.sorter);
 out:
 	if (o.w)
 		ist_writer_abort(o.w);
 	imp_sorter_free(o.sorter);
+	if (out)
+		sig_restore();
 	free(c.devs);
 	ist_header_free(h);
 	return ret;

@@ -36,7 +36,8 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_compressed.sh \
 	tests/cli/export_roundtrip.sh \
 	tests/cli/import_pcap.sh \
-	tests/cli/output_safety.sh
+	tests/cli/output_safety.sh \
+	tests/cli/import_interrupt.sh
 TESTS += $(IMPORT_CLI_TESTS)
 EXTRA_DIST += $(IMPORT_CLI_TESTS)
 
