@@ -60,4 +60,8 @@ int cli_check_output(const char *out, const char *const *inputs, size_t n);
  * output that was lost. */
 int cli_close_stdout(void);
 
+/* Warns (one line on stderr) when r has no usable footer: its writer died
+ * or the file was cut short, and the commands read what chunks it has. */
+void cli_warn_no_footer(const char *file, const ist_reader *r);
+
 #endif

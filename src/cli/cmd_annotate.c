@@ -210,6 +210,7 @@ int cmd_annotate(int argc, char **argv)
 		cli_err_ist(in, NULL, ret);
 		return EXIT_FAIL;
 	}
+	cli_warn_no_footer(in, r);
 	h = ist_header_dup(ist_reader_header(r));
 	ist_reader_close(r);
 	r = NULL;

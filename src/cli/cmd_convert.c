@@ -332,6 +332,7 @@ static int convert_from_ist(struct input *in, struct output *out,
 		cli_err("%s: %s", in->name, ist_strerror(ret));
 		return -1;
 	}
+	cli_warn_no_footer(in->name, r);
 	if (open_output(out, out_arg, ist_reader_header(r), opts))
 		goto done;
 	for (;;) {

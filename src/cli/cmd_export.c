@@ -119,6 +119,16 @@ int cmd_export(int argc, char **argv)
 		free(map);
 		return ret;
 	}
+	{
+		/* exp_run() reads its input itself: a look at the footer
+		 * first, to warn of a trace that may be cut short */
+		ist_reader *r;
+
+		if (!ist_reader_open(&r, argv[optind])) {
+			cli_warn_no_footer(argv[optind], r);
+			ist_reader_close(r);
+		}
+	}
 	ret = exp_run(argv[optind], out, f, &opt, &res);
 	free(map);
 	if (ret) {

@@ -206,3 +206,13 @@ int cli_close_stdout(void)
 	cli_err("standard output: write error: %s", strerror(errno ? errno : EIO));
 	return -1;
 }
+
+void cli_warn_no_footer(const char *file, const ist_reader *r)
+{
+	if (ist_reader_has_footer(r))
+		return;
+	cli_err("%s: byte offset %" PRIu64 ": warning: %s: only its complete "
+		"chunks are read (the trace may be cut short)", file,
+		ist_reader_file_size(r),
+		ist_strerror(ist_reader_footer_error(r)));
+}

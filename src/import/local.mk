@@ -37,7 +37,8 @@ IMPORT_CLI_TESTS = \
 	tests/cli/export_roundtrip.sh \
 	tests/cli/import_pcap.sh \
 	tests/cli/output_safety.sh \
-	tests/cli/import_interrupt.sh
+	tests/cli/import_interrupt.sh \
+	tests/cli/no_footer.sh
 TESTS += $(IMPORT_CLI_TESTS)
 EXTRA_DIST += $(IMPORT_CLI_TESTS)
 
