@@ -383,6 +383,25 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			if (!strcmp(opt->map[j].dev, c.names[i]))
 				c.names[i] = opt->map[j].file;
 	}
+	/* a misspelt device would leave its name in the log unmapped */
+	for (unsigned j = 0; opt && j < opt->nmap; j++) {
+		unsigned i;
+
+		for (i = 0; i < c.ndev; i++)
+			if (!strcmp(opt->map[j].dev,
+				    ist_header_device(c.h, i)->name))
+				break;
+		if (i == c.ndev) {
+			char why[256];
+
+			snprintf(why, sizeof(why),
+				 "--map %.180s: no device of that name in the trace",
+				 opt->map[j].dev);
+			set_err(res, in, "", why);
+			ret = -ENODEV;
+			goto out;
+		}
+	}
 	if (to_stdout) {
 		c.out = stdout;
 	} else {
