@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "import/import.h"
 
 #define BATCH 65536
 
@@ -194,6 +195,7 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 			out->tmp = NULL;
 			return -1;
 		}
+		imp_tmp_guard(out->tmp);
 		{
 			mode_t um = umask(0);
 
@@ -279,6 +281,7 @@ static int close_output(struct output *out, int ok)
 	}
 	if (!ok)
 		unlink(out->tmp);
+	imp_tmp_release();
 	free(out->tmp);
 	return ok ? 0 : -1;
 }

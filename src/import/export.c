@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "import/export.h"
+#include "import/import.h"
 
 #define EXP_BATCH 4096
 
@@ -412,6 +413,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			set_err(res, out, "", ist_strerror(ret));
 			goto out;
 		}
+		imp_tmp_guard(tmp);
 	}
 	ret = f->begin ? f->begin(&c, priv) : 0;
 	while (!ret) {
@@ -450,6 +452,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			set_err(res, out, "", ist_strerror(ret));
 			unlink(tmp);
 		}
+		imp_tmp_release();
 	} else if (fflush(stdout) && !ret) {
 		ret = -EIO;
 		set_err(res, "-", "", "write error");

@@ -604,15 +604,15 @@ struct out_sink {
 };
 
 /*
- * The temporary output of the running import, removed if SIGINT, SIGTERM
- * or SIGHUP ends the process: it is written in place (opts.direct) and
- * would stay beside the output as OUT.importing-PID-N otherwise.
+ * The temporary output being written (OUT.importing-PID-N, export's
+ * OUT.tmpPID, convert's OUT.tmp-XXXXXX), removed if SIGINT, SIGTERM or
+ * SIGHUP ends the process: it would stay beside the output otherwise.
  */
 static char sig_tmp[4200];
 static volatile sig_atomic_t sig_armed;
 static const int sig_list[] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction sig_old[3];
-static int sig_installed[3];
+static int sig_installed[3], sig_active;
 
 static void on_signal(int sig)
 {
@@ -622,17 +622,16 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static void sig_arm(const char *path)
-{
-	sig_armed = 0;
-	snprintf(sig_tmp, sizeof(sig_tmp), "%s", path);
-	sig_armed = 1;
-}
-
-static void sig_install(void)
+void imp_tmp_guard(const char *path)
 {
 	struct sigaction sa;
 
+	sig_armed = 0;
+	snprintf(sig_tmp, sizeof(sig_tmp), "%s", path);
+	sig_armed = 1;
+	if (sig_active)
+		return;
+	sig_active = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -646,9 +645,12 @@ static void sig_install(void)
 	}
 }
 
-static void sig_restore(void)
+void imp_tmp_release(void)
 {
 	sig_armed = 0;
+	if (!sig_active)
+		return;
+	sig_active = 0;
 	for (unsigned i = 0; i < 3; i++)
 		if (sig_installed[i]) {
 			sigaction(sig_list[i], &sig_old[i], NULL);
@@ -688,7 +690,7 @@ static int sink_open(void *ctx, int64_t shift)
 	snprintf(o->tmp, sizeof(o->tmp), "%s.importing-%ld-%u", o->out,
 		 (long)getpid(), o->opens++);
 	wo.direct = 1;
-	sig_arm(o->tmp);
+	imp_tmp_guard(o->tmp);
 	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
 	o->ndev_at_open = ist_header_device_count(c->h);
 	ist_header_free(h);
@@ -770,7 +772,6 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 			io_error(res, inputs[0], "reading", ret);
 		goto out;
 	}
-	sig_install();
 	o.c = &c;
 	o.f = f;
 	o.inputs = inputs;
@@ -817,14 +818,12 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 		io_error(res, out, "cannot create", ret);
 		goto out;
 	}
-	sig_armed = 0; /* renamed: it is the output now */
 	res->records = imp_sorter_count(o.sorter);
 out:
 	if (o.w)
 		ist_writer_abort(o.w);
 	imp_sorter_free(o.sorter);
-	if (out)
-		sig_restore();
+	imp_tmp_release();
 	free(c.devs);
 	ist_header_free(h);
 	return ret;
