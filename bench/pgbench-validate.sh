@@ -186,8 +186,9 @@ import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
 print("%.1f %.3f" % (t["tps_streams"], t["latency_ns"]["p99"] / 1e6))
 PY
-	# recorded CPU time (streams' "c" lines, clients' "w" CPU) per A transaction
-	[ "$SCHED" = 1 ] && awk -v n="$4" '$1 == "c" { t += $4 - $3 } $1 == "w" { t += $5 }
+	# recorded CPU time (streams' "c" lines: the runtime charged when the
+	# line has it, sidecar version 3; clients' "w" CPU) per A transaction
+	[ "$SCHED" = 1 ] && awk -v n="$4" '$1 == "c" { t += NF >= 5 ? $5 : $4 - $3 } $1 == "w" { t += $5 }
 		END { printf "%.0f\n", (n > 0 ? t / 1e3 / n : 0) }' "${1%.ist}.sched" || echo 0
 }
 

@@ -130,6 +130,8 @@ struct cl_node {
 				  think time before the I/O when the stream
 				  waited for a CPU behind a foreign thread */
 	uint64_t on_cpu;       /* --think-sched: the part on a CPU, */
+	uint64_t on_cpu_rt;    /* the CPU time charged in it (version 3's
+				  runtime; on_cpu without it) */
 	uint64_t runnable;     /* and the part runnable (any wait for a CPU) */
 	uint64_t client_sleep; /* --think-sched: the part asleep until a
 				  client woke it, */
@@ -158,7 +160,7 @@ struct cl_stream {
 	int in_sec;
 	/* --think-sched, in trace order (at add time) */
 	uint64_t rq_from;      /* max recorded completion of the added I/Os */
-	uint64_t rq_acc[5];    /* intervals of its open gap read early */
+	uint64_t rq_acc[6];    /* intervals of its open gap read early */
 };
 
 /* A recorded commit section: a stream's first write of the commit device
@@ -180,13 +182,18 @@ static int ent_before(const struct cl_heap_ent *a, const struct cl_heap_ent *b)
 	return a->key < b->key || (a->key == b->key && a->prio < b->prio);
 }
 
-/* A sidecar interval: a foreign run-queue wait, on a CPU, runnable, or
- * asleep until a client woke the stream (cpu: the client's CPU time for
- * it).  RQ_CLIENT_CPU: the index of the clients' CPU in the sums. */
-enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE, RQ_CLIENT, RQ_CLIENT_CPU, RQ_SUMS };
+/* A sidecar interval: a foreign run-queue wait, on a CPU (cpu: the
+ * runtime charged in it, when the line has one), runnable, or asleep until
+ * a client woke the stream (cpu: the client's CPU time for it).
+ * RQ_CLIENT_CPU, RQ_CPU_RT: the indexes of the clients' CPU and of the
+ * streams' charged CPU in the sums. */
+enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE, RQ_CLIENT, RQ_CLIENT_CPU, RQ_CPU_RT, RQ_SUMS };
+_Static_assert(RQ_SUMS == sizeof(((struct cl_stream *)0)->rq_acc) / sizeof(uint64_t),
+	       "cl_stream.rq_acc holds the sums");
 struct rq_iv {
 	uint64_t stream, a, b, cpu;
 	int kind;
+	int has_cpu;            /* RQ_CPU: cpu is its runtime */
 };
 
 struct rpl_closed {
@@ -243,8 +250,10 @@ static int rq_num(const char **p, uint64_t *v)
 /*
  * One line of a sidecar: 1 an interval, 0 a comment or blank, -1 bad.
  * "STREAM START END": a wait for a CPU behind a foreign thread; "c ...":
- * on a CPU; "r ...": runnable (any wait for a CPU); "w ... CPU" (version
- * 2): asleep until a client woke it, the client's CPU time for it.
+ * on a CPU, with the runtime the kernel charged in it (at most END - START)
+ * as an optional 4th field from version 3; "r ...": runnable (any wait
+ * for a CPU); "w ... CPU" (version 2): asleep until a client woke it, the
+ * client's CPU time for it.
  */
 static int rq_parse(const char *line, struct rq_iv *iv, int version)
 {
@@ -254,6 +263,7 @@ static int rq_parse(const char *line, struct rq_iv *iv, int version)
 		return 0;
 	iv->kind = RQ_FOREIGN;
 	iv->cpu = 0;
+	iv->has_cpu = 0;
 	if ((*line == 'c' || *line == 'r' || (*line == 'w' && version >= 2)) &&
 	    (line[1] == ' ' || line[1] == '\t')) {
 		iv->kind = *line == 'c' ? RQ_CPU : *line == 'r' ? RQ_RUNNABLE : RQ_CLIENT;
@@ -267,6 +277,15 @@ static int rq_parse(const char *line, struct rq_iv *iv, int version)
 		return -1;
 	while (*line == ' ' || *line == '\t' || *line == '\r' || *line == '\n')
 		line++;
+	if (*line && iv->kind == RQ_CPU && version >= 3) {
+		if (rq_num(&line, &iv->cpu))
+			return -1;
+		iv->has_cpu = 1;
+		while (*line == ' ' || *line == '\t' || *line == '\r' || *line == '\n')
+			line++;
+		if (iv->b >= iv->a && iv->cpu > iv->b - iv->a)
+			return -1; /* more CPU than the interval's length */
+	}
 	return *line || iv->b < iv->a ? -1 : 1;
 }
 
@@ -301,7 +320,7 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 		n++;
 		if (n == 1 && !(version = rq_version(line))) {
 			snprintf(err, errlen, "%s: line 1: not a run-queue sidecar of record --sched "
-				 "(no '# iostorm-sched 1' or '2' header)", path);
+				 "(no '# iostorm-sched 1' to '3' header)", path);
 			ret = IST_EPARSE;
 			break;
 		}
@@ -318,14 +337,18 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 		}
 		k = rq_parse(line, &iv, version);
 		if (k < 0) {
-			snprintf(err, errlen, "%s: line %lu: expected '[c|r] STREAM START_NS END_NS'%s "
+			snprintf(err, errlen, "%s: line %lu: expected '[c|r] STREAM START_NS END_NS'%s%s "
 				 "with START <= END", path, n,
+				 version >= 3 ? ", 'c STREAM START_NS END_NS RUNTIME_NS' (RUNTIME "
+				 "<= END - START)" : "",
 				 version >= 2 ? " or 'w STREAM START_NS END_NS CPU_NS'" : "");
 			ret = IST_EPARSE;
 			break;
 		}
 		if (k > 0 && iv.kind == RQ_CPU)
 			kinds |= RPL_SCHED_HAS_CPU;
+		if (k > 0 && iv.kind == RQ_CPU && iv.has_cpu)
+			kinds |= RPL_SCHED_HAS_RUNTIME;
 		if (k > 0 && iv.kind == RQ_CLIENT)
 			kinds |= RPL_SCHED_HAS_CLIENT;
 	}
@@ -390,21 +413,25 @@ static uint64_t rq_part(const struct cl_stream *s, const struct rq_iv *iv, uint6
 
 /* Adds the part of iv in s's open gap up to hi to sum; a client's CPU
  * time in proportion to the part of its sleep (all of it for a sleep of
- * no length in the gap). */
+ * no length in the gap), an on-CPU interval's runtime likewise (its wall
+ * time without one). */
 static void rq_add(uint64_t *sum, const struct cl_stream *s, const struct rq_iv *iv,
 		   uint64_t hi)
 {
 	uint64_t part = rq_part(s, iv, hi), len = iv->b - iv->a;
+	int idx = iv->kind == RQ_CLIENT ? RQ_CLIENT_CPU : RQ_CPU_RT;
 
 	sum[iv->kind] += part;
-	if (iv->kind != RQ_CLIENT || !iv->cpu)
+	if (iv->kind == RQ_CPU && !iv->has_cpu)
+		sum[RQ_CPU_RT] += part;
+	if ((iv->kind != RQ_CLIENT && !(iv->kind == RQ_CPU && iv->has_cpu)) || !iv->cpu)
 		return;
 	if (part == len)
-		sum[RQ_CLIENT_CPU] += iv->cpu;
+		sum[idx] += iv->cpu;
 	else if (!len)
-		sum[RQ_CLIENT_CPU] += iv->a >= s->rq_from && iv->a <= hi ? iv->cpu : 0;
+		sum[idx] += iv->a >= s->rq_from && iv->a <= hi ? iv->cpu : 0;
 	else
-		sum[RQ_CLIENT_CPU] += (uint64_t)((double)iv->cpu * (double)part / (double)len);
+		sum[idx] += (uint64_t)((double)iv->cpu * (double)part / (double)len);
 }
 
 /*
@@ -447,6 +474,7 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	if (t > s->rq_from) {
 		nd->runq_wait = sum[RQ_FOREIGN];
 		nd->on_cpu = sum[RQ_CPU];
+		nd->on_cpu_rt = sum[RQ_CPU_RT];
 		nd->runnable = sum[RQ_RUNNABLE];
 		nd->client_sleep = sum[RQ_CLIENT];
 		nd->client_cpu = sum[RQ_CLIENT_CPU];
@@ -623,7 +651,10 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
  * sleeps that a client ended (sidecar version 2) are replaced by the
  * client's CPU time for them, on the same CPUs: on a CPU-bound target a
  * round trip to the client costs the client's CPU and the queue for it,
- * not the recorded wall time.  --cpu-scale F scales the CPU time served
+ * not the recorded wall time.  The on-CPU part served is the runtime the
+ * kernel charged (sidecar version 3: without the time the hypervisor stole
+ * from the CPU, which is not the workload's demand), its wall time without
+ * it.  --cpu-scale F scales the CPU time served
  * (the target's CPU cost per unit of work against the recording's); the
  * part of the gap it replaced is not slept.
  */
@@ -646,7 +677,7 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 			for (unsigned i = 1; i < o->cpus; i++)
 				if (c->vcpu[i] < c->vcpu[k])
 					k = i;
-			cpu = (uint64_t)((double)(h->on_cpu + h->client_cpu) * o->think_scale *
+			cpu = (uint64_t)((double)(h->on_cpu_rt + h->client_cpu) * o->think_scale *
 					 o->cpu_scale);
 			h->cpu_end = (from > c->vcpu[k] ? from : c->vcpu[k]) + cpu;
 			c->vcpu[k] = h->cpu_end;
@@ -852,6 +883,7 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].next = NIL;
 	c->nodes[n].runq_wait = c->nodes[n].on_cpu = c->nodes[n].runnable = 0;
 	c->nodes[n].client_sleep = c->nodes[n].client_cpu = 0;
+	c->nodes[n].on_cpu_rt = 0;
 	c->nodes[n].cpu_served = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;

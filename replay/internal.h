@@ -223,11 +223,13 @@ void rpl_data_stamp(unsigned char *buf, uint32_t len, uint64_t seq,
 int rpl_closed_init(struct rpl_worker *w);
 /* Reads a run-queue sidecar through (record --sched, versions 1 to
  * RPL_SCHED_VERSION): the RPL_SCHED_HAS_* bits of the kinds of lines it
- * has (on-CPU intervals "c", sleeps ended by a client "w"), or a negative
- * error with the line and the reason in err. */
-#define RPL_SCHED_VERSION 2
+ * has (on-CPU intervals "c", sleeps ended by a client "w", "c" lines with
+ * the runtime charged), or a negative error with the line and the reason
+ * in err. */
+#define RPL_SCHED_VERSION 3
 #define RPL_SCHED_HAS_CPU 1
 #define RPL_SCHED_HAS_CLIENT 2
+#define RPL_SCHED_HAS_RUNTIME 4
 int rpl_sched_check(const char *path, char *err, size_t errlen);
 void rpl_closed_free(struct rpl_worker *w);
 /* Takes an I/O from the queue into the per-stream state; 0 or -ENOMEM. */

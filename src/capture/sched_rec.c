@@ -27,13 +27,15 @@
 #define MAX_PIDS 65536
 #define PAGES_PER_ROUND 512
 
-/* In this order at the same time stamp: a waking before its wakeup. */
-enum { SE_WAKING, SE_WAKEUP, SE_SWITCH };
+/* In this order at the same time stamp: a waking before its wakeup, a
+ * task's runtime before its switch away. */
+enum { SE_WAKING, SE_WAKEUP, SE_RUNTIME, SE_SWITCH };
 
 struct sched_ev {
 	uint64_t ts;
 	int32_t pid, next;    /* switch: prev and next; wakeup, waking: pid */
 	int32_t waker;        /* waking: the client that woke pid */
+	uint64_t runtime;     /* runtime: ns of CPU the kernel charged pid */
 	int kind;
 	int runnable;         /* switch: prev stays runnable (preempted) */
 	int cpu;
@@ -63,6 +65,10 @@ struct sched_pid {
 	uint64_t asleep;      /* stream: asleep since (0: not asleep) */
 	uint64_t acc;         /* client: on-CPU time since its last wake-up
 				 of a sleeping stream */
+	uint64_t rt;          /* stream: runtime charged since on_since */
+	uint64_t rt_last;     /* runtime charged up to then (or on_since) */
+	uint64_t owed;        /* client: wall time already given to a
+				 wake-up, to take off its next runtime */
 };
 
 #define MAX_COMMS 8
@@ -71,11 +77,12 @@ struct sched_pid {
 struct sched_rec {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
-	int id_switch, id_wakeup, id_waking;
+	int id_switch, id_wakeup, id_waking, id_runtime;
+	int off_rt_pid, off_rt_runtime;
 	int off_prev_pid, off_prev_state, len_prev_state, off_next_pid, off_pid;
 	int off_prev_comm, off_next_comm, off_waking_pid, off_waker;
 	/* bytes an event must have for the fields read (from the formats) */
-	uint32_t need_switch, need_wakeup, need_waking;
+	uint32_t need_switch, need_wakeup, need_waking, need_runtime;
 	char comm[MAX_COMMS][COMM_LEN]; /* clients' command names */
 	int ncomm;
 	struct sched_cpu *cpu;
@@ -203,6 +210,33 @@ static int layouts(sched_rec *s, char *err, size_t errlen)
 	return client_layouts(s, sw, err, errlen);
 }
 
+/*
+ * sched_stat_runtime: the CPU time the kernel charges a task at each
+ * update of its runtime (ticks, its switches, wake-ups on its CPU), from
+ * the run queue's task clock, which leaves out the time the hypervisor
+ * stole from the CPU (CONFIG_PARAVIRT_TIME_ACCOUNTING) and IRQ time
+ * (CONFIG_IRQ_TIME_ACCOUNTING): the task's own demand, where the
+ * switches' time stamps give wall time.  Without the event (or with an
+ * unexpected format) the sidecar has wall time only (-1: not traced).
+ */
+static void runtime_layout(sched_rec *s)
+{
+	struct tep_event *rt = load_event(s->tep, "sched_stat_runtime");
+	int lp = 0, lr = 0;
+
+	s->id_runtime = -1;
+	if (!rt)
+		return;
+	s->off_rt_pid = field(rt, "pid", &lp);
+	s->off_rt_runtime = field(rt, "runtime", &lr);
+	if (s->off_rt_pid < 0 || s->off_rt_runtime < 0 || lp != 4 || lr != 8)
+		return;
+	s->id_runtime = rt->id;
+	need(&s->need_runtime, 0, 2);
+	need(&s->need_runtime, s->off_rt_pid, 4);
+	need(&s->need_runtime, s->off_rt_runtime, 8);
+}
+
 static int open_cpus(sched_rec *s)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -250,6 +284,7 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	ret = layouts(s, err, errlen);
 	if (ret < 0)
 		goto fail;
+	runtime_layout(s);
 	snprintf(name, sizeof(name), "iostorm-sched-%ld", (long)getpid());
 	s->inst = tracefs_instance_create(name);
 	if (!s->inst) {
@@ -268,6 +303,9 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 			 name);
 		goto fail;
 	}
+	if (s->id_runtime >= 0 &&
+	    tracefs_event_enable(s->inst, "sched", "sched_stat_runtime") < 0)
+		s->id_runtime = -1; /* wall time only */
 	ret = open_cpus(s);
 	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
@@ -288,16 +326,26 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	fputs(s->ncomm ? "# iostorm-sched 2 runq cpu client\n" : "# iostorm-sched 1 runq cpu\n",
-	      s->out);
+	if (s->id_runtime >= 0)
+		fputs(s->ncomm ? "# iostorm-sched 3 runq cpu client runtime\n" :
+		      "# iostorm-sched 3 runq cpu runtime\n", s->out);
+	else
+		fputs(s->ncomm ? "# iostorm-sched 2 runq cpu client\n" :
+		      "# iostorm-sched 1 runq cpu\n", s->out);
 	fputs("# stream start_ns end_ns: runnable, while its CPU ran a thread that is\n"
 	      "# not a stream (ns since the trace's start; by the end of the wait)\n"
 	      "# c stream start_ns end_ns: on a CPU; r ...: runnable (all its waits)\n",
 	      s->out);
+	if (s->id_runtime >= 0)
+		fputs("# c ... runtime_ns: the CPU time the kernel charged it (steal out)\n",
+		      s->out);
 	if (s->ncomm) {
 		fputs("# w stream start_ns end_ns cpu_ns: asleep until a client woke it;\n"
-		      "# cpu_ns: the client's time on a CPU since its previous such wake-up\n"
-		      "# clients:", s->out);
+		      "# cpu_ns: the client's time on a CPU since its previous such wake-up\n",
+		      s->out);
+		if (s->id_runtime >= 0)
+			fputs("# (the CPU time the kernel charged it)\n", s->out);
+		fputs("# clients:", s->out);
 		for (int i = 0; i < s->ncomm; i++)
 			fprintf(s->out, " %s", s->comm[i]);
 		fputc('\n', s->out);
@@ -446,7 +494,8 @@ static int decode(sched_rec *s, const uint8_t *data, uint32_t len, uint64_t ts)
 	memcpy(&type, data, 2);
 	if ((type == s->id_switch && len < s->need_switch) ||
 	    (type == s->id_wakeup && len < s->need_wakeup) ||
-	    ((int)type == s->id_waking && len < s->need_waking)) {
+	    ((int)type == s->id_waking && len < s->need_waking) ||
+	    ((int)type == s->id_runtime && len < s->need_runtime)) {
 		s->st.malformed++;
 		return 0;
 	}
@@ -474,6 +523,12 @@ static int decode(sched_rec *s, const uint8_t *data, uint32_t len, uint64_t ts)
 		memcpy(&ev.waker, data + s->off_waker, 4);
 		if (!tracked(s, ev.pid) || !client(s, ev.waker))
 			return 0;
+	} else if ((int)type == s->id_runtime) {
+		ev.kind = SE_RUNTIME;
+		memcpy(&ev.pid, data + s->off_rt_pid, 4);
+		memcpy(&ev.runtime, data + s->off_rt_runtime, 8);
+		/* kept, as the switches: a stream may be followed only once
+		 * its first I/O is seen, after its first runtime events */
 	} else {
 		return 0;
 	}
@@ -534,8 +589,10 @@ static int cmp_ev(const void *a, const void *b)
 }
 
 /* An interval of pid: kind 0 a wait behind a foreign thread, 'c' on a
- * CPU, 'r' runnable. */
-static int emit_kind(sched_rec *s, int kind, uint32_t pid, uint64_t a, uint64_t b)
+ * CPU (with the runtime the kernel charged in it, when traced: at most the
+ * interval, whose ends are the switches' time stamps), 'r' runnable. */
+static int emit_kind(sched_rec *s, int kind, uint32_t pid, uint64_t a, uint64_t b,
+		     uint64_t rt)
 {
 	a = a > s->t0 ? a - s->t0 : 0;
 	b = b > s->t0 ? b - s->t0 : 0;
@@ -543,6 +600,10 @@ static int emit_kind(sched_rec *s, int kind, uint32_t pid, uint64_t a, uint64_t 
 		return 0;
 	if (!kind)
 		s->st.intervals++;
+	if (kind == 'c' && s->id_runtime >= 0)
+		return fprintf(s->out, "c %u %llu %llu %llu\n", pid, (unsigned long long)a,
+			       (unsigned long long)b,
+			       (unsigned long long)(rt < b - a ? rt : b - a)) < 0 ? -EIO : 0;
 	return fprintf(s->out, "%s%s%u %llu %llu\n", kind ? (kind == 'c' ? "c" : "r") : "",
 		       kind ? " " : "", pid, (unsigned long long)a,
 		       (unsigned long long)b) < 0 ? -EIO : 0;
@@ -550,7 +611,7 @@ static int emit_kind(sched_rec *s, int kind, uint32_t pid, uint64_t a, uint64_t 
 
 static int emit(sched_rec *s, uint32_t pid, uint64_t a, uint64_t b)
 {
-	return emit_kind(s, 0, pid, a, b);
+	return emit_kind(s, 0, pid, a, b, 0);
 }
 
 /* A sleep [a, b) of stream pid that client c ended: with c's time on a
@@ -560,7 +621,17 @@ static int emit_client(sched_rec *s, struct sched_pid *p, struct sched_pid *c, u
 {
 	uint64_t a = p->asleep, cpu = c->acc;
 
-	if (c->on_since && b > c->on_since) {
+	if (s->id_runtime >= 0) {
+		/* the runtime charged so far, and the wall time since (it is
+		 * charged later, in one piece with what follows) */
+		uint64_t from = c->rt_last > c->on_since ? c->rt_last : c->on_since;
+
+		if (c->on_since && b > from) {
+			cpu += b - from;
+			c->owed += b - from;
+			c->rt_last = b;
+		}
+	} else if (c->on_since && b > c->on_since) {
 		cpu += b - c->on_since;
 		c->on_since = b;
 	}
@@ -633,6 +704,21 @@ static int process(sched_rec *s, uint64_t watermark)
 				return -EIO;
 			continue;
 		}
+		if (ev->kind == SE_RUNTIME) {
+			p = followed(s, ev->pid);
+			if (!p || !p->on_since)
+				continue;
+			if (p->client) {
+				uint64_t d = ev->runtime, o = p->owed < d ? p->owed : d;
+
+				p->acc += d - o;
+				p->owed -= o;
+			} else {
+				p->rt += ev->runtime;
+			}
+			p->rt_last = ev->ts;
+			continue;
+		}
 		if (ev->kind == SE_WAKEUP) {
 			p = tracked(s, ev->pid);
 			if (p && !p->since)
@@ -643,11 +729,13 @@ static int process(sched_rec *s, uint64_t watermark)
 		}
 		p = followed(s, ev->pid);
 		if (p && p->client) {
-			if (p->on_since && ev->ts > p->on_since)
+			/* with runtime events, charged before the switch */
+			if (s->id_runtime < 0 && p->on_since && ev->ts > p->on_since)
 				p->acc += ev->ts - p->on_since;
 			p->on_since = 0;
 		} else if (p) {
-			if (p->on_since && emit_kind(s, 'c', p->pid, p->on_since, ev->ts) < 0)
+			if (p->on_since && emit_kind(s, 'c', p->pid, p->on_since, ev->ts,
+						     p->rt) < 0)
 				return -EIO;
 			p->on_since = 0;
 			p->since = ev->runnable ? ev->ts : 0;
@@ -655,11 +743,12 @@ static int process(sched_rec *s, uint64_t watermark)
 		}
 		p = followed(s, ev->next);
 		if (p && p->client) {
-			p->on_since = ev->ts;
+			p->on_since = p->rt_last = ev->ts;
+			p->owed = 0;
 			p = NULL; /* not a stream: a foreign thread */
 		}
 		if (p && p->since) {
-			int ret = emit_kind(s, 'r', p->pid, p->since, ev->ts);
+			int ret = emit_kind(s, 'r', p->pid, p->since, ev->ts, 0);
 
 			if (ret == 0)
 				ret = emit_foreign(s, &s->cpu[ev->cpu].h, p->pid,
@@ -669,7 +758,8 @@ static int process(sched_rec *s, uint64_t watermark)
 				return ret;
 		}
 		if (p) {
-			p->on_since = ev->ts;
+			p->on_since = p->rt_last = ev->ts;
+			p->rt = 0;
 			p->asleep = 0;
 		}
 		hist_push(&s->cpu[ev->cpu].h, ev->ts, ev->next > 0 && !p);

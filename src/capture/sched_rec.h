@@ -5,9 +5,11 @@
  * own, the intervals in which a stream's thread was runnable but not
  * running, written to a sidecar text file (see iostorm-record(1)):
  *
- *     # iostorm-sched 1 runq cpu        (2 runq cpu client with clients)
+ *     # iostorm-sched 3 runq cpu runtime  (3 runq cpu client runtime with
+ *                   clients; 1, 2 without the sched_stat_runtime event)
  *     STREAM START_NS END_NS        (ns since the trace's start, by end)
- *     c STREAM START_NS END_NS      on a CPU
+ *     c STREAM START_NS END_NS RUNTIME_NS   on a CPU (RUNTIME_NS: the CPU
+ *                   time the kernel charged, steal out; version 3)
  *     r STREAM START_NS END_NS      runnable
  *     w STREAM START_NS END_NS CPU_NS   asleep until a client woke it
  */

@@ -50,4 +50,18 @@ const char *cli_fmt_bytes(double bytes, char *buf, size_t size);
  * offset and reason. */
 void cli_err_ist(const char *file, const struct ist_position *pos, int err);
 
+/* Refuses an output path (one line on stderr, -1) that exists and is not a
+ * regular file, or that is the same file as one of the n inputs; "-" and
+ * new paths pass. */
+int cli_check_output(const char *out, const char *const *inputs, size_t n);
+
+/* Flushes standard output; on a write error (a full disk, /dev/full) says
+ * so in one line and returns -1, so that a command does not exit 0 on
+ * output that was lost. */
+int cli_close_stdout(void);
+
+/* Warns (one line on stderr) when r has no usable footer: its writer died
+ * or the file was cut short, and the commands read what chunks it has. */
+void cli_warn_no_footer(const char *file, const ist_reader *r);
+
 #endif

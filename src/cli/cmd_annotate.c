@@ -202,12 +202,15 @@ int cmd_annotate(int argc, char **argv)
 	if (!out)
 		return cli_usage_error("annotate", "no output file (-o)");
 	in = argv[optind];
+	if (cli_check_output(out, &in, 1))
+		return EXIT_FAIL;
 
 	ret = ist_reader_open(&r, in);
 	if (ret < 0) {
 		cli_err_ist(in, NULL, ret);
 		return EXIT_FAIL;
 	}
+	cli_warn_no_footer(in, r);
 	h = ist_header_dup(ist_reader_header(r));
 	ist_reader_close(r);
 	r = NULL;

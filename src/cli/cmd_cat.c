@@ -100,6 +100,7 @@ int cmd_cat(int argc, char **argv)
 		cli_err("%s: %s", file, ist_strerror(ret));
 		return EXIT_FAIL;
 	}
+	cli_warn_no_footer(file, r);
 	recs = malloc(BATCH * sizeof(*recs));
 	if (!recs) {
 		cli_err("%s", strerror(ENOMEM));

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "import/import.h"
 
 #define BATCH 65536
 
@@ -194,6 +195,7 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 			out->tmp = NULL;
 			return -1;
 		}
+		imp_tmp_guard(out->tmp);
 		{
 			mode_t um = umask(0);
 
@@ -279,6 +281,7 @@ static int close_output(struct output *out, int ok)
 	}
 	if (!ok)
 		unlink(out->tmp);
+	imp_tmp_release();
 	free(out->tmp);
 	return ok ? 0 : -1;
 }
@@ -332,6 +335,7 @@ static int convert_from_ist(struct input *in, struct output *out,
 		cli_err("%s: %s", in->name, ist_strerror(ret));
 		return -1;
 	}
+	cli_warn_no_footer(in->name, r);
 	if (open_output(out, out_arg, ist_reader_header(r), opts))
 		goto done;
 	for (;;) {
@@ -412,6 +416,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
+	if (cli_check_output(argv[optind + 1],
+			     (const char *const *)&argv[optind], 1))
+		return EXIT_FAIL;
 	if (open_input(&in, argv[optind])) {
 		close_input(&in);
 		return EXIT_FAIL;

@@ -111,11 +111,23 @@ int cmd_export(int argc, char **argv)
 		ret = cli_usage_error("export", "expected one input IST file");
 	else if (!out)
 		ret = cli_usage_error("export", "no output file (-o OUT)");
+	else if (cli_check_output(out, (const char *const *)&argv[optind], 1))
+		ret = EXIT_FAIL;
 	else
 		ret = -1;
 	if (ret != -1) {
 		free(map);
 		return ret;
+	}
+	{
+		/* exp_run() reads its input itself: a look at the footer
+		 * first, to warn of a trace that may be cut short */
+		ist_reader *r;
+
+		if (!ist_reader_open(&r, argv[optind])) {
+			cli_warn_no_footer(argv[optind], r);
+			ist_reader_close(r);
+		}
 	}
 	ret = exp_run(argv[optind], out, f, &opt, &res);
 	free(map);

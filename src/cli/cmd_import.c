@@ -206,6 +206,11 @@ int cmd_import(int argc, char **argv)
 		cli_err("out of memory");
 		return EXIT_FAIL;
 	}
+	res = NULL;
+	if (cli_check_output(out, (const char *const *)inputs, ninputs)) {
+		ret = EXIT_FAIL;
+		goto done;
+	}
 	res = calloc(1, sizeof(*res));
 	if (!res) {
 		cli_err("out of memory");

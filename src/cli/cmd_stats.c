@@ -105,6 +105,7 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 		cli_err("%s: %s", path, ist_strerror(rc));
 		return EXIT_FAIL;
 	}
+	cli_warn_no_footer(path, r);
 	rc = rpt_stats_new(st, ist_reader_header(r), o);
 	buf = malloc(BATCH * sizeof(*buf));
 	*hdr = ist_header_dup(ist_reader_header(r));

@@ -243,6 +243,8 @@ int cmd_synth(int argc, char **argv)
 		return cli_usage_error("synth", "no output: -o OUT.ist");
 	if (out_path && discard)
 		return cli_usage_error("synth", "--discard and -o exclude each other");
+	if (cli_check_output(out_path, &file, file ? 1 : 0))
+		return EXIT_FAIL;
 	rc = syn_gen_new(&g, p);
 	if (rc < 0) {
 		cli_err("%s: %s", p->name, ist_strerror(rc));

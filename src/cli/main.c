@@ -35,6 +35,20 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* A command's exit status, made a failure when what it printed on standard
+ * output could not be written (iostorm cat >/dev/full): exit 0 promises
+ * the output is complete. */
+static int finish(int rc)
+{
+	if (rc == EXIT_OK) {
+		if (cli_close_stdout())
+			return EXIT_FAIL;
+	} else {
+		fflush(stdout);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *c;
@@ -45,11 +59,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("iostorm %s\n", PACKAGE_VERSION);
-		return EXIT_OK;
+		return finish(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		print_help(stdout);
-		return EXIT_OK;
+		return finish(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
@@ -62,11 +76,11 @@ int main(int argc, char **argv)
 		{
 			char *sub[] = { argv[2], (char *)"--help", NULL };
 
-			return c->run(2, sub);
+			return finish(c->run(2, sub));
 		}
 	}
 	c = find_command(argv[1]);
 	if (!c)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
-	return c->run(argc - 1, argv + 1);
+	return finish(c->run(argc - 1, argv + 1));
 }

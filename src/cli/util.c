@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -164,4 +166,53 @@ const char *cli_fmt_bytes(double bytes, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f %s", bytes, units[u]);
 	return buf;
+}
+
+int cli_check_output(const char *out, const char *const *inputs, size_t n)
+{
+	struct stat so, si;
+
+	if (!out || !strcmp(out, "-") || stat(out, &so) < 0)
+		return 0; /* standard output, or created anew */
+	/*
+	 * The commands write a temporary file beside OUT and rename it over
+	 * OUT at the end, so that a failed run leaves nothing behind: over a
+	 * device (/dev/null, /dev/full, a disk) or a FIFO that rename would
+	 * replace the node itself with a regular file.
+	 */
+	if (!S_ISREG(so.st_mode)) {
+		cli_err("%s: not a regular file (the output is written to a "
+			"temporary file renamed over it)", out);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!inputs[i] || !strcmp(inputs[i], "-") ||
+		    stat(inputs[i], &si) < 0)
+			continue;
+		if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			cli_err("%s: is also an input (it would be replaced)",
+				out);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_close_stdout(void)
+{
+	/* what was printed but not yet written, and any earlier failure */
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	cli_err("standard output: write error: %s", strerror(errno ? errno : EIO));
+	return -1;
+}
+
+void cli_warn_no_footer(const char *file, const ist_reader *r)
+{
+	if (ist_reader_has_footer(r))
+		return;
+	cli_err("%s: byte offset %" PRIu64 ": warning: %s: only its complete "
+		"chunks are read (the trace may be cut short)", file,
+		ist_reader_file_size(r),
+		ist_strerror(ist_reader_footer_error(r)));
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "import/export.h"
+#include "import/import.h"
 
 #define EXP_BATCH 4096
 
@@ -383,6 +384,25 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			if (!strcmp(opt->map[j].dev, c.names[i]))
 				c.names[i] = opt->map[j].file;
 	}
+	/* a misspelt device would leave its name in the log unmapped */
+	for (unsigned j = 0; opt && j < opt->nmap; j++) {
+		unsigned i;
+
+		for (i = 0; i < c.ndev; i++)
+			if (!strcmp(opt->map[j].dev,
+				    ist_header_device(c.h, i)->name))
+				break;
+		if (i == c.ndev) {
+			char why[256];
+
+			snprintf(why, sizeof(why),
+				 "--map %.180s: no device of that name in the trace",
+				 opt->map[j].dev);
+			set_err(res, in, "", why);
+			ret = -ENODEV;
+			goto out;
+		}
+	}
 	if (to_stdout) {
 		c.out = stdout;
 	} else {
@@ -393,6 +413,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			set_err(res, out, "", ist_strerror(ret));
 			goto out;
 		}
+		imp_tmp_guard(tmp);
 	}
 	ret = f->begin ? f->begin(&c, priv) : 0;
 	while (!ret) {
@@ -431,6 +452,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			set_err(res, out, "", ist_strerror(ret));
 			unlink(tmp);
 		}
+		imp_tmp_release();
 	} else if (fflush(stdout) && !ret) {
 		ret = -EIO;
 		set_err(res, "-", "", "write error");

@@ -115,11 +115,18 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 	for (;;) {
 		n = imp_stream_take(f->s, &h, BLK_HDR);
 		f->offset = imp_stream_offset(f->s);
+		if (n < 0 && *imp_stream_error(f->s)) {
+			char where[64];
+
+			snprintf(where, sizeof(where),
+				 "compressed byte offset %" PRIu64,
+				 imp_stream_error_offset(f->s));
+			return imp_fail(c, f->path, where,
+					imp_stream_error(f->s), (int)n);
+		}
 		if (n < 0)
 			return imp_fatal(c, imp_bad_at(c, f->path, f->offset, -1,
-						       "%s", *imp_stream_error(f->s) ?
-						       imp_stream_error(f->s) :
-						       ist_strerror((int)n)));
+						       "%s", ist_strerror((int)n)));
 		if (n == 0) {
 			f->done = 1;
 			return 0;

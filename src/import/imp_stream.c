@@ -54,7 +54,17 @@ struct imp_stream {
 	uint64_t line;
 	uint64_t last_offset;
 	const char *err;
+	uint64_t err_offset;        /* compressed byte offset of err */
 };
+
+/* Records a codec error and where in the compressed input it was found:
+ * the decompressed offset of the last line says nothing of where the
+ * damage is (a small file is decompressed whole before its first line). */
+static void codec_error(struct imp_stream *s, const char *what)
+{
+	s->err = what;
+	s->err_offset = s->raw_consumed + s->raw_pos;
+}
 
 /* ---------------------------------------------------------------- raw input */
 
@@ -113,7 +123,7 @@ static int raw_need(struct imp_stream *s, const char *truncated)
 		return 1;
 	if (s->codec_done)
 		return 0;
-	s->err = truncated;
+	codec_error(s, truncated);
 	return IST_ETRUNC;
 }
 
@@ -184,7 +194,7 @@ static ssize_t gz_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 		else if (ret == Z_MEM_ERROR)
 			return -ENOMEM;
 		else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-			s->err = "gzip data corrupt";
+			codec_error(s, "gzip data corrupt");
 			return IST_EZLIB;
 		}
 	}
@@ -231,7 +241,7 @@ static ssize_t bz_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 		else if (ret == BZ_MEM_ERROR)
 			return -ENOMEM;
 		else if (ret != BZ_OK) {
-			s->err = "bzip2 data corrupt";
+			codec_error(s, "bzip2 data corrupt");
 			return IST_EZLIB;
 		}
 	}
@@ -283,8 +293,9 @@ static ssize_t xz_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 		if (ret == LZMA_MEM_ERROR)
 			return -ENOMEM;
 		if (ret != LZMA_OK) {
-			s->err = ret == LZMA_BUF_ERROR ? "xz data truncated" :
-							 "xz data corrupt";
+			codec_error(s, ret == LZMA_BUF_ERROR ?
+					       "xz data truncated" :
+					       "xz data corrupt");
 			return ret == LZMA_BUF_ERROR ? IST_ETRUNC : IST_EZLIB;
 		}
 	}
@@ -324,13 +335,13 @@ static ssize_t zs_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 		ret = ZSTD_decompressStream(s->u.zs, &ob, &ib);
 		s->raw_pos += ib.pos;
 		if (ZSTD_isError(ret)) {
-			s->err = "zstd data corrupt";
+			codec_error(s, "zstd data corrupt");
 			return IST_EZLIB;
 		}
 		s->codec_done = ret == 0;
 		if (ib.pos == 0 && ob.pos == 0 && ret != 0 &&
 		    s->raw_end - s->raw_pos == RAW_SIZE) {
-			s->err = "zstd data corrupt";
+			codec_error(s, "zstd data corrupt");
 			return IST_EZLIB;
 		}
 	}
@@ -608,4 +619,9 @@ uint64_t imp_stream_offset(const struct imp_stream *s)
 const char *imp_stream_error(const struct imp_stream *s)
 {
 	return s->err;
+}
+
+uint64_t imp_stream_error_offset(const struct imp_stream *s)
+{
+	return s->err_offset;
 }

@@ -60,5 +60,8 @@ uint64_t imp_stream_line(const struct imp_stream *s);
 uint64_t imp_stream_offset(const struct imp_stream *s);
 /* A static description of the last decompression error ("" if none). */
 const char *imp_stream_error(const struct imp_stream *s);
+/* Byte offset in the compressed input at which that error was found (for
+ * a truncated stream: its length). */
+uint64_t imp_stream_error_offset(const struct imp_stream *s);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,7 +294,8 @@ int imp_stream_fail(struct imp_ctx *c, int err)
 	}
 	if (s && *imp_stream_error(s)) {
 		snprintf(c->res->err_where, sizeof(c->res->err_where),
-			 "byte offset %" PRIu64, imp_stream_offset(s));
+			 "compressed byte offset %" PRIu64,
+			 imp_stream_error_offset(s));
 		snprintf(c->res->err_reason, sizeof(c->res->err_reason), "%s",
 			 imp_stream_error(s));
 		return err;
@@ -601,6 +603,61 @@ struct out_sink {
 	unsigned ndev_at_open;
 };
 
+/*
+ * The temporary output being written (OUT.importing-PID-N, export's
+ * OUT.tmpPID, convert's OUT.tmp-XXXXXX), removed if SIGINT, SIGTERM or
+ * SIGHUP ends the process: it would stay beside the output otherwise.
+ */
+static char sig_tmp[4200];
+static volatile sig_atomic_t sig_armed;
+static const int sig_list[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction sig_old[3];
+static int sig_installed[3], sig_active;
+
+static void on_signal(int sig)
+{
+	if (sig_armed)
+		unlink(sig_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void imp_tmp_guard(const char *path)
+{
+	struct sigaction sa;
+
+	sig_armed = 0;
+	snprintf(sig_tmp, sizeof(sig_tmp), "%s", path);
+	sig_armed = 1;
+	if (sig_active)
+		return;
+	sig_active = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < 3; i++) {
+		sig_installed[i] = 0;
+		/* an ignored signal stays ignored; a caller's handler stays */
+		if (sigaction(sig_list[i], NULL, &sig_old[i]) ||
+		    sig_old[i].sa_handler != SIG_DFL)
+			continue;
+		sig_installed[i] = !sigaction(sig_list[i], &sa, NULL);
+	}
+}
+
+void imp_tmp_release(void)
+{
+	sig_armed = 0;
+	if (!sig_active)
+		return;
+	sig_active = 0;
+	for (unsigned i = 0; i < 3; i++)
+		if (sig_installed[i]) {
+			sigaction(sig_list[i], &sig_old[i], NULL);
+			sig_installed[i] = 0;
+		}
+}
+
 static int sink_open(void *ctx, int64_t shift)
 {
 	struct out_sink *o = ctx;
@@ -633,6 +690,7 @@ static int sink_open(void *ctx, int64_t shift)
 	snprintf(o->tmp, sizeof(o->tmp), "%s.importing-%ld-%u", o->out,
 		 (long)getpid(), o->opens++);
 	wo.direct = 1;
+	imp_tmp_guard(o->tmp);
 	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
 	o->ndev_at_open = ist_header_device_count(c->h);
 	ist_header_free(h);
@@ -765,6 +823,7 @@ out:
 	if (o.w)
 		ist_writer_abort(o.w);
 	imp_sorter_free(o.sorter);
+	imp_tmp_release();
 	free(c.devs);
 	ist_header_free(h);
 	return ret;

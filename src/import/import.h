@@ -119,6 +119,12 @@ struct imp_result {
  * only).  Returns 0 or a negative error; on error res->err_* says where and
  * why, and out is not left behind.  Never prints.
  */
+/* Removes path if SIGINT, SIGTERM or SIGHUP (when they have their default
+ * action) ends the process before imp_tmp_release(): the temporary output
+ * of an import, export or conversion, renamed into place at its end. */
+void imp_tmp_guard(const char *path);
+void imp_tmp_release(void);
+
 int imp_run(const char *const *inputs, unsigned n, const char *out,
 	    const struct imp_options *opt, struct imp_result *res);
 

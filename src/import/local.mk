@@ -35,7 +35,10 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_real_fio.sh \
 	tests/cli/import_compressed.sh \
 	tests/cli/export_roundtrip.sh \
-	tests/cli/import_pcap.sh
+	tests/cli/import_pcap.sh \
+	tests/cli/output_safety.sh \
+	tests/cli/import_interrupt.sh \
+	tests/cli/no_footer.sh
 TESTS += $(IMPORT_CLI_TESTS)
 EXTRA_DIST += $(IMPORT_CLI_TESTS)
 

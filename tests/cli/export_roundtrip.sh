@@ -89,6 +89,16 @@ if command -v fio >/dev/null; then
 	ok
 fi
 
+# --map naming a device the trace lacks (a typo): an error, not a log
+# that keeps the unmapped name
+expect_status 0 "$IOSTORM" import -q "$D/msr.csv" -o "$TMP/map.ist"
+expect_status 1 "$IOSTORM" export -f fio "$TMP/map.ist" -o "$TMP/map.fio" \
+	--map "src1_1=/dev/x" --map "src9_9=/dev/y"
+expect_err_line "^iostorm: $TMP/map.ist: --map src9_9: no device of that name in the trace$"
+[ ! -e "$TMP/map.fio" ] || fail "--map error: output left behind"
+ls "$TMP" | grep -q 'map.fio.tmp' && fail "--map error: temporary file left behind"
+ok
+
 # errors: not an IST file, unknown format, no output left behind
 printf 'not an ist file\n' >"$TMP/junk.ist"
 expect_status 1 "$IOSTORM" export -f csv "$TMP/junk.ist" -o "$TMP/j.csv"

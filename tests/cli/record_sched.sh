@@ -39,16 +39,29 @@ expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits(, [0-9]+ kernel thread
 ok
 expect_status 0 "$IOSTORM" info "$TMP/s.ist"
 expect_grep "record\.sched = .*s\.sched" "$TMP/out"
-head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 1 runq cpu' || fail "no sidecar header"
+# version 3 with the runtime the kernel charged ("c" lines' 4th field)
+# where the kernel has sched_stat_runtime, else version 1
+if [ -d "$TRACING/events/sched/sched_stat_runtime" ]; then
+	RT=1
+	head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 3 runq cpu runtime' ||
+		fail "no version 3 sidecar header"
+else
+	RT=0
+	head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 1 runq cpu' || fail "no sidecar header"
+fi
 ok
 # every line: a recorded stream, 0 <= start <= end within the recording
 "$IOSTORM" export "$TMP/s.ist" --format csv -o "$TMP/s.csv" >/dev/null || fail "export"
 awk -F, 'NR > 1 { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
-awk 'FNR == NR { s[$1] = 1; next }
+awk -v rt="$RT" 'FNR == NR { s[$1] = 1; next }
      /^#/ { next }
+     $1 == "c" && rt { if (NF != 5 || $5 > $4 - $3) { print "bad runtime: " $0; bad = 1 }
+		       run += $5; wall += $4 - $3; NF = 4 }
      $1 == "c" || $1 == "r" { k[$1]++; $1 = ""; $0 = $0 }
      NF != 3 || !($1 in s) || $2 > $3 || $3 > 60e9 { print "bad: " $0; bad = 1 }
      END { if (!k["c"] || !k["r"]) { print "no c or r lines"; bad = 1 } }
+     END { if (rt && !(run > 0)) { print "no runtime charged"; bad = 1 } }
+     END { if (rt) printf "runtime %.0f of %.0f ns on a CPU\n", run, wall }
      END { exit bad }' "$TMP/streams" "$TMP/s.sched" || fail "bad sidecar lines"
 ok
 n=$(grep -c '^[0-9]' "$TMP/s.sched")
@@ -71,7 +84,13 @@ REC_OPTS="--sched $TMP/c.sched --sched-comm iosclient" record_start "$TMP/c.ist"
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
 expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client(, [0-9]+ kernel threads? not followed)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
-head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 2 runq cpu client' || fail "no version 2 header"
+if [ "$RT" = 1 ]; then
+	head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 3 runq cpu client runtime' ||
+		fail "no version 3 header"
+else
+	head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 2 runq cpu client' ||
+		fail "no version 2 header"
+fi
 expect_grep '^# clients: iosclient$' "$TMP/c.sched"
 "$IOSTORM" export "$TMP/c.ist" --format csv -o "$TMP/c.csv" >/dev/null || fail "export"
 awk -F, 'NR > 1 { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"

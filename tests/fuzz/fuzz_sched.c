@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = rpl_sched_check(path, err, sizeof(err));
 	if (ret < 0 && (!err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path))))
 		abort(); /* a refusal names the file, on one line */
-	if (ret > (RPL_SCHED_HAS_CPU | RPL_SCHED_HAS_CLIENT))
+	if (ret > (RPL_SCHED_HAS_CPU | RPL_SCHED_HAS_CLIENT | RPL_SCHED_HAS_RUNTIME))
 		abort(); /* the kinds of lines it has */
 	close(fd);
 	return 0;

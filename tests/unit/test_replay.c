@@ -751,9 +751,9 @@ static void test_closed_client(void)
 		CU_ASSERT(strstr(err, i < 7 ? (i ? "line 2" : "line 3") : "line 1") != NULL);
 		unlink(path);
 	}
-	write_tmp(path, "# iostorm-sched 3 runq cpu client more\nx 1 2 3\n");
+	write_tmp(path, "# iostorm-sched 4 runq cpu client more\nx 1 2 3\n");
 	CU_ASSERT(rpl_sched_check(path, err, sizeof(err)) == IST_EVERSION);
-	CU_ASSERT(strstr(err, "version 3, newer") != NULL);
+	CU_ASSERT(strstr(err, "version 4, newer") != NULL);
 	unlink(path);
 	/* --cpu-scale needs --cpus, and not below 0 */
 	rpl_opts_init(&o);
@@ -781,6 +781,86 @@ static void test_closed_client(void)
 	CU_ASSERT(strstr(rpl_run_errmsg(r), "no on-CPU intervals") != NULL);
 	rpl_run_free(r);
 	unlink(path);
+}
+
+/*
+ * Sidecar version 3: a "c" line's optional 4th field, the runtime the
+ * kernel charged in the interval (steal left out), is the CPU time served
+ * on the virtual CPUs; its wall time is still the part of the gap
+ * replaced.  The records of run_client.
+ */
+static void test_closed_runtime(void)
+{
+	const uint64_t us = 1000;
+	const char *v3 = "# iostorm-sched 3 runq cpu client runtime\n"
+			 "c 1 100000 200000 60000\n"
+			 "c 2 150000 200000 20000\n"
+			 "w 1 200000 1000000 300000\n"
+			 "w 2 200000 1000000 100000\n";
+	static const char *bad[] = {
+		"# iostorm-sched 3 runtime\nc 1 200 300 101\n",   /* more than the interval */
+		"# iostorm-sched 3 runtime\nc 1 200 300 18446744073709551616\n", /* 2^64 */
+		"# iostorm-sched 3 runtime\nc 1 200 300 5 6\n",   /* one too many */
+		"# iostorm-sched 3 runtime\nc 1 200 300 -5\n",
+		"# iostorm-sched 3 runtime\nc 1 200 300 5x\n",
+		"# iostorm-sched 3 runtime\nc 1 300 200 5\n",     /* end first */
+		"# iostorm-sched 3 runtime\nr 1 200 300 5\n",     /* only on "c" */
+		"# iostorm-sched 3 runtime\n1 200 300 5\n",
+		"# iostorm-sched 2 runq cpu client\nc 1 200 300 5\n", /* before version 3 */
+		"# iostorm-sched 1 runq cpu\nc 1 200 300 5\n",
+	};
+	char path[64], err[256];
+	uint64_t b, e;
+
+	/* one CPU: stream 1 drains at 10, its 60 + 300 us of CPU end at
+	 * 370; stream 2 drains at 60, queues behind: 370 + 20 + 100 */
+	run_client(v3, 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 370 * us);
+	CU_ASSERT_EQUAL(e, 490 * us);
+	/* two CPUs: 60 + 20 + 100 */
+	run_client(v3, 2, &b, &e);
+	CU_ASSERT_EQUAL(b, 370 * us);
+	CU_ASSERT_EQUAL(e, 180 * us);
+	/* --cpu-scale 0.5 scales the runtime: 10 + 180; 190 + 60 */
+	run_client_scaled(v3, 1, 0.5, &b, &e);
+	CU_ASSERT_EQUAL(b, 190 * us);
+	CU_ASSERT_EQUAL(e, 250 * us);
+	/* version 3 without the field: wall time, as version 2 (410, 560) */
+	run_client("# iostorm-sched 3 runq cpu client runtime\n"
+		   "c 1 100000 200000\n"
+		   "c 2 150000 200000 \n"
+		   "w 1 200000 1000000 300000\n"
+		   "w 2 200000 1000000 100000\n", 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 410 * us);
+	CU_ASSERT_EQUAL(e, 560 * us);
+	/* an interval that began before the gap: its runtime in proportion
+	 * (100 of 150 us in the gap from 100 us: 75 * 100 / 150 = 50 us);
+	 * 10 + 50 + 300; 360 + 20 + 100 */
+	run_client("# iostorm-sched 3 runq cpu client runtime\n"
+		   "c 1 50000 200000 75000\n"
+		   "c 2 150000 200000 20000\n"
+		   "w 1 200000 1000000 300000\n"
+		   "w 2 200000 1000000 100000\n", 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 360 * us);
+	CU_ASSERT_EQUAL(e, 480 * us);
+
+	write_tmp(path, v3);
+	CU_ASSERT_EQUAL(rpl_sched_check(path, err, sizeof(err)),
+			RPL_SCHED_HAS_CPU | RPL_SCHED_HAS_CLIENT | RPL_SCHED_HAS_RUNTIME);
+	unlink(path);
+	/* runtime equal to the interval, or none of it */
+	write_tmp(path, "# iostorm-sched 3 runq cpu runtime\nc 1 200 300 100\nc 1 400 500 0\n");
+	CU_ASSERT_EQUAL(rpl_sched_check(path, err, sizeof(err)),
+			RPL_SCHED_HAS_CPU | RPL_SCHED_HAS_RUNTIME);
+	unlink(path);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_tmp(path, bad[i]);
+		err[0] = 0;
+		CU_ASSERT(rpl_sched_check(path, err, sizeof(err)) == IST_EPARSE);
+		CU_ASSERT(strstr(err, "line 2") != NULL);
+		CU_ASSERT(strstr(err, i < 8 ? "RUNTIME_NS" : "START_NS END_NS'") != NULL);
+		unlink(path);
+	}
 }
 
 /*
@@ -1086,6 +1166,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
 	{ "closed loop: a client's CPU for the sleeps it ended", test_closed_client },
+	{ "closed loop: the runtime of sidecar version 3", test_closed_runtime },
 	{ "closed loop: faster, slower, think-dominated", test_closed_faster_slower_think },
 	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# output_safety.sh - the commands that write a file (import, export,
+# convert, annotate, synth, report) write a temporary file and rename it
+# over the output: they refuse an output that is one of their inputs (the
+# input would be lost) or not a regular file (rename would replace a device
+# node such as /dev/null with a regular file); a command whose standard
+# output cannot be written does not exit 0.
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/import"
+
+expect_status 0 "$IOSTORM" import -q "$D/msr.csv" -o "$TMP/a.ist"
+cp "$D/msr.csv" "$TMP/in.csv"
+cp "$TMP/a.ist" "$TMP/keep.ist"
+
+# the output is an input
+expect_status 1 "$IOSTORM" import "$TMP/in.csv" -o "$TMP/in.csv"
+expect_err_line "^iostorm: $TMP/in.csv: is also an input \(it would be replaced\)$"
+cmp -s "$D/msr.csv" "$TMP/in.csv" || fail "import replaced its input"
+ok
+# the same file under another name
+ln -s in.csv "$TMP/link.csv"
+expect_status 1 "$IOSTORM" import "$TMP/link.csv" -o "$TMP/in.csv"
+expect_err_line "^iostorm: $TMP/in.csv: is also an input \(it would be replaced\)$"
+expect_status 1 "$IOSTORM" export -f csv "$TMP/a.ist" -o "$TMP/a.ist"
+expect_err_line "^iostorm: $TMP/a.ist: is also an input \(it would be replaced\)$"
+expect_status 1 "$IOSTORM" convert "$TMP/a.ist" "$TMP/a.ist"
+expect_err_line "^iostorm: $TMP/a.ist: is also an input \(it would be replaced\)$"
+expect_status 1 "$IOSTORM" annotate -q "$TMP/a.ist" -o "$TMP/a.ist"
+expect_err_line "^iostorm: $TMP/a.ist: is also an input \(it would be replaced\)$"
+cmp -s "$TMP/a.ist" "$TMP/keep.ist" || fail "an IST input was replaced"
+ok
+printf '[workload]\nprofile = mix\n' >"$TMP/p.ini"
+cp "$TMP/p.ini" "$TMP/p.keep"
+expect_status 1 "$IOSTORM" synth "$TMP/p.ini" -o "$TMP/p.ini"
+expect_err_line "^iostorm: $TMP/p.ini: is also an input \(it would be replaced\)$"
+cmp -s "$TMP/p.ini" "$TMP/p.keep" || fail "synth replaced its profile"
+ok
+
+# an output that is not a regular file: a directory, a FIFO, a device node
+# (made here, never /dev/null itself: a regression would replace it)
+mkdir "$TMP/dir"
+mkfifo "$TMP/fifo"
+outs="$TMP/dir $TMP/fifo"
+if [ "$(id -u)" -eq 0 ] && mknod "$TMP/null" c 1 3 2>/dev/null; then
+	outs="$outs $TMP/null"
+fi
+for o in $outs; do
+	expect_status 1 "$IOSTORM" import "$D/msr.csv" -o "$o"
+	expect_err_line "^iostorm: $o: not a regular file \(the output is written to a temporary file renamed over it\)$"
+	expect_status 1 "$IOSTORM" export -f fio "$TMP/a.ist" -o "$o"
+	expect_err_line "^iostorm: $o: not a regular file"
+	expect_status 1 "$IOSTORM" convert "$TMP/a.ist" "$o"
+	expect_err_line "^iostorm: $o: not a regular file"
+	expect_status 1 "$IOSTORM" annotate -q "$TMP/a.ist" -o "$o"
+	expect_err_line "^iostorm: $o: not a regular file"
+	expect_status 1 "$IOSTORM" synth tpcc --duration 1 -o "$o"
+	expect_err_line "^iostorm: $o: not a regular file"
+done
+[ -p "$TMP/fifo" ] || fail "the FIFO was replaced"
+[ ! -e "$TMP/null" ] || [ -c "$TMP/null" ] || fail "the device node was replaced"
+ls "$TMP" "$TMP/dir" | grep -Eq 'importing|tmp-' && fail "temporary file left behind"
+ok
+
+# standard output that cannot be written: exit 1 and say so
+if [ -w /dev/full ] && [ -c /dev/full ]; then
+	for cmd in "--help" "import --help" "import --list-formats" \
+		   "export --help" "stats --help" "synth --list"; do
+		# shellcheck disable=SC2086
+		"$IOSTORM" $cmd >/dev/full 2>"$TMP/err"
+		expect_eq "$?" 1 "iostorm $cmd >/dev/full"
+		expect_err_line "^iostorm: standard output: write error: No space left on device$"
+	done
+	"$IOSTORM" stats "$TMP/a.ist" >/dev/full 2>"$TMP/err"
+	expect_eq "$?" 1 "iostorm stats >/dev/full"
+	expect_err_line "No space left on device$"
+fi
+done_ok
