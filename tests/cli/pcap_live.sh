@@ -7,10 +7,20 @@
 . "$top_srcdir/tests/cli/lib.sh"
 need_root
 command -v qemu-nbd >/dev/null && command -v qemu-io >/dev/null || skip "no qemu-nbd/qemu-io"
-PORT=10913
 truncate -s 8M "$TMP/exp.img"
-qemu-nbd -f raw -x exp -b 127.0.0.1 -p $PORT -t "$TMP/exp.img" &
-NBD=$!
+# A port of its own: another suite running beside this one (or anything
+# else) may hold a fixed one; qemu-nbd exits at once when it is taken.
+PORT=$((20000 + $$ % 20000))
+tries=0
+while :; do
+	qemu-nbd -f raw -x exp -b 127.0.0.1 -p $PORT -t "$TMP/exp.img" 2>"$TMP/nbd.err" &
+	NBD=$!
+	sleep 0.5
+	kill -0 $NBD 2>/dev/null && break
+	tries=$((tries + 1))
+	[ $tries -lt 10 ] || { cat "$TMP/nbd.err" >&2; fail "qemu-nbd did not start"; }
+	PORT=$((PORT + 7))
+done
 trap 'kill $NBD 2>/dev/null; rm -rf "$TMP"' EXIT
 "$IOSTORM" record --pcap lo --nbd-port $PORT --duration 4 -o "$TMP/live.csv" 2>"$TMP/rec.err" &
 REC=$!
