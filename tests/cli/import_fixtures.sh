@@ -63,6 +63,10 @@ bad alibaba-bad.csv "line 2: expected 5 comma-separated fields (device_id,opcode
 bad tencent-bad.csv "line 2: bad I/O type '2' (expected 0 or 1)"
 bad disksim-bad.txt "line 2: expected 5 fields (arrival_ms device block size flags), got 4"
 bad mqsim-bad.trace "line 2: bad block number '0x10'"
+# an I/O whose end wraps past 2^64
+bad mqsim-wrap.trace "line 2: I/O of 4096 bytes at offset 18446744073709551104 ends past 2^64"
+bad fio3-wrap.iolog "line 5: I/O of 4096 bytes at offset 18446744073709551615 ends past 2^64"
+bad vscsi-wrap.bin "byte offset 32: I/O of 4096 bytes at offset 18446744073709551104 ends past 2^64" --format vscsi
 bad vscsi-badop.bin "record 2 (byte offset 32): unknown SCSI opcode 0x12" --format vscsi
 bad vscsi-cut.bin "record 3 (byte offset 64): truncated record (25 of 32 bytes)"
 bad vscsi-bad.csv "line 3: unknown SCSI opcode '12'"
