@@ -94,6 +94,9 @@ int cmd_cat(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("cat", "expected one FILE");
+	/* an empty window is a mistake (swapped bounds), not an empty trace */
+	if (want_to && to <= from)
+		return cli_usage_error("cat", "--to must be later than --from");
 	file = argv[optind];
 	ret = ist_reader_open(&r, file);
 	if (ret) {
