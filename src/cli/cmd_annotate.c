@@ -140,6 +140,7 @@ int cmd_annotate(int argc, char **argv)
 	char tmp[64];
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -194,7 +195,7 @@ int cmd_annotate(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("annotate", "bad option");
+			return cli_bad_option("annotate", argc, argv);
 		}
 	}
 	if (optind + 1 != argc)

@@ -60,6 +60,7 @@ int cmd_cat(int argc, char **argv)
 	int in_order;
 
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "f:t:d:o:nh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -89,7 +90,7 @@ int cmd_cat(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("cat", "unknown option");
+			return cli_bad_option("cat", argc, argv);
 		}
 	}
 	if (argc - optind != 1)

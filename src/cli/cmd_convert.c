@@ -384,6 +384,7 @@ int cmd_convert(int argc, char **argv)
 	uint64_t v;
 
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "t:c:l:sh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -411,7 +412,7 @@ int cmd_convert(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("convert", "unknown option");
+			return cli_bad_option("convert", argc, argv);
 		}
 	}
 	if (argc - optind != 2)

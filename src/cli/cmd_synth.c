@@ -184,6 +184,7 @@ int cmd_synth(int argc, char **argv)
 	struct out o;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "s:d:S:o:lDh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -215,7 +216,7 @@ int cmd_synth(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("synth", "bad option");
+			return cli_bad_option("synth", argc, argv);
 		}
 	}
 	if (do_list) {
