@@ -55,6 +55,8 @@ good csv generic.csv generic.csv --delimiter ';' --columns "$COLS"
 bad fio2-bad.iolog "line 5: unknown action 'rread' (expected read, write, trim, sync, datasync or wait)"
 bad fio3-bad.iolog "line 4: 'wait' is not allowed in a version 3 iolog"
 bad blkparse-bad.txt "line 3: bad time '0.00000x000'"
+# a sector past 2^64 (it was taken for an event without sector, skipped)
+bad blkparse-bigsector.txt "line 3: bad sector '99999999999999999999'"
 bad blk-badmagic.blktrace.0 "record 3 (byte offset 116): bad magic 0x58585858 (not a blktrace record)"
 bad msr-bad.csv "line 2: bad I/O type 'Wrote' (expected R or W)"
 bad systor-bad.csv "line 3: bad offset '-4256049987072'"
