@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,7 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 	if (!strcmp(arg, "-")) {
 		out->f = stdout;
 	} else {
+		sigset_t block, old;
 		int fd;
 
 		if (asprintf(&out->tmp, "%s.tmp-XXXXXX", arg) < 0) {
@@ -188,14 +190,23 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 			cli_err("%s: %s", arg, strerror(ENOMEM));
 			return -1;
 		}
+		/* the signals held while the file is made and guarded: no
+		 * window in which one would leave it */
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		sigprocmask(SIG_BLOCK, &block, &old);
 		fd = mkstemp(out->tmp);
+		if (fd >= 0)
+			imp_tmp_guard(out->tmp);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (fd < 0) {
 			cli_err("%s: %s", arg, strerror(errno));
 			free(out->tmp);
 			out->tmp = NULL;
 			return -1;
 		}
-		imp_tmp_guard(out->tmp);
 		{
 			mode_t um = umask(0);
 

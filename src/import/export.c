@@ -414,13 +414,16 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 		c.out = stdout;
 	} else {
 		snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid());
+		/* guarded before it exists: no window in which a signal
+		 * would leave it */
+		imp_tmp_guard(tmp);
 		c.out = fopen(tmp, "w");
 		if (!c.out) {
 			ret = -errno;
+			imp_tmp_release();
 			set_err(res, out, "", ist_strerror(ret));
 			goto out;
 		}
-		imp_tmp_guard(tmp);
 	}
 	ret = f->begin ? f->begin(&c, priv) : 0;
 	while (!ret) {
