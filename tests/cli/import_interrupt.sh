@@ -3,7 +3,7 @@
 # import_interrupt.sh - SIGINT or SIGTERM in the middle of an import, a
 # conversion to CSV or an export leaves nothing at the output, not even the
 # temporary file renamed into place at the end (OUT.importing-PID-N,
-# OUT.tmp-XXXXXX, OUT.tmpPID stayed behind before).
+# OUT.tmp-XXXXXX, OUT.tmpPID stayed behind before), and of synth.
 . "$top_srcdir/tests/cli/lib.sh"
 command -v env >/dev/null && env --default-signal=INT true 2>/dev/null ||
 	skip "env --default-signal missing (a background job ignores SIGINT)"
@@ -74,4 +74,23 @@ if kill -INT $pid 2>/dev/null; then
 else
 	wait $pid
 fi
+
+# synth of a long trace, IST and CSV: the temporary output (the IST
+# writer's own OUT.tmp-XXXXXX stayed behind before) goes with the signal
+for o in s.ist s.csv; do
+	env --default-signal=INT "$IOSTORM" synth tpcc -d 30m -o "$TMP/$o" 2>"$TMP/err" &
+	pid=$!
+	n=0
+	while ! ls "$TMP" | grep -q "^$o.synth-"; do
+		n=$((n + 1))
+		[ $n -lt 200 ] || fail "synth: no temporary output appeared"
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid
+	st=$?
+	[ $st -gt 128 ] || fail "synth -o $o: exited $st"
+	ls "$TMP" | grep -q "^$o" && fail "synth -o $o: output left behind after SIGINT"
+	ok
+done
 done_ok
