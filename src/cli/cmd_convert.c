@@ -169,10 +169,29 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 	out->path = arg;
 	out->name = strcmp(arg, "-") ? arg : "stdout";
 	if (out->kind == K_IST) {
-		if (!strcmp(arg, "-"))
+		if (!strcmp(arg, "-")) {
 			ret = ist_writer_open_fd(&out->w, 1, h, opts);
-		else
-			ret = ist_writer_open(&out->w, arg, h, opts);
+		} else {
+			/* written in place to OUT.converting-PID, renamed at
+			 * the end and removed by a signal (imp_tmp_guard):
+			 * the writer's own temporary name is unknown here */
+			struct ist_writer_opts wo = *opts;
+
+			if (asprintf(&out->tmp, "%s.converting-%ld", arg,
+				     (long)getpid()) < 0) {
+				out->tmp = NULL;
+				cli_err("%s: %s", arg, strerror(ENOMEM));
+				return -1;
+			}
+			wo.direct = 1;
+			imp_tmp_guard(out->tmp);
+			ret = ist_writer_open(&out->w, out->tmp, h, &wo);
+			if (ret) {
+				out->w = NULL;
+				unlink(out->tmp);
+				imp_tmp_release();
+			}
+		}
 		if (ret) {
 			cli_err("%s: %s", out->name, ist_strerror(ret));
 			return -1;
@@ -262,16 +281,24 @@ static int close_output(struct output *out, int ok)
 	int ret = 0;
 
 	if (out->w) {
-		if (!ok) {
+		if (!ok)
 			ist_writer_abort(out->w);
-			return -1;
-		}
-		ret = ist_writer_close(out->w);
-		if (ret) {
+		else
+			ret = ist_writer_close(out->w);
+		if (ret)
 			cli_err("%s: %s", out->name, ist_strerror(ret));
-			return -1;
+		if (out->tmp) {
+			if (ok && !ret && rename(out->tmp, out->path)) {
+				cli_err("%s: %s", out->name, strerror(errno));
+				ret = -1;
+			}
+			if (!ok || ret)
+				unlink(out->tmp);
+			imp_tmp_release();
+			free(out->tmp);
+			out->tmp = NULL;
 		}
-		return 0;
+		return ok && !ret ? 0 : -1;
 	}
 	if (!out->f)
 		return ok ? 0 : -1;

@@ -35,6 +35,27 @@ for sig in INT TERM; do
 	ok
 done
 
+# convert, CSV to IST, from a FIFO that stalls
+mkfifo "$TMP/i.fifo"
+sh -c 'awk "BEGIN { print \"t_ns,dev,op,offset,len,lat_ns,stream,txn,flags\"; for (i = 0; i < 200000; i++) printf \"%d,0,read,%d,4096,0,0,0,\\n\", i, i * 4096 }"
+       exec sleep 30' >"$TMP/i.fifo" &
+feeder=$!
+env --default-signal=INT "$IOSTORM" convert -c 1000 "$TMP/i.fifo" "$TMP/i.ist" 2>"$TMP/err" &
+pid=$!
+n=0
+while ! ls "$TMP" | grep -q '^i.ist.converting-'; do
+	n=$((n + 1))
+	[ $n -lt 200 ] || fail "convert to IST: no temporary output appeared"
+	sleep 0.1
+done
+kill -INT $pid
+wait $pid
+st=$?
+kill $feeder 2>/dev/null
+[ $st -gt 128 ] || fail "convert to IST: exited $st"
+ls "$TMP" | grep -q '^i.ist' && fail "convert to IST: output left behind after SIGINT"
+ok
+
 # convert, CSV to CSV, from a FIFO that stalls
 mkfifo "$TMP/c.fifo"
 sh -c 'awk "BEGIN { print \"t_ns,dev,op,offset,len,lat_ns,stream,txn,flags\"; for (i = 0; i < 200000; i++) printf \"%d,0,read,%d,4096,0,0,0,\\n\", i, i * 4096 }"
