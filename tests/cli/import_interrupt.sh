@@ -96,6 +96,23 @@ else
 	wait $pid
 fi
 
+# annotate of a large trace, interrupted while it writes (when it is still
+# running once its temporary file appears)
+env --default-signal=INT "$IOSTORM" annotate -q "$TMP/big.ist" -o "$TMP/a.ist" 2>"$TMP/err" &
+pid=$!
+while kill -0 $pid 2>/dev/null && ! ls "$TMP" | grep -q '^a.ist.annotating-'; do
+	sleep 0.02
+done
+if kill -INT $pid 2>/dev/null; then
+	wait $pid
+	st=$?
+	[ $st -gt 128 ] || fail "annotate: exited $st"
+	ls "$TMP" | grep -q '^a.ist' && fail "annotate: output left behind after SIGINT"
+	ok
+else
+	wait $pid
+fi
+
 # synth of a long trace, IST and CSV: the temporary output (the IST
 # writer's own OUT.tmp-XXXXXX stayed behind before) goes with the signal
 for o in s.ist s.csv; do
