@@ -298,6 +298,8 @@ int cmd_annotate(int argc, char **argv)
 	}
 	ret = ist_writer_close(w);
 	w = NULL;
+	if (!ret)
+		ret = imp_tmp_sync(otmp);
 	if (!ret && rename(otmp, out))
 		ret = -errno;
 	if (ret < 0) {

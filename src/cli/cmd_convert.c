@@ -288,6 +288,8 @@ static int close_output(struct output *out, int ok)
 		if (ret)
 			cli_err("%s: %s", out->name, ist_strerror(ret));
 		if (out->tmp) {
+			if (ok && !ret && (ret = imp_tmp_sync(out->tmp)))
+				cli_err("%s: %s", out->name, strerror(-ret));
 			if (ok && !ret && rename(out->tmp, out->path)) {
 				cli_err("%s: %s", out->name, strerror(errno));
 				ret = -1;

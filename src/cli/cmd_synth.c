@@ -145,6 +145,8 @@ static int out_close(struct out *o, int ok)
 			rc = -errno;
 	}
 	if (o->tmp) {
+		if (ok && !rc && o->w)
+			rc = imp_tmp_sync(o->tmp);
 		if (ok && !rc && rename(o->tmp, o->path) != 0)
 			rc = -errno;
 		if (!ok || rc)

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -658,6 +659,18 @@ void imp_tmp_guard(const char *path)
 			continue;
 		sig_installed[i] = !sigaction(sig_list[i], &sa, NULL);
 	}
+}
+
+int imp_tmp_sync(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fdatasync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 void imp_tmp_release(void)
