@@ -64,4 +64,8 @@ int cli_close_stdout(void);
  * or the file was cut short, and the commands read what chunks it has. */
 void cli_warn_no_footer(const char *file, const ist_reader *r);
 
+/* The usage error (EXIT_USAGE) for what getopt_long() returned '?' for,
+ * naming it; the commands set opterr = 0 so that it is the only message. */
+int cli_bad_option(const char *cmd, int argc, char **argv);
+
 #endif

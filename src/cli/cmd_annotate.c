@@ -8,10 +8,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/annotate.h"
+#include "import/import.h"
 
 #define BATCH 4096
 
@@ -130,6 +132,8 @@ int cmd_annotate(int argc, char **argv)
 	struct ist_record *buf = NULL;
 	ist_reader *r = NULL;
 	ist_writer *w = NULL;
+	struct ist_writer_opts wo = { .direct = 1 };
+	char otmp[4200] = "";
 	ist_header *h = NULL;
 	ann_state *a = NULL;
 	int c, ret, quiet = 0, has_streams = 0, log_dev = -1, infer;
@@ -140,6 +144,7 @@ int cmd_annotate(int argc, char **argv)
 	char tmp[64];
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -194,7 +199,7 @@ int cmd_annotate(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("annotate", "bad option");
+			return cli_bad_option("annotate", argc, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -261,8 +266,14 @@ int cmd_annotate(int argc, char **argv)
 	snprintf(tmp, sizeof(tmp), "%.2f", conf);
 	ist_header_set(h, "annotate.log_confidence", tmp);
 	ist_header_set(h, "annotate.streams", infer ? "inferred from timing" : "recorded");
-	ret = ist_writer_open(&w, out, h, NULL);
+	/* written in place to OUT.annotating-PID, renamed at the end and
+	 * removed by a signal (imp_tmp_guard): the writer's own temporary
+	 * name would stay behind, unknown here */
+	snprintf(otmp, sizeof(otmp), "%s.annotating-%ld", out, (long)getpid());
+	imp_tmp_guard(otmp);
+	ret = ist_writer_open(&w, otmp, h, &wo);
 	if (ret < 0) {
+		w = NULL;
 		cli_err("%s: %s", out, ist_strerror(ret));
 		goto fail;
 	}
@@ -287,10 +298,16 @@ int cmd_annotate(int argc, char **argv)
 	}
 	ret = ist_writer_close(w);
 	w = NULL;
+	if (!ret)
+		ret = imp_tmp_sync(otmp);
+	if (!ret && rename(otmp, out))
+		ret = -errno;
 	if (ret < 0) {
-		cli_err("%s: %s", out, ist_strerror(ret));
+		cli_err("%s: %s", out, ret > -IST_E_BASE ? strerror(-ret) :
+			ist_strerror(ret));
 		goto fail;
 	}
+	imp_tmp_release();
 	ann_finish(a, &rep);
 	a = NULL;
 	if (!quiet) {
@@ -334,6 +351,9 @@ fail:
 		ann_finish(a, &rep);
 	if (w)
 		ist_writer_abort(w);
+	if (otmp[0])
+		unlink(otmp);
+	imp_tmp_release();
 	ist_reader_close(r);
 	ist_header_free(h);
 	free(ds);

@@ -60,6 +60,7 @@ int cmd_cat(int argc, char **argv)
 	int in_order;
 
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "f:t:d:o:nh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
@@ -89,11 +90,14 @@ int cmd_cat(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("cat", "unknown option");
+			return cli_bad_option("cat", argc, argv);
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("cat", "expected one FILE");
+	/* an empty window is a mistake (swapped bounds), not an empty trace */
+	if (want_to && to <= from)
+		return cli_usage_error("cat", "--to must be later than --from");
 	file = argv[optind];
 	ret = ist_reader_open(&r, file);
 	if (ret) {

@@ -262,6 +262,7 @@ int cmd_compare(int argc, char **argv)
 	char err[256];
 
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_IOPS: e = add_threshold(&o, "--max-iops-drop", "iops", optarg, 1); break;
@@ -300,7 +301,7 @@ int cmd_compare(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("compare", "unknown option");
+			return cli_bad_option("compare", argc, argv);
 		}
 		if (e)
 			return e;

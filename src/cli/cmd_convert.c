@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,10 +169,29 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 	out->path = arg;
 	out->name = strcmp(arg, "-") ? arg : "stdout";
 	if (out->kind == K_IST) {
-		if (!strcmp(arg, "-"))
+		if (!strcmp(arg, "-")) {
 			ret = ist_writer_open_fd(&out->w, 1, h, opts);
-		else
-			ret = ist_writer_open(&out->w, arg, h, opts);
+		} else {
+			/* written in place to OUT.converting-PID, renamed at
+			 * the end and removed by a signal (imp_tmp_guard):
+			 * the writer's own temporary name is unknown here */
+			struct ist_writer_opts wo = *opts;
+
+			if (asprintf(&out->tmp, "%s.converting-%ld", arg,
+				     (long)getpid()) < 0) {
+				out->tmp = NULL;
+				cli_err("%s: %s", arg, strerror(ENOMEM));
+				return -1;
+			}
+			wo.direct = 1;
+			imp_tmp_guard(out->tmp);
+			ret = ist_writer_open(&out->w, out->tmp, h, &wo);
+			if (ret) {
+				out->w = NULL;
+				unlink(out->tmp);
+				imp_tmp_release();
+			}
+		}
 		if (ret) {
 			cli_err("%s: %s", out->name, ist_strerror(ret));
 			return -1;
@@ -181,6 +201,7 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 	if (!strcmp(arg, "-")) {
 		out->f = stdout;
 	} else {
+		sigset_t block, old;
 		int fd;
 
 		if (asprintf(&out->tmp, "%s.tmp-XXXXXX", arg) < 0) {
@@ -188,14 +209,23 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 			cli_err("%s: %s", arg, strerror(ENOMEM));
 			return -1;
 		}
+		/* the signals held while the file is made and guarded: no
+		 * window in which one would leave it */
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		sigprocmask(SIG_BLOCK, &block, &old);
 		fd = mkstemp(out->tmp);
+		if (fd >= 0)
+			imp_tmp_guard(out->tmp);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (fd < 0) {
 			cli_err("%s: %s", arg, strerror(errno));
 			free(out->tmp);
 			out->tmp = NULL;
 			return -1;
 		}
-		imp_tmp_guard(out->tmp);
 		{
 			mode_t um = umask(0);
 
@@ -251,16 +281,26 @@ static int close_output(struct output *out, int ok)
 	int ret = 0;
 
 	if (out->w) {
-		if (!ok) {
+		if (!ok)
 			ist_writer_abort(out->w);
-			return -1;
-		}
-		ret = ist_writer_close(out->w);
-		if (ret) {
+		else
+			ret = ist_writer_close(out->w);
+		if (ret)
 			cli_err("%s: %s", out->name, ist_strerror(ret));
-			return -1;
+		if (out->tmp) {
+			if (ok && !ret && (ret = imp_tmp_sync(out->tmp)))
+				cli_err("%s: %s", out->name, strerror(-ret));
+			if (ok && !ret && rename(out->tmp, out->path)) {
+				cli_err("%s: %s", out->name, strerror(errno));
+				ret = -1;
+			}
+			if (!ok || ret)
+				unlink(out->tmp);
+			imp_tmp_release();
+			free(out->tmp);
+			out->tmp = NULL;
 		}
-		return 0;
+		return ok && !ret ? 0 : -1;
 	}
 	if (!out->f)
 		return ok ? 0 : -1;
@@ -384,6 +424,7 @@ int cmd_convert(int argc, char **argv)
 	uint64_t v;
 
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "t:c:l:sh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -411,7 +452,7 @@ int cmd_convert(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("convert", "unknown option");
+			return cli_bad_option("convert", argc, argv);
 		}
 	}
 	if (argc - optind != 2)

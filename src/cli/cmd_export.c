@@ -52,6 +52,7 @@ int cmd_export(int argc, char **argv)
 	int c, quiet = 0, ret;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:o:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -101,7 +102,7 @@ int cmd_export(int argc, char **argv)
 			return EXIT_OK;
 		default:
 			free(map);
-			return cli_usage_error("export", "bad option");
+			return cli_bad_option("export", argc, argv);
 		}
 	}
 	opt.map = map;

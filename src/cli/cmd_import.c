@@ -124,6 +124,7 @@ int cmd_import(int argc, char **argv)
 	uint64_t v;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:o:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -191,7 +192,7 @@ int cmd_import(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("import", "bad option");
+			return cli_bad_option("import", argc, argv);
 		}
 	}
 	if (optind >= argc)

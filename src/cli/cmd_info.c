@@ -216,6 +216,7 @@ int cmd_info(int argc, char **argv)
 	int opt, json = 0, ret;
 
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -225,7 +226,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("info", "unknown option");
+			return cli_bad_option("info", argc, argv);
 		}
 	}
 	if (argc - optind != 1)

@@ -56,6 +56,7 @@ int cmd_report(int argc, char **argv)
 	int svg = 0, c, rc = EXIT_OK, e;
 
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:f:t:l:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -82,7 +83,7 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("report", "unknown option");
+			return cli_bad_option("report", argc, argv);
 		}
 	}
 	if (optind >= argc)

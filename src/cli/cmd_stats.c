@@ -350,6 +350,7 @@ int cmd_stats(int argc, char **argv)
 	const char *path;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ji:n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -368,7 +369,7 @@ int cmd_stats(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("stats", "bad option");
+			return cli_bad_option("stats", argc, argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "import/import.h"
 #include "synth/synth.h"
 
 #define MAX_SETS 256
@@ -81,24 +82,35 @@ struct out {
 	const char *path;
 };
 
+/*
+ * The output goes to PATH.synth-PID, renamed into place at the end and
+ * removed if SIGINT, SIGTERM or SIGHUP ends the run (imp_tmp_guard): the
+ * IST writer's own temporary file would stay behind, its name unknown here.
+ */
 static int out_open(struct out *o, const char *path, const ist_header *h)
 {
+	struct ist_writer_opts wo = { .direct = 1 };
+	size_t n = strlen(path) + 32;
+	int ret;
+
 	memset(o, 0, sizeof(*o));
 	o->path = path;
+	o->tmp = malloc(n);
+	if (!o->tmp)
+		return -ENOMEM;
+	snprintf(o->tmp, n, "%s.synth-%ld", path, (long)getpid());
+	imp_tmp_guard(o->tmp);
 	if (ends_with(path, ".csv")) {
-		size_t n = strlen(path) + 8;
-
-		o->tmp = malloc(n);
-		if (!o->tmp)
-			return -ENOMEM;
-		snprintf(o->tmp, n, "%s.tmp", path);
 		o->csv = fopen(o->tmp, "w");
 		if (!o->csv)
 			return -errno;
 		fputs(IST_CSV_HEADER "\n", o->csv);
 		return 0;
 	}
-	return ist_writer_open(&o->w, path, h, NULL);
+	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
+	if (ret)
+		o->w = NULL;
+	return ret;
 }
 
 static int out_write(struct out *o, const struct ist_record *r, size_t n)
@@ -123,20 +135,26 @@ static int out_close(struct out *o, int ok)
 	int rc = 0;
 
 	if (o->w) {
-		if (ok)
-			return ist_writer_close(o->w);
-		ist_writer_abort(o->w);
-		return 0;
-	}
-	if (o->csv) {
+		if (ok) {
+			rc = ist_writer_close(o->w);
+		} else {
+			ist_writer_abort(o->w);
+		}
+	} else if (o->csv) {
 		if (fclose(o->csv) != 0)
 			rc = -errno;
+	}
+	if (o->tmp) {
+		if (ok && !rc && o->w)
+			rc = imp_tmp_sync(o->tmp);
 		if (ok && !rc && rename(o->tmp, o->path) != 0)
 			rc = -errno;
 		if (!ok || rc)
 			unlink(o->tmp);
 	}
+	imp_tmp_release();
 	free(o->tmp);
+	o->tmp = NULL;
 	return rc;
 }
 
@@ -184,6 +202,7 @@ int cmd_synth(int argc, char **argv)
 	struct out o;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "s:d:S:o:lDh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -215,7 +234,7 @@ int cmd_synth(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("synth", "bad option");
+			return cli_bad_option("synth", argc, argv);
 		}
 	}
 	if (do_list) {
@@ -314,6 +333,7 @@ int cmd_synth(int argc, char **argv)
 	if (rc < 0) {
 		cli_err("%s: %s", out_path, rc > -IST_E_BASE ? strerror(-rc) :
 			ist_strerror(rc));
+		out_close(&o, 0);
 		free(buf);
 		syn_gen_free(g);
 		return EXIT_FAIL;

@@ -93,6 +93,7 @@ int cmd_verify(int argc, char **argv)
 	ssize_t n;
 
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
@@ -102,7 +103,7 @@ int cmd_verify(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("verify", "unknown option");
+			return cli_bad_option("verify", argc, argv);
 		}
 	}
 	if (argc - optind != 1)

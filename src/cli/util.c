@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -215,4 +216,14 @@ void cli_warn_no_footer(const char *file, const ist_reader *r)
 		"chunks are read (the trace may be cut short)", file,
 		ist_reader_file_size(r),
 		ist_strerror(ist_reader_footer_error(r)));
+}
+
+int cli_bad_option(const char *cmd, int argc, char **argv)
+{
+	/* getopt_long() with opterr = 0 said nothing: name the argument it
+	 * stopped at, in the one usage message */
+	const char *arg = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
+
+	return cli_usage_error(cmd, "unknown option '%s', or its value is missing",
+			       arg);
 }

@@ -42,12 +42,19 @@ const char *exp_dev_name(struct exp_ctx *c, uint32_t dev)
 	return dev < c->ndev ? c->names[dev] : "unknown";
 }
 
+/* A failed write's error: stdio leaves the cause (ENOSPC, EDQUOT, EIO) in
+ * errno; "Input/output error" for a full disk misled. */
+static int write_err(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
+
 /* ---------------------------------------------------------------- canonical CSV */
 
 static int csv_begin(struct exp_ctx *c, void *priv)
 {
 	(void)priv;
-	return fputs(IST_CSV_HEADER "\n", c->out) < 0 ? -EIO : 0;
+	return fputs(IST_CSV_HEADER "\n", c->out) < 0 ? write_err() : 0;
 }
 
 static int csv_record(struct exp_ctx *c, void *priv, const struct ist_record *r)
@@ -58,7 +65,7 @@ static int csv_record(struct exp_ctx *c, void *priv, const struct ist_record *r)
 	(void)priv;
 	if (n < 0)
 		return n;
-	return fwrite(line, 1, n, c->out) == (size_t)n ? 0 : -EIO;
+	return fwrite(line, 1, n, c->out) == (size_t)n ? 0 : write_err();
 }
 
 static const struct exp_format exp_csv = {
@@ -82,7 +89,7 @@ static int fio_begin(struct exp_ctx *c, void *priv)
 		fprintf(c->out, "0 %s add\n", c->names[i]);
 	for (unsigned i = 0; i < c->ndev; i++)
 		fprintf(c->out, "0 %s open\n", c->names[i]);
-	return ferror(c->out) ? -EIO : 0;
+	return ferror(c->out) ? write_err() : 0;
 }
 
 static int fio_record(struct exp_ctx *c, void *priv, const struct ist_record *r)
@@ -115,7 +122,7 @@ static int fio_record(struct exp_ctx *c, void *priv, const struct ist_record *r)
 	st->last_us = us;
 	return fprintf(c->out, "%" PRIu64 " %s %s %" PRIu64 " %u\n", us,
 		       exp_dev_name(c, r->dev), act, r->offset, r->len) < 0 ?
-		       -EIO : 0;
+		       write_err() : 0;
 }
 
 static int fio_end(struct exp_ctx *c, void *priv)
@@ -125,7 +132,7 @@ static int fio_end(struct exp_ctx *c, void *priv)
 	for (unsigned i = 0; i < c->ndev; i++)
 		fprintf(c->out, "%" PRIu64 " %s close\n", st->last_us,
 			c->names[i]);
-	return ferror(c->out) ? -EIO : 0;
+	return ferror(c->out) ? write_err() : 0;
 }
 
 static const struct exp_format exp_fio = {
@@ -188,12 +195,12 @@ static int blk_line(struct exp_ctx *c, struct blk_state *st, char act,
 			       st->maj[r->dev], st->min[r->dev], 0, st->seq,
 			       t / 1000000000, t % 1000000000,
 			       (unsigned)r->stream, b, r->offset / 512,
-			       r->len / 512) < 0 ? -EIO : 0;
+			       r->len / 512) < 0 ? write_err() : 0;
 	return fprintf(c->out, "%3u,%-3u %2d %8" PRIu64 " %5" PRIu64 ".%09" PRIu64
 		       " %5u  %c %3s %" PRIu64 " + %u [iostorm]\n",
 		       st->maj[r->dev], st->min[r->dev], 0, st->seq,
 		       t / 1000000000, t % 1000000000, (unsigned)r->stream, act,
-		       b, r->offset / 512, r->len / 512) < 0 ? -EIO : 0;
+		       b, r->offset / 512, r->len / 512) < 0 ? write_err() : 0;
 }
 
 static void heap_up(struct pending_c *h, size_t i)
@@ -407,13 +414,16 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 		c.out = stdout;
 	} else {
 		snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid());
+		/* guarded before it exists: no window in which a signal
+		 * would leave it */
+		imp_tmp_guard(tmp);
 		c.out = fopen(tmp, "w");
 		if (!c.out) {
 			ret = -errno;
+			imp_tmp_release();
 			set_err(res, out, "", ist_strerror(ret));
 			goto out;
 		}
-		imp_tmp_guard(tmp);
 	}
 	ret = f->begin ? f->begin(&c, priv) : 0;
 	while (!ret) {
@@ -442,8 +452,8 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 		set_err(res, out, "", ist_strerror(ret));
 	if (!to_stdout) {
 		if (fclose(c.out) && !ret) {
-			ret = -EIO;
-			set_err(res, out, "", "write error");
+			ret = write_err();
+			set_err(res, out, "", ist_strerror(ret));
 		}
 		if (ret)
 			unlink(tmp);
@@ -454,8 +464,8 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 		}
 		imp_tmp_release();
 	} else if (fflush(stdout) && !ret) {
-		ret = -EIO;
-		set_err(res, "-", "", "write error");
+		ret = write_err();
+		set_err(res, "-", "", ist_strerror(ret));
 	}
 out:
 	if (f->free && priv)

@@ -121,6 +121,12 @@ static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
 	if (imp_blk_rwbs(fl.f[6], fl.len[6], &e->op, &e->flags))
 		return imp_bad(c, "bad RWBS '%s'",
 			       imp_quote(fl.f[6], fl.len[6], q, sizeof(q)));
+	if (n >= 8 && fl.f[7][0] >= '0' && fl.f[7][0] <= '9' &&
+	    imp_u64(fl.f[7], fl.len[7], &e->sector))
+		/* a number that does not parse (past 2^64, "12x"): damage,
+		 * not an event without a sector to be skipped in silence */
+		return imp_bad(c, "bad sector '%s'",
+			       imp_quote(fl.f[7], fl.len[7], q, sizeof(q)));
 	if (n < 8 || imp_u64(fl.f[7], fl.len[7], &e->sector)) {
 		/* "D R 0 (...)" packet commands and events without a sector */
 		e->action = '?';

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -429,6 +430,21 @@ static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 	for (;;) {
 		memset(&rec, 0, sizeof(rec));
 		ret = f->next(c, priv, &rec);
+		if (ret == 1 && rec.offset + rec.len < rec.offset) {
+			/* its end wraps past 2^64: no device has it, and a
+			 * replay's offset + len arithmetic would wrap */
+			if (f->flags & IMP_BINARY)
+				ret = imp_bad_at(c, imp_cur_path(c),
+						 c->stream ?
+						 imp_stream_offset(c->stream) : 0,
+						 -1, "I/O of %" PRIu32 " bytes at "
+						 "offset %" PRIu64 " ends past 2^64",
+						 rec.len, rec.offset);
+			else
+				ret = imp_bad(c, "I/O of %" PRIu32 " bytes at "
+					      "offset %" PRIu64 " ends past 2^64",
+					      rec.len, rec.offset);
+		}
 		if (ret == 1) {
 			ret = c->emit(c->emit_ctx, &rec);
 			if (ret)
@@ -643,6 +659,18 @@ void imp_tmp_guard(const char *path)
 			continue;
 		sig_installed[i] = !sigaction(sig_list[i], &sa, NULL);
 	}
+}
+
+int imp_tmp_sync(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fdatasync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 void imp_tmp_release(void)

@@ -124,6 +124,9 @@ struct imp_result {
  * of an import, export or conversion, renamed into place at its end. */
 void imp_tmp_guard(const char *path);
 void imp_tmp_release(void);
+/* Flushes path's data to the disk before it is renamed into place (what
+ * the IST writer does for its own temporary files): 0 or -errno. */
+int imp_tmp_sync(const char *path);
 
 int imp_run(const char *const *inputs, unsigned n, const char *out,
 	    const struct imp_options *opt, struct imp_result *res);

@@ -38,7 +38,8 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_pcap.sh \
 	tests/cli/output_safety.sh \
 	tests/cli/import_interrupt.sh \
-	tests/cli/no_footer.sh
+	tests/cli/no_footer.sh \
+	tests/cli/usage_errors.sh
 TESTS += $(IMPORT_CLI_TESTS)
 EXTRA_DIST += $(IMPORT_CLI_TESTS)
 

@@ -34,6 +34,11 @@ expect_err_line "^iostorm: .*/dmg.ist: chunk 1 \(byte offset $c1\): checksum mis
 expect_status 2 "$IOSTORM" cat --op frobnicate "$D/small.ist"
 expect_status 2 "$IOSTORM" cat --from yesterday "$D/small.ist"
 expect_status 2 "$IOSTORM" cat --dev -1 "$D/small.ist"
+# swapped bounds: a usage error, not an empty listing
+expect_status 2 "$IOSTORM" cat --from 10s --to 5s "$D/small.ist"
+expect_grep "^iostorm cat: --to must be later than --from$" "$TMP/err"
+[ ! -s "$TMP/out" ] || fail "cat printed records for an empty window"
+ok
 expect_status 2 "$IOSTORM" cat
 expect_status 0 "$IOSTORM" cat --help
 expect_grep '^Usage: iostorm cat' "$TMP/out"

@@ -55,6 +55,8 @@ good csv generic.csv generic.csv --delimiter ';' --columns "$COLS"
 bad fio2-bad.iolog "line 5: unknown action 'rread' (expected read, write, trim, sync, datasync or wait)"
 bad fio3-bad.iolog "line 4: 'wait' is not allowed in a version 3 iolog"
 bad blkparse-bad.txt "line 3: bad time '0.00000x000'"
+# a sector past 2^64 (it was taken for an event without sector, skipped)
+bad blkparse-bigsector.txt "line 3: bad sector '99999999999999999999'"
 bad blk-badmagic.blktrace.0 "record 3 (byte offset 116): bad magic 0x58585858 (not a blktrace record)"
 bad msr-bad.csv "line 2: bad I/O type 'Wrote' (expected R or W)"
 bad systor-bad.csv "line 3: bad offset '-4256049987072'"
@@ -63,6 +65,10 @@ bad alibaba-bad.csv "line 2: expected 5 comma-separated fields (device_id,opcode
 bad tencent-bad.csv "line 2: bad I/O type '2' (expected 0 or 1)"
 bad disksim-bad.txt "line 2: expected 5 fields (arrival_ms device block size flags), got 4"
 bad mqsim-bad.trace "line 2: bad block number '0x10'"
+# an I/O whose end wraps past 2^64
+bad mqsim-wrap.trace "line 2: I/O of 4096 bytes at offset 18446744073709551104 ends past 2^64"
+bad fio3-wrap.iolog "line 5: I/O of 4096 bytes at offset 18446744073709551615 ends past 2^64"
+bad vscsi-wrap.bin "byte offset 32: I/O of 4096 bytes at offset 18446744073709551104 ends past 2^64" --format vscsi
 bad vscsi-badop.bin "record 2 (byte offset 32): unknown SCSI opcode 0x12" --format vscsi
 bad vscsi-cut.bin "record 3 (byte offset 64): truncated record (25 of 32 bytes)"
 bad vscsi-bad.csv "line 3: unknown SCSI opcode '12'"

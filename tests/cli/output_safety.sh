@@ -74,5 +74,11 @@ if [ -w /dev/full ] && [ -c /dev/full ]; then
 	"$IOSTORM" stats "$TMP/a.ist" >/dev/full 2>"$TMP/err"
 	expect_eq "$?" 1 "iostorm stats >/dev/full"
 	expect_err_line "No space left on device$"
+	# export names the cause (it said "Input/output error" for a full disk)
+	for f in csv fio blkparse; do
+		"$IOSTORM" export -q -f $f "$TMP/a.ist" -o - >/dev/full 2>"$TMP/err"
+		expect_eq "$?" 1 "iostorm export -f $f -o - >/dev/full"
+		expect_err_line "^iostorm: -: No space left on device$"
+	done
 fi
 done_ok

@@ -83,3 +83,11 @@ bad = bytearray(vs)
 bad[32 + 12] = 0x12  # INQUIRY is not an I/O
 open('vscsi-badop.bin', 'wb').write(bytes(bad))
 open('vscsi-cut.bin', 'wb').write(vs[:-7])
+# an I/O whose end wraps past 2^64 (lbn 2^55 - 1: offset 2^64 - 512)
+wrap = bytearray(vs)
+struct.pack_into('<Q', wrap, 32 + 16, (1 << 55) - 1)
+open('vscsi-wrap.bin', 'wb').write(bytes(wrap))
+open('fio3-wrap.iolog', 'w').write('fio version 3 iolog\n0 f add\n0 f open\n'
+                                   '5 f write 0 4096\n'
+                                   '6 f write 18446744073709551615 4096\n')
+open('mqsim-wrap.trace', 'w').write('1 0 100 8 1\n2 0 36028797018963967 8 1\n')

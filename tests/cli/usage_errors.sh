@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# usage_errors.sh - an unknown option or a missing option value is a usage
+# error (exit 2) with one message naming it, then the hint to --help
+# (getopt's own "unrecognized option" line came first before, so that each
+# usage error printed two messages, the second without the option).
+. "$top_srcdir/tests/cli/lib.sh"
+
+for c in import export stats convert cat verify info synth annotate report compare; do
+	expect_status 2 "$IOSTORM" $c --frobnicate x
+	expect_eq "$(cat "$TMP/err")" "iostorm $c: unknown option '--frobnicate', or its value is missing
+Try 'iostorm $c --help' for more information." "$c --frobnicate"
+	expect_status 0 "$IOSTORM" $c --help
+	expect_grep "^Usage: iostorm $c" "$TMP/out"
+done
+# a value missing at the end
+expect_status 2 "$IOSTORM" import x.csv -o
+expect_eq "$(head -1 "$TMP/err")" "iostorm import: unknown option '-o', or its value is missing" "import -o"
+expect_status 2 "$IOSTORM" cat "$DATA/format/small.ist" --from
+expect_eq "$(head -1 "$TMP/err")" "iostorm cat: unknown option '--from', or its value is missing" "cat --from"
+done_ok
