@@ -190,6 +190,8 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 				out->w = NULL;
 				unlink(out->tmp);
 				imp_tmp_release();
+				free(out->tmp);
+				out->tmp = NULL;
 			}
 		}
 		if (ret) {
