@@ -482,12 +482,18 @@ static void group3(char *buf, size_t size, double v, int decimals)
 	len = strlen(tmp);
 	if (neg && o + 1 < size)
 		buf[o++] = '-';
-	for (size_t i = 0; i < len && o + 1 < size; i++) {
-		if (i < intlen && i > 0 && (intlen - i) % 3 == 0 && o + 1 < size)
+	for (size_t i = 0; i < len; i++) {
+		int comma = i < intlen && i > 0 && (intlen - i) % 3 == 0;
+
+		/* room for the comma, the digit and the final NUL */
+		if (o + 1 + (size_t)comma >= size)
+			break;
+		if (comma)
 			buf[o++] = ',';
 		buf[o++] = tmp[i];
 	}
-	buf[o] = 0;
+	if (size)
+		buf[o] = 0;
 }
 
 const char *rpt_fmt_metric(const struct rpt_metric *m, double v, char *buf,
