@@ -21,18 +21,14 @@ IOS=${IOS:-400000}
 [ "$(id -u)" -eq 0 ] || { echo "bench/record-cpu.sh: needs root" >&2; exit 77; }
 command -v fio >/dev/null || { echo "bench/record-cpu.sh: needs fio" >&2; exit 77; }
 [ -d /sys/kernel/tracing/events/block ] || mount -t tracefs nodev /sys/kernel/tracing
-[ -e /sys/class/zram-control/hot_add ] || modprobe zram
+. "$(dirname "$0")/zram-lib.sh"
 tmp=$(mktemp -d)
-Z=$(cat /sys/class/zram-control/hot_add)
-DEV=/dev/zram$Z
 cleanup() {
-	echo 1 >/sys/block/zram$Z/reset 2>/dev/null || true
-	echo "$Z" >/sys/class/zram-control/hot_remove 2>/dev/null || true
+	zram_remove
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-echo 256M >/sys/block/zram$Z/disksize
-fio --name=fill --filename=$DEV --rw=write --bs=1M --direct=1 --size=256M --output=/dev/null
+zram_new 256M
 secs=$(( IOS / (2 * RATE) + 2 ))
 
 # one VARIANT INDEX: records IOS I/Os of a rate-limited fio; appends

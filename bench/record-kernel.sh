@@ -20,20 +20,16 @@ shift 2 2>/dev/null || shift $#
 command -v fio >/dev/null || { echo "bench/record-kernel.sh: needs fio" >&2; exit 77; }
 T=/sys/kernel/tracing
 [ -d $T/events/block ] || mount -t tracefs nodev $T
-[ -e /sys/class/zram-control/hot_add ] || modprobe zram
+. "$(dirname "$0")/zram-lib.sh"
 tmp=$(mktemp -d)
-Z=$(cat /sys/class/zram-control/hot_add)
-DEV=/dev/zram$Z
 ti=$T/instances/iostorm-kernel-$$
 cleanup() {
 	[ -d "$ti" ] && { echo 0 >"$ti/tracing_on"; rmdir "$ti"; }
-	echo 1 >/sys/block/zram$Z/reset 2>/dev/null || true
-	echo "$Z" >/sys/class/zram-control/hot_remove 2>/dev/null || true
+	zram_remove
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-echo 256M >/sys/block/zram$Z/disksize
-fio --name=fill --filename=$DEV --rw=write --bs=1M --direct=1 --size=256M --output=/dev/null
+zram_new 256M
 mm=$(( 16#$(stat -c %t "$DEV") << 20 | 16#$(stat -c %T "$DEV") ))
 cpu=$(( $(nproc) - 1 ))
 

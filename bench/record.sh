@@ -35,20 +35,14 @@ IOSTORM=${IOSTORM:-$top/iostorm}
 [ "$(id -u)" -eq 0 ] || { echo "bench/record.sh: needs root" >&2; exit 77; }
 command -v fio >/dev/null || { echo "bench/record.sh: needs fio" >&2; exit 77; }
 [ -d /sys/kernel/tracing/events/block ] || mount -t tracefs nodev /sys/kernel/tracing
-[ -e /sys/class/zram-control/hot_add ] || modprobe zram
+. "$top/bench/zram-lib.sh"
 tmp=$(mktemp -d)
-Z=$(cat /sys/class/zram-control/hot_add)
-DEV=/dev/zram$Z
 cleanup() {
-	echo 1 >/sys/block/zram$Z/reset 2>/dev/null || true
-	echo "$Z" >/sys/class/zram-control/hot_remove 2>/dev/null || true
+	zram_remove
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-echo 256M >/sys/block/zram$Z/disksize
-# Written once, so that reads find data rather than empty pages.
-fio --name=fill --filename=$DEV --rw=write --bs=1M --direct=1 --size=256M \
-	--output=/dev/null
+zram_new 256M
 
 # run_fio ENGINE JOBS DEPTH SECS OUT: fio's summary (normal and JSON) in OUT,
 # its CPU seconds ("user system") in OUT.time
