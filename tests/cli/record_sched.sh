@@ -75,11 +75,13 @@ expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --timing cl
 # --sched-comm: a client (a shell named iosclient, writing a pipe) wakes
 # the stream (dd, writing each 4 KiB it reads to the device): "w" lines,
 # version 2.  (A thread is known by its name at a context switch: a
-# short-lived process that exits right after its exec may go unseen.)
+# short-lived process that exits right after its exec may go unseen.  When
+# dd is late under load the pipe already holds the next block and dd does
+# not sleep: at least 5 of the 20 blocks must end a sleep, not all.)
 cp "$(command -v sh)" "$TMP/iosclient" || fail "cannot copy sh"
 REC_OPTS="--sched $TMP/c.sched --sched-comm iosclient" record_start "$TMP/c.ist" "$LOOP"
 "$TMP/iosclient" -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	printf "%4096s" ""; sleep 0.02; done' |
+	printf "%4096s" ""; sleep 0.05; done' |
 	dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct conv=fsync 2>/dev/null || fail "dd failed"
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
@@ -98,7 +100,7 @@ awk 'FNR == NR { s[$1] = 1; next }
      $1 != "w" { next }
      NF != 5 || !($2 in s) || $3 > $4 || $4 > 60e9 || $5 > 60e9 { print "bad: " $0; bad = 1 }
      { n++ }
-     END { if (n < 10) { print n " w lines"; bad = 1 } exit bad }' "$TMP/cstreams" "$TMP/c.sched" ||
+     END { if (n < 5) { print n " w lines"; bad = 1 } exit bad }' "$TMP/cstreams" "$TMP/c.sched" ||
 	fail "bad client lines"
 ok
 # kernel threads that issued I/O (the flush of conv=fsync) are not followed
