@@ -422,6 +422,24 @@ static void note_skip(struct imp_ctx *c)
 	r->skipped++;
 }
 
+/* A bad record found after next() returned it: at the importer's current
+ * position, which is the record's (a line, or a binary record's offset). */
+static int __attribute__((format(printf, 3, 4)))
+bad_record(struct imp_ctx *c, const struct imp_format *f, const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (f->flags & IMP_BINARY)
+		return imp_bad_at(c, imp_cur_path(c), c->stream ?
+				  imp_stream_offset(c->stream) : 0, -1, "%s",
+				  reason);
+	return imp_bad(c, "%s", reason);
+}
+
 /* Pulls every record of one open()ed importer. */
 static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 {
@@ -431,20 +449,19 @@ static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 	for (;;) {
 		memset(&rec, 0, sizeof(rec));
 		ret = f->next(c, priv, &rec);
+		if (ret == 1 && rec.len == 0 && rec.op != IST_OP_FLUSH &&
+		    !(f->flags & IMP_EVENTS)) {
+			/* a read or write of 0 bytes moves no data: a replay
+			 * would time nothing (only a flush has no length) */
+			ret = bad_record(c, f, "zero-length %s (only a flush "
+					 "has no length)", ist_op_name(rec.op));
+		}
 		if (ret == 1 && rec.offset + rec.len < rec.offset) {
 			/* its end wraps past 2^64: no device has it, and a
 			 * replay's offset + len arithmetic would wrap */
-			if (f->flags & IMP_BINARY)
-				ret = imp_bad_at(c, imp_cur_path(c),
-						 c->stream ?
-						 imp_stream_offset(c->stream) : 0,
-						 -1, "I/O of %" PRIu32 " bytes at "
-						 "offset %" PRIu64 " ends past 2^64",
-						 rec.len, rec.offset);
-			else
-				ret = imp_bad(c, "I/O of %" PRIu32 " bytes at "
-					      "offset %" PRIu64 " ends past 2^64",
-					      rec.len, rec.offset);
+			ret = bad_record(c, f, "I/O of %" PRIu32 " bytes at "
+					 "offset %" PRIu64 " ends past 2^64",
+					 rec.len, rec.offset);
 		}
 		if (ret == 1) {
 			ret = c->emit(c->emit_ctx, &rec);
