@@ -149,6 +149,7 @@ int cmd_precondition(int argc, char **argv)
 	rpl_opts_init(&o->base);
 	o->base.interval_ns = 0;
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_PASSES:
@@ -239,7 +240,7 @@ int cmd_precondition(int argc, char **argv)
 			usage(stdout);
 			goto out;
 		default:
-			rc = cli_usage_error("precondition", "unknown option");
+			rc = cli_bad_option("precondition", argc, argv);
 			goto out;
 		}
 	}

@@ -352,6 +352,7 @@ int cmd_replay(int argc, char **argv)
 	rpl_opts_init(&o);
 	o.interval_ns = 1000000000ull;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:q:w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -550,7 +551,7 @@ int cmd_replay(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error(CMD, "unknown option");
+			return cli_bad_option(CMD, argc, argv);
 		}
 	}
 	if (optind + 1 != argc)

@@ -167,6 +167,7 @@ int cmd_sweep(int argc, char **argv)
 	rpl_opts_init(&o->base);
 	o->base.interval_ns = 0;
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_SYNTH:
@@ -286,7 +287,7 @@ int cmd_sweep(int argc, char **argv)
 			usage(stdout);
 			goto out;
 		default:
-			rc = cli_usage_error("sweep", "unknown option");
+			rc = cli_bad_option("sweep", argc, argv);
 			goto out;
 		}
 	}
