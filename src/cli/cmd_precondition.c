@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -45,7 +47,8 @@ static void usage(FILE *f)
 		"      --create          create or extend a file TARGET (with --size)\n"
 		"      --size SIZE       size of a created file, or of the null target\n"
 		"      --buffered        page cache I/O (default O_DIRECT)\n"
-		"      --allow-write     permit writes to a block device (required)\n"
+		"      --allow-write     permit the writes to a block device or an\n"
+		"                        existing file with data (required for them)\n"
 		"      --force           even to a device with a filesystem or partition\n"
 		"                        table signature\n"
 		"      --data PATTERN    write data (as replay: random, zero, ...)\n"
@@ -77,6 +80,29 @@ static int open_workload(void *arg, struct rpl_source **s)
 	if (w->synth.profile)
 		return rpt_synth_source(s, &w->synth, err, sizeof(err));
 	return rpt_pattern_source(s, w->pattern, w->region, 0, 1);
+}
+
+/*
+ * The result is written when the run ends, which may be hours later: a
+ * directory that cannot take it is found now, not after the run (the
+ * curve was lost then, with an exit status 1 after a complete run).
+ */
+static int output_dir_ok(const char *output)
+{
+	const char *slash = strrchr(output, '/');
+	char dir[4096];
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == output)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - output), output);
+	if (access(dir, W_OK | X_OK) < 0) {
+		cli_err("%s: cannot write the result there: %s", output, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int synth_known(const char *name)
@@ -309,6 +335,28 @@ int cmd_precondition(int argc, char **argv)
 	if (w.synth.nsets && !w.synth.profile) {
 		rc = cli_usage_error("precondition", "--set needs a synth profile as --workload");
 		goto out;
+	}
+	if (target && !o->base.allow_write &&
+	    (passes || !w.pattern || w.pattern->read_pct < 100)) {
+		struct stat st;
+
+		/* block devices: the engine refuses (needs --allow-write);
+		 * an existing file with data is as much someone's data */
+		if (stat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			cli_err("%s: refused: an existing file of %llu bytes; preconditioning "
+				"overwrites it (--allow-write permits it)", target,
+				(unsigned long long)st.st_size);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+	}
+	{
+		const char *in[2] = { target, w.trace };
+
+		if (cli_check_output(output, in, 2) || output_dir_ok(output)) {
+			rc = EXIT_FAIL;
+			goto out;
+		}
 	}
 	w.region = v;
 	if (v < 131072) {
