@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -80,29 +79,6 @@ static int open_workload(void *arg, struct rpl_source **s)
 	if (w->synth.profile)
 		return rpt_synth_source(s, &w->synth, err, sizeof(err));
 	return rpt_pattern_source(s, w->pattern, w->region, 0, 1);
-}
-
-/*
- * The result is written when the run ends, which may be hours later: a
- * directory that cannot take it is found now, not after the run (the
- * curve was lost then, with an exit status 1 after a complete run).
- */
-static int output_dir_ok(const char *output)
-{
-	const char *slash = strrchr(output, '/');
-	char dir[4096];
-
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == output)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - output), output);
-	if (access(dir, W_OK | X_OK) < 0) {
-		cli_err("%s: cannot write the result there: %s", output, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 static int synth_known(const char *name)
@@ -353,7 +329,7 @@ int cmd_precondition(int argc, char **argv)
 	{
 		const char *in[2] = { target, w.trace };
 
-		if (cli_check_output(output, in, 2) || output_dir_ok(output)) {
+		if (cli_check_result(output, in, 2)) {
 			rc = EXIT_FAIL;
 			goto out;
 		}

@@ -345,6 +345,15 @@ int cmd_sweep(int argc, char **argv)
 		o->base.ntargets = 1;
 		o->base.create_size = size;
 	}
+	{
+		/* written when the sweep ends: checked before any I/O */
+		const char *in[2] = { w.trace, target };
+
+		if (cli_check_result(output, in, 2)) {
+			rc = EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (w.pattern) {
 		/* the pattern covers the target, or --region of it */
 		if (o->base.backend == RPL_BACKEND_NULL) {
