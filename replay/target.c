@@ -135,6 +135,12 @@ static int open_target(struct rpl_run *r, struct rpl_target *t, int writes)
 
 	if (stat(t->path, &st) == 0 && S_ISBLK(st.st_mode)) {
 		t->is_blk = 1;
+		if (writes && !r->o.allow_write && !r->have_totals)
+			/* a source without totals (a write pattern, a synth
+			 * profile): said "the trace has 0 writes" */
+			return failf(r, IST_EUNSAFE,
+				     "%s: refused: the workload writes; writing to a "
+				     "block device needs --allow-write", t->path);
 		if (writes && !r->o.allow_write)
 			return failf(r, IST_EUNSAFE,
 				     "%s: refused: the trace has %" PRIu64

@@ -19,3 +19,6 @@ endif
 EXTRA_DIST += tests/unit/cutest.h tests/cli/lib.sh tests/cli/html5check.py tests/fuzz/driver.c \
 	tests/fuzz/run-corpora.sh tests/fuzz/corpus tests/data
 TESTS += tests/fuzz/run-corpora.sh
+# every command's --help, option table and man page agree
+TESTS += tests/cli/help_man.sh
+EXTRA_DIST += tests/cli/help_man.sh

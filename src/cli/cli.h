@@ -55,6 +55,11 @@ void cli_err_ist(const char *file, const struct ist_position *pos, int err);
  * new paths pass. */
 int cli_check_output(const char *out, const char *const *inputs, size_t n);
 
+/* cli_check_output() for a result written when a long run ends (replay's
+ * --json, sweep's and precondition's -o), and that its directory can take
+ * it: refused now (one line on stderr, -1), not after the run. */
+int cli_check_result(const char *out, const char *const *inputs, size_t n);
+
 /* Flushes standard output; on a write error (a full disk, /dev/full) says
  * so in one line and returns -1, so that a command does not exit 0 on
  * output that was lost. */

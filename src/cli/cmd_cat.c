@@ -25,7 +25,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -f, --from T      only records with t_ns >= T (seeks through the index)\n"
 		"  -t, --to T        only records with t_ns < T\n"
-		"  -d, --dev N       only records of device N\n"
+		"  -d, --dev N       only records of device N (an index of the\n"
+		"                    trace's device table, see iostorm info)\n"
 		"  -o, --op OP       only records of op OP (read, write, flush, discard,\n"
 		"                    write_zeroes)\n"
 		"  -n, --no-header   omit the comment lines and the header row\n"
@@ -35,6 +36,49 @@ static void usage(FILE *f)
 		"1.5ms, 2s, 1m, 1h); a bare number is seconds.\n"
 		"\n"
 		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
+}
+
+/*
+ * The devices a trace has: its device table, and indexes past it that its
+ * records use (the footer counts them; a CSV without '# device:' lines
+ * converts to records without a table).  0 when unknown (no footer).
+ */
+static unsigned trace_devices(ist_reader *r)
+{
+	const struct ist_totals *tot = ist_reader_totals(r);
+	unsigned nd = ist_header_device_count(ist_reader_header(r));
+
+	if (!tot)
+		return 0;
+	return tot->ndev > nd ? tot->ndev : nd;
+}
+
+/* --dev names a device the trace does not have: a usage error listing the
+ * ones it has (the first 16 of them). */
+static int bad_dev(const char *file, ist_reader *r, uint64_t dev)
+{
+	const ist_header *h = ist_reader_header(r);
+	unsigned nd = trace_devices(r), named = ist_header_device_count(h);
+	char list[1024];
+	size_t k = 0;
+
+	if (nd == 0)
+		return cli_usage_error("cat", "--dev %" PRIu64 ": %s has no "
+				       "devices", dev, file);
+	list[0] = '\0';
+	for (unsigned i = 0; i < nd && i < 16 && k < sizeof(list); i++) {
+		if (i < named)
+			k += snprintf(list + k, sizeof(list) - k, "%s%u (%s)",
+				      i ? ", " : "", i,
+				      ist_header_device(h, i)->name);
+		else
+			k += snprintf(list + k, sizeof(list) - k, "%s%u",
+				      i ? ", " : "", i);
+	}
+	if (nd > 16 && k < sizeof(list))
+		snprintf(list + k, sizeof(list) - k, ", ... (%u in all)", nd);
+	return cli_usage_error("cat", "--dev %" PRIu64 ": %s has no such "
+			       "device; its devices: %s", dev, file, list);
 }
 
 int cmd_cat(int argc, char **argv)
@@ -105,6 +149,13 @@ int cmd_cat(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	cli_warn_no_footer(file, r);
+	if (want_dev && trace_devices(r) && dev >= trace_devices(r)) {
+		/* a device the trace lacks printed nothing, exit 0: as if it
+		 * had no I/O */
+		status = bad_dev(file, r, dev);
+		ist_reader_close(r);
+		return status;
+	}
 	recs = malloc(BATCH * sizeof(*recs));
 	if (!recs) {
 		cli_err("%s", strerror(ENOMEM));

@@ -31,7 +31,10 @@ static void usage(FILE *f)
 		"                      or /tmp)\n"
 		"      --json FILE     also write the replay's JSON result\n"
 		"      --keep          keep the trace and the target file\n"
-		"  -h, --help          this help\n");
+		"  -h, --help          this help\n"
+		"\n"
+		"Exit status: that of the synth or replay step that ended it: 0 success,\n"
+		"1 bad input or failure, 2 usage error.\n");
 }
 
 /* Runs a command function with a NULL-terminated argument list. */
@@ -68,6 +71,7 @@ int cmd_demo(int argc, char **argv)
 	uint64_t ns;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -102,7 +106,7 @@ int cmd_demo(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error("demo", "bad option");
+			return cli_bad_option("demo", argc, argv);
 		}
 	}
 	if (optind != argc)

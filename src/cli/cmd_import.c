@@ -46,7 +46,9 @@ static void usage(FILE *f)
 		"  -q, --quiet           no summary on standard output\n"
 		"  -h, --help            this help\n"
 		"\n"
-		"A blktrace input may be given as NAME (for NAME.blktrace.0, .1, ...).\n"
+		"A blktrace input may be given as NAME (for NAME.blktrace.0, .1, ...);\n"
+		"'-' is standard input.  An empty input, or one without a single I/O\n"
+		"record, is an error.\n"
 		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
 }
 

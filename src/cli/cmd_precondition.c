@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -45,7 +46,8 @@ static void usage(FILE *f)
 		"      --create          create or extend a file TARGET (with --size)\n"
 		"      --size SIZE       size of a created file, or of the null target\n"
 		"      --buffered        page cache I/O (default O_DIRECT)\n"
-		"      --allow-write     permit writes to a block device (required)\n"
+		"      --allow-write     permit the writes to a block device or an\n"
+		"                        existing file with data (required for them)\n"
 		"      --force           even to a device with a filesystem or partition\n"
 		"                        table signature\n"
 		"      --data PATTERN    write data (as replay: random, zero, ...)\n"
@@ -149,6 +151,7 @@ int cmd_precondition(int argc, char **argv)
 	rpl_opts_init(&o->base);
 	o->base.interval_ns = 0;
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_PASSES:
@@ -239,7 +242,7 @@ int cmd_precondition(int argc, char **argv)
 			usage(stdout);
 			goto out;
 		default:
-			rc = cli_usage_error("precondition", "unknown option");
+			rc = cli_bad_option("precondition", argc, argv);
 			goto out;
 		}
 	}
@@ -308,6 +311,28 @@ int cmd_precondition(int argc, char **argv)
 	if (w.synth.nsets && !w.synth.profile) {
 		rc = cli_usage_error("precondition", "--set needs a synth profile as --workload");
 		goto out;
+	}
+	if (target && !o->base.allow_write &&
+	    (passes || !w.pattern || w.pattern->read_pct < 100)) {
+		struct stat st;
+
+		/* block devices: the engine refuses (needs --allow-write);
+		 * an existing file with data is as much someone's data */
+		if (stat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			cli_err("%s: refused: an existing file of %llu bytes; preconditioning "
+				"overwrites it (--allow-write permits it)", target,
+				(unsigned long long)st.st_size);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+	}
+	{
+		const char *in[2] = { target, w.trace };
+
+		if (cli_check_result(output, in, 2)) {
+			rc = EXIT_FAIL;
+			goto out;
+		}
 	}
 	w.region = v;
 	if (v < 131072) {

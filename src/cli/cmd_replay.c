@@ -352,6 +352,7 @@ int cmd_replay(int argc, char **argv)
 	rpl_opts_init(&o);
 	o.interval_ns = 1000000000ull;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:q:w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -550,7 +551,7 @@ int cmd_replay(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_error(CMD, "unknown option");
+			return cli_bad_option(CMD, argc, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -578,6 +579,23 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--iopoll needs O_DIRECT (drop --buffered)");
 	if (progress < 0)
 		progress = isatty(STDERR_FILENO);
+	{
+		/* the results are written when the run ends: over the trace
+		 * or a target (--json t.ist replaced the trace), or into a
+		 * missing directory, is refused before any I/O */
+		const char *in[RPL_MAX_TARGETS + 2];
+		size_t n = 0;
+
+		in[n++] = trace;
+		for (unsigned i = 0; i < o.ntargets; i++)
+			in[n++] = o.targets[i].path;
+		if (cli_check_result(json, in, n))
+			return EXIT_FAIL;
+		if (json && csv && !strcmp(json, csv))
+			return cli_usage_error(CMD, "--json and --csv-intervals name the same file");
+		if (cli_check_result(csv, in, n))
+			return EXIT_FAIL;
+	}
 
 	ret = rpl_source_open(&src, trace);
 	if (ret < 0) {

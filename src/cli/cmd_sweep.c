@@ -167,6 +167,7 @@ int cmd_sweep(int argc, char **argv)
 	rpl_opts_init(&o->base);
 	o->base.interval_ns = 0;
 	optind = 0;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_SYNTH:
@@ -286,7 +287,7 @@ int cmd_sweep(int argc, char **argv)
 			usage(stdout);
 			goto out;
 		default:
-			rc = cli_usage_error("sweep", "unknown option");
+			rc = cli_bad_option("sweep", argc, argv);
 			goto out;
 		}
 	}
@@ -343,6 +344,15 @@ int cmd_sweep(int argc, char **argv)
 		o->base.targets[0].path = target;
 		o->base.ntargets = 1;
 		o->base.create_size = size;
+	}
+	{
+		/* written when the sweep ends: checked before any I/O */
+		const char *in[2] = { w.trace, target };
+
+		if (cli_check_result(output, in, 2)) {
+			rc = EXIT_FAIL;
+			goto out;
+		}
 	}
 	if (w.pattern) {
 		/* the pattern covers the target, or --region of it */

@@ -8,3 +8,4 @@ iostorm_SOURCES += \
 	src/cli/commands.c \
 	src/cli/util.c
 iostorm_SOURCES += src/cli/cmd_demo.c
+dist_man_MANS += man/iostorm-demo.1

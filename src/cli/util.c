@@ -199,6 +199,36 @@ int cli_check_output(const char *out, const char *const *inputs, size_t n)
 	return 0;
 }
 
+int cli_check_result(const char *out, const char *const *inputs, size_t n)
+{
+	const char *slash;
+	char dir[4096];
+
+	if (!out)
+		return 0;
+	/* inputs that do not exist yet (a target made by --create) */
+	for (size_t i = 0; i < n; i++)
+		if (inputs[i] && !strcmp(inputs[i], out)) {
+			cli_err("%s: is also an input (it would be replaced)", out);
+			return -1;
+		}
+	if (cli_check_output(out, inputs, n))
+		return -1;
+	/* written as OUT.tmp beside it, then renamed */
+	slash = strrchr(out, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == out)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
+	if (access(dir, W_OK | X_OK) < 0) {
+		cli_err("%s: cannot write the result there: %s", out, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int cli_close_stdout(void)
 {
 	/* what was printed but not yet written, and any earlier failure */

@@ -236,6 +236,7 @@ const struct imp_format imp_fmt_blkparse = {
 	.description = "blkparse default text output (--event Q or D; C gives latency)",
 	.time_unit = "ns",
 	.time_epoch = "trace",
+	.flags = IMP_EVENTS,
 	.probe = blkparse_probe,
 	.priv_size = sizeof(struct blkparse_state),
 	.open = blkparse_open,

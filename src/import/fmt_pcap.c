@@ -33,6 +33,10 @@ static int pcap_run(struct imp_ctx *c, const char *path, imp_emit_fn emit,
 	size_t pl = strlen(path);
 	int ret;
 
+	/* two passes over the file (see import_two_pass()) */
+	if (!strcmp(path, "-"))
+		return imp_bad_file(c, path, "a capture is read twice: give "
+				    "a file, not standard input");
 	ret = cap_pcap_import(path, &po, imp_header(c), emit, emit_ctx, &st,
 			      err, sizeof(err));
 	imp_stat(c, "packets", st.packets);

@@ -45,6 +45,7 @@ struct imp_stream {
 		lzma_stream xz;
 		ZSTD_DStream *zs;
 	} u;
+	size_t zs_next, zs_first;   /* zstd: input size it asks for next */
 	int codec_done;             /* the last member ended */
 	/* decompressed bytes */
 	unsigned char *buf;
@@ -312,7 +313,7 @@ static int zs_init(struct imp_stream *s)
 	s->u.zs = ZSTD_createDStream();
 	if (!s->u.zs)
 		return -ENOMEM;
-	ZSTD_initDStream(s->u.zs);
+	s->zs_first = s->zs_next = ZSTD_initDStream(s->u.zs);
 	s->codec_done = 1; /* nothing pending before the first frame */
 	return 0;
 }
@@ -329,16 +330,28 @@ static ssize_t zs_fill(struct imp_stream *s, unsigned char *out, size_t cap)
 		r = raw_need(s, "zstd data truncated");
 		if (r <= 0)
 			return r;
+		/*
+		 * Only as much input as the decoder asks for (a frame header,
+		 * a block header, a block): on an error it does not say how
+		 * far it read, so a whole buffer given at once placed all
+		 * damage at the buffer's start (offset 0 for a small file).
+		 * This way the error lies in the slice just given, and its
+		 * start is the damaged header's or block's offset.
+		 */
 		ib.src = s->raw + s->raw_pos;
 		ib.size = s->raw_end - s->raw_pos;
+		if (s->zs_next && ib.size > s->zs_next)
+			ib.size = s->zs_next;
 		ib.pos = 0;
 		ret = ZSTD_decompressStream(s->u.zs, &ob, &ib);
-		s->raw_pos += ib.pos;
 		if (ZSTD_isError(ret)) {
 			codec_error(s, "zstd data corrupt");
 			return IST_EZLIB;
 		}
+		s->raw_pos += ib.pos;
 		s->codec_done = ret == 0;
+		/* 0: a frame ended; the next one starts with a header */
+		s->zs_next = ret ? ret : s->zs_first;
 		if (ib.pos == 0 && ob.pos == 0 && ret != 0 &&
 		    s->raw_end - s->raw_pos == RAW_SIZE) {
 			codec_error(s, "zstd data corrupt");

@@ -82,6 +82,7 @@ struct imp_ctx {
 	const char *const *inputs;
 	unsigned ninputs;
 	struct imp_stream *stream;
+	struct imp_stream *detected; /* the first input's, read by detect() */
 	const char *path;
 	ist_header *h;
 	struct dev_slot *devs;
@@ -421,6 +422,24 @@ static void note_skip(struct imp_ctx *c)
 	r->skipped++;
 }
 
+/* A bad record found after next() returned it: at the importer's current
+ * position, which is the record's (a line, or a binary record's offset). */
+static int __attribute__((format(printf, 3, 4)))
+bad_record(struct imp_ctx *c, const struct imp_format *f, const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (f->flags & IMP_BINARY)
+		return imp_bad_at(c, imp_cur_path(c), c->stream ?
+				  imp_stream_offset(c->stream) : 0, -1, "%s",
+				  reason);
+	return imp_bad(c, "%s", reason);
+}
+
 /* Pulls every record of one open()ed importer. */
 static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 {
@@ -430,20 +449,19 @@ static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 	for (;;) {
 		memset(&rec, 0, sizeof(rec));
 		ret = f->next(c, priv, &rec);
+		if (ret == 1 && rec.len == 0 && rec.op != IST_OP_FLUSH &&
+		    !(f->flags & IMP_EVENTS)) {
+			/* a read or write of 0 bytes moves no data: a replay
+			 * would time nothing (only a flush has no length) */
+			ret = bad_record(c, f, "zero-length %s (only a flush "
+					 "has no length)", ist_op_name(rec.op));
+		}
 		if (ret == 1 && rec.offset + rec.len < rec.offset) {
 			/* its end wraps past 2^64: no device has it, and a
 			 * replay's offset + len arithmetic would wrap */
-			if (f->flags & IMP_BINARY)
-				ret = imp_bad_at(c, imp_cur_path(c),
-						 c->stream ?
-						 imp_stream_offset(c->stream) : 0,
-						 -1, "I/O of %" PRIu32 " bytes at "
-						 "offset %" PRIu64 " ends past 2^64",
-						 rec.len, rec.offset);
-			else
-				ret = imp_bad(c, "I/O of %" PRIu32 " bytes at "
-					      "offset %" PRIu64 " ends past 2^64",
-					      rec.len, rec.offset);
+			ret = bad_record(c, f, "I/O of %" PRIu32 " bytes at "
+					 "offset %" PRIu64 " ends past 2^64",
+					 rec.len, rec.offset);
 		}
 		if (ret == 1) {
 			ret = c->emit(c->emit_ctx, &rec);
@@ -462,6 +480,25 @@ static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 	}
 }
 
+/*
+ * An input with no data at all (after decompression) is refused: given to
+ * import it is almost always a mistake (a capture that never ran, a wrong
+ * file), and with --format nothing else would notice.  The per-CPU files
+ * of a blktrace (IMP_ALL_INPUTS) are exempt: an idle CPU leaves one empty.
+ * Looked at in the stream the importer reads (a FIFO is read only once).
+ */
+static int refuse_empty(struct imp_ctx *c)
+{
+	const unsigned char *p;
+	ssize_t n = imp_stream_peek(c->stream, &p, 1);
+
+	if (n < 0)
+		return imp_stream_fail(c, (int)n);
+	if (n == 0)
+		return imp_bad_file(c, c->path, "empty input");
+	return 0;
+}
+
 static int run_one(struct imp_ctx *c, const struct imp_format *f,
 		   unsigned first, unsigned n)
 {
@@ -471,17 +508,33 @@ static int run_one(struct imp_ctx *c, const struct imp_format *f,
 	c->inputs += first;
 	c->ninputs = n;
 	c->path = c->inputs[0];
+	if (f->run || ((f->flags & IMP_ALL_INPUTS) && n > 1)) {
+		/* these open their inputs by name (a single blktrace file
+		 * is read from the current stream, see blktrace_open()) */
+		imp_stream_close(c->detected);
+		c->detected = NULL;
+	}
 	if (f->run) {
 		ret = f->run(c, c->path, c->emit, c->emit_ctx);
 		c->inputs -= first;
 		return ret;
 	}
-	if (!(f->flags & IMP_ALL_INPUTS)) {
+	if (c->detected) {
+		/* the bytes detection looked at are still in this stream:
+		 * a pipe or standard input cannot be opened again */
+		c->stream = c->detected;
+		c->detected = NULL;
+	} else if (!(f->flags & IMP_ALL_INPUTS)) {
 		ret = imp_stream_open(&c->stream, c->path);
 		if (ret) {
 			c->inputs -= first;
 			return imp_stream_fail(c, ret);
 		}
+	}
+	if (c->stream) {
+		ret = refuse_empty(c);
+		if (ret)
+			goto out;
 	}
 	if (f->priv_size) {
 		priv = calloc(1, f->priv_size);
@@ -547,7 +600,10 @@ static int detect(struct imp_ctx *c, const char *path,
 		ret = IST_EPARSE;
 	}
 out:
-	imp_stream_close(s);
+	if (ret)
+		imp_stream_close(s);
+	else
+		c->detected = s; /* the first input is read on from here */
 	c->stream = NULL;
 	return ret;
 }
@@ -762,6 +818,34 @@ static void io_error(struct imp_result *res, const char *file, const char *what,
 		 ist_strerror(err));
 }
 
+/*
+ * Inputs that parsed without error but held no I/O (only headers, comments,
+ * events other than the chosen one, or every record skipped as bad): an
+ * empty trace replays nothing, so this is an error, not an empty output.
+ */
+static int no_records(struct imp_ctx *c, const char *const *inputs,
+		      unsigned n)
+{
+	struct imp_result *r = c->res;
+	char skipped[64] = "";
+
+	if (r->skipped)
+		snprintf(skipped, sizeof(skipped), ", %" PRIu64
+			 " bad record%s skipped", r->skipped,
+			 r->skipped == 1 ? "" : "s");
+	snprintf(r->err_file, sizeof(r->err_file), "%s", inputs[0]);
+	r->err_where[0] = '\0';
+	if (n == 1)
+		snprintf(r->err_reason, sizeof(r->err_reason),
+			 "no I/O records (format %s%s)", r->format->name,
+			 skipped);
+	else
+		snprintf(r->err_reason, sizeof(r->err_reason),
+			 "no I/O records in any of the %u inputs (format %s%s)",
+			 n, r->format->name, skipped);
+	return IST_EPARSE;
+}
+
 int imp_run(const char *const *inputs, unsigned n, const char *out,
 	    const struct imp_options *opt, struct imp_result *res)
 {
@@ -798,6 +882,8 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 		res->start_ns = se.min_t;
 		if (ret && !res->err_reason[0])
 			io_error(res, inputs[0], "reading", ret);
+		if (!ret && se.n == 0)
+			ret = no_records(&c, inputs, n);
 		goto out;
 	}
 	o.c = &c;
@@ -823,6 +909,10 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 		/* a write error while parsing is the output's */
 		if (!res->err_reason[0])
 			io_error(res, out, "writing", ret);
+		goto out;
+	}
+	if (se.n == 0) {
+		ret = no_records(&c, inputs, n);
 		goto out;
 	}
 	ret = imp_sorter_finish(o.sorter);
@@ -852,6 +942,7 @@ out:
 		ist_writer_abort(o.w);
 	imp_sorter_free(o.sorter);
 	imp_tmp_release();
+	imp_stream_close(c.detected);
 	free(c.devs);
 	ist_header_free(h);
 	return ret;

@@ -38,6 +38,9 @@ enum imp_format_flags {
 				     are merged by the importer)            */
 	IMP_NO_PROBE = 1u << 2,   /* never auto-detected (needs --format)   */
 	IMP_KEEP_TIME = 1u << 3,  /* times are already trace-relative: keep */
+	IMP_EVENTS = 1u << 4,     /* records built from several events (the
+				     position at hand is not the record's):
+				     the record checks are the importer's   */
 };
 
 /*

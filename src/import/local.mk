@@ -34,6 +34,8 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_real_vscsi.sh \
 	tests/cli/import_real_fio.sh \
 	tests/cli/import_compressed.sh \
+	tests/cli/import_empty.sh \
+	tests/cli/import_zero_len.sh \
 	tests/cli/export_roundtrip.sh \
 	tests/cli/import_pcap.sh \
 	tests/cli/output_safety.sh \

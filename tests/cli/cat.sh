@@ -39,6 +39,25 @@ expect_status 2 "$IOSTORM" cat --from 10s --to 5s "$D/small.ist"
 expect_grep "^iostorm cat: --to must be later than --from$" "$TMP/err"
 [ ! -s "$TMP/out" ] || fail "cat printed records for an empty window"
 ok
+# a device the trace lacks: a usage error listing its devices (it printed
+# nothing and exited 0, as for a device without I/O)
+expect_status 2 "$IOSTORM" cat --dev 3 "$D/small.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm cat: --dev 3: $D/small.ist has no such device; its devices: 0 (sda), 1 (nvme0n1), 2 (dm-0 with spaces)" "cat --dev 3"
+[ ! -s "$TMP/out" ] || fail "cat printed something for a missing device"
+ok
+expect_status 0 "$IOSTORM" cat -n --dev 2 "$D/small.ist"
+# many devices: the first 16 and the count
+awk 'BEGIN { print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags";
+	for (i = 0; i < 20; i++) printf "%d,%d,read,0,4096,0,0,0,\n", i, i }' >"$TMP/many.csv"
+expect_status 0 "$IOSTORM" import -q "$TMP/many.csv" -o "$TMP/many.ist"
+expect_status 2 "$IOSTORM" cat --dev 20 "$TMP/many.ist"
+expect_grep "^iostorm cat: --dev 20: $TMP/many.ist has no such device; its devices: 0 \(dev0\), 1 \(dev1\), .*, 15 \(dev15\), \.\.\. \(20 in all\)$" "$TMP/err"
+# converted without '# device:' lines: no table, the records' indexes count
+expect_status 0 "$IOSTORM" convert "$TMP/many.csv" "$TMP/bare.ist"
+expect_status 0 "$IOSTORM" cat -n --dev 19 "$TMP/bare.ist"
+expect_eq "$(cat "$TMP/out")" "19,19,read,0,4096,0,0,0," "cat --dev 19 of a trace without device table"
+expect_status 2 "$IOSTORM" cat --dev 20 "$TMP/bare.ist"
+expect_grep "^iostorm cat: --dev 20: $TMP/bare.ist has no such device; its devices: 0, 1, 2, .*, 15, \.\.\. \(20 in all\)$" "$TMP/err"
 expect_status 2 "$IOSTORM" cat
 expect_status 0 "$IOSTORM" cat --help
 expect_grep '^Usage: iostorm cat' "$TMP/out"

@@ -43,5 +43,11 @@ expect_err_line "^iostorm: $TMP/half.gz: compressed byte offset $((size / 2)): g
 [ ! -e "$TMP/half.ist" ] || fail "truncated gzip: output left behind"
 ls "$TMP" | grep -q importing && fail "temporary file left behind"
 ok
+# a zstd block damaged at its 11th byte (byte 20 of the file): where the
+# damaged block starts (byte 9, after the frame and block headers), not 0
+# (the decoder never says how far it read before an error)
+expect_status 1 "$IOSTORM" import "$D/msr-bad.zst" -o "$TMP/zbad.ist"
+expect_err_line "^iostorm: $D/msr-bad.zst: compressed byte offset 9: zstd data corrupt$"
+[ ! -e "$TMP/zbad.ist" ] || fail "damaged zstd: output left behind"
 # the real samples are distributed compressed too (see import_real_*.sh)
 done_ok

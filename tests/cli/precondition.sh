@@ -65,6 +65,27 @@ expect_err_line "too small"
 expect_status 1 "$IOSTORM" precondition --null --passes 0 --workload "$TMP/missing.ist" \
 	--round 20ms -o "$TMP/x.json"
 expect_err_line "missing.ist"
+# an existing file with data is not overwritten without --allow-write
+# (it was, silently); nor is the result written over TARGET or a trace
+head -c 1048576 /dev/urandom >"$TMP/data.db"
+sum=$(cksum <"$TMP/data.db")
+expect_status 1 "$IOSTORM" precondition "$TMP/data.db" --passes 1 --round 20ms \
+	--max-rounds 1 -o "$TMP/x.json"
+expect_err_line "^iostorm: $TMP/data.db: refused: an existing file of 1048576 bytes; preconditioning overwrites it \(--allow-write permits it\)$"
+expect_eq "$(cksum <"$TMP/data.db")" "$sum" "the existing file after a refusal"
+[ ! -e "$TMP/x.json" ] || fail "output left after a refusal"; ok
+# ... a read-only workload without fill needs no permission
+expect_status 4 "$IOSTORM" precondition "$TMP/data.db" --passes 0 --workload 4k-randread \
+	--round 20ms --max-rounds 1 --threads 1 --qd 1 --quiet -o "$TMP/x.json"
+expect_eq "$(cksum <"$TMP/data.db")" "$sum" "the existing file after a read-only run"
+expect_status 1 "$IOSTORM" precondition "$TMP/data.db" --allow-write --passes 1 --round 20ms \
+	--max-rounds 1 -o "$TMP/data.db"
+expect_err_line "^iostorm: $TMP/data.db: is also an input \(it would be replaced\)$"
+# a result that cannot be written is found before the run, not after it
+expect_status 1 "$IOSTORM" precondition --null --size 16M --passes 1 --round 20ms \
+	--max-rounds 1 -o "$TMP/nodir/x.json"
+expect_err_line "^iostorm: $TMP/nodir/x.json: cannot write the result there: No such file or directory$"
+[ ! -s "$TMP/out" ] || fail "a run started before the output check"; ok
 expect_status 2 "$IOSTORM" precondition --null
 expect_status 2 "$IOSTORM" precondition -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" precondition --null --max-rounds 0 -o "$TMP/x.json"

@@ -170,6 +170,23 @@ expect_status 2 "$IOSTORM" replay "$TMP/mix.csv" --null --remap sideways
 expect_status 2 "$IOSTORM" replay "$TMP/mix.csv" --null --iodepth 0
 expect_status 1 "$IOSTORM" replay "$TMP/missing.csv" --null
 expect_err_line "missing.csv: "
+# results written over the trace or a target, or where they cannot be
+# written, are refused before the run (--json t.ist replaced the trace)
+"$IOSTORM" convert "$TMP/mix.csv" "$TMP/keep.ist" || fail "convert"
+sum=$(cksum <"$TMP/keep.ist")
+expect_status 1 "$IOSTORM" replay "$TMP/keep.ist" --null --timing afap --json "$TMP/keep.ist"
+expect_err_line "^iostorm: $TMP/keep.ist: is also an input \(it would be replaced\)$"
+expect_status 1 "$IOSTORM" replay "$TMP/keep.ist" --null --timing afap --csv-intervals "$TMP/keep.ist"
+expect_err_line "^iostorm: $TMP/keep.ist: is also an input \(it would be replaced\)$"
+expect_eq "$(cksum <"$TMP/keep.ist")" "$sum" "the trace after refused results"
+expect_status 1 "$IOSTORM" replay "$TMP/keep.ist" --target "$TMP/new.img" --create --size 1M \
+	--timing afap --json "$TMP/new.img"
+expect_err_line "^iostorm: $TMP/new.img: is also an input \(it would be replaced\)$"
+[ ! -e "$TMP/new.img" ] || fail "target created before a refusal"; ok
+expect_status 1 "$IOSTORM" replay "$TMP/keep.ist" --null --timing afap --json "$TMP/nodir/r.json"
+expect_err_line "^iostorm: $TMP/nodir/r.json: cannot write the result there: No such file or directory$"
+[ ! -s "$TMP/out" ] || fail "replay ran before the result check"; ok
+expect_status 2 "$IOSTORM" replay "$TMP/keep.ist" --null --json "$TMP/r.x" --csv-intervals "$TMP/r.x"
 expect_status 0 "$IOSTORM" replay --help
 expect_grep '^Usage: iostorm replay' "$TMP/out"
 done_ok

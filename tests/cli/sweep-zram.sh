@@ -47,7 +47,8 @@ expect_status 0 "$IOSTORM" sweep --pattern 4k-randwrite --target "$DEV" --allow-
 # precondition: refused without --allow-write, then fill + rounds
 expect_status 1 "$IOSTORM" precondition "$DEV" --passes 1 --round 100ms --max-rounds 6 \
 	--threads 1 --qd 8 -o "$TMP/p.json"
-expect_err_line "allow-write"
+# (a source without totals: it said "the trace has 0 writes")
+expect_err_line "^iostorm: $DEV: refused: the workload writes; writing to a block device needs --allow-write$"
 "$IOSTORM" precondition "$DEV" --allow-write --passes 1 --round 100ms --max-rounds 7 \
 	--threads 2 --qd 8 -o "$TMP/p.json" >"$TMP/out" 2>"$TMP/err"
 rc=$?

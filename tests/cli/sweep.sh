@@ -104,6 +104,16 @@ expect_status 2 "$IOSTORM" sweep --pattern nope --null -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 0 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --rates 10,...,50 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --point 1ms -o "$TMP/x.json"
+# the result over the trace, or into a missing directory: refused first
+cp "$TMP/t.csv" "$TMP/keep.csv"
+expect_status 1 "$IOSTORM" sweep "$TMP/keep.csv" --null --threads 1 --qd 1 --rates none \
+	--point 20ms -o "$TMP/keep.csv"
+expect_err_line "^iostorm: $TMP/keep.csv: is also an input \(it would be replaced\)$"
+cmp -s "$TMP/t.csv" "$TMP/keep.csv" || fail "sweep replaced its trace"; ok
+expect_status 1 "$IOSTORM" sweep --pattern 4k-randread --null --threads 1 --qd 1 --rates none \
+	--point 20ms -o "$TMP/nodir/s.json"
+expect_err_line "^iostorm: $TMP/nodir/s.json: cannot write the result there: No such file or directory$"
+[ ! -s "$TMP/out" ] || fail "sweep ran before the result check"; ok
 expect_status 0 "$IOSTORM" sweep --list
 expect_grep '^4k-randwrite ' "$TMP/out"
 expect_status 0 "$IOSTORM" sweep --help

@@ -6,7 +6,7 @@
 # usage error printed two messages, the second without the option).
 . "$top_srcdir/tests/cli/lib.sh"
 
-for c in import export stats convert cat verify info synth annotate report compare; do
+for c in import export stats convert cat verify info synth annotate report compare replay sweep precondition demo; do
 	expect_status 2 "$IOSTORM" $c --frobnicate x
 	expect_eq "$(cat "$TMP/err")" "iostorm $c: unknown option '--frobnicate', or its value is missing
 Try 'iostorm $c --help' for more information." "$c --frobnicate"

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# import_zero_len.sh - a read, write, discard or write-zeroes of 0 bytes is
+# a bad record naming its line (or byte offset), whatever the format, so
+# that --skip-bad applies; a flush has no length.  (tencent, alibaba and
+# mqsim took such records; a replay then timed a one-block I/O that the
+# trace never had.)
+. "$top_srcdir/tests/cli/lib.sh"
+D="$DATA/import"
+
+# zero FORMAT LINE-NO OP CONTENT
+zero() {
+	fmt=$1 ln=$2 op=$3
+	printf "$4" >"$TMP/z.$fmt"
+	expect_status 1 "$IOSTORM" import -q --format $fmt "$TMP/z.$fmt" -o "$TMP/z.ist"
+	expect_err_line "^iostorm: $TMP/z.$fmt: line $ln: zero-length $op \(only a flush has no length\)$"
+	[ ! -e "$TMP/z.ist" ] || fail "$fmt: output left behind"
+	# a bad record: --skip-bad steps over it (every input has a good one)
+	expect_status 0 "$IOSTORM" import --format $fmt --skip-bad 1 "$TMP/z.$fmt" -o "$TMP/z.ist"
+	expect_grep "^skipped 1 bad records, first at: $TMP/z.$fmt: line $ln$" "$TMP/out"
+	expect_grep "^imported 1 records" "$TMP/out"
+	rm -f "$TMP/z.ist"
+}
+
+zero tencent 2 write '1538323200,4247200,8,1,1058\n1538323200,4247200,0,1,1058\n'
+zero alibaba 1 read '419,R,8792838144,0,1577808000000062\n419,W,8792838144,4096,1577808000000063\n'
+zero mqsim 2 write '11413000 0 657728 16 1\n11413001 0 657728 0 0\n'
+zero disksim 1 read '0.000000 0 1024 0 1\n0.5 0 1024 8 1\n'
+zero msr 2 read '128166372003061629,src1,1,Read,7014609920,4096,41286\n128166372003061630,src1,1,Read,7014609920,0,41286\n'
+zero systor 3 write 'Timestamp,Response,IOType,LUN,Offset,Size\n1456095145.1,0.0008,R,0,4096,4096\n1456095145.2,0.0008,W,0,4096,0\n'
+zero spc 1 write '0,303567,0,w,0.000000\n0,303567,512,w,0.000001\n'
+zero vscsi-csv 1 write '1,100,2a,0,42932745\n1,101,28,512,8\n'
+zero fio 4 read 'fio version 3 iolog\n0 /dev/sda add\n0 /dev/sda open\n1 /dev/sda read 0 0\n2 /dev/sda read 0 4096\n'
+zero ist-csv 2 discard 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,discard,0,0,0,0,0,\n1,0,read,0,512,0,0,0,\n'
+printf '0,0,R,0,8\n1,0,W,8,0\n' >"$TMP/g.csv"
+expect_status 1 "$IOSTORM" import -q --columns 't=1:us,dev=2,op=3:R/W,offset=4:sectors,len=5' "$TMP/g.csv" -o "$TMP/z.ist"
+expect_err_line "^iostorm: $TMP/g.csv: line 2: zero-length write \(only a flush has no length\)$"
+
+# a binary record: its byte offset
+cp "$D/vscsi.bin" "$TMP/v0.bin"
+printf '\000\000\000\000' | dd of="$TMP/v0.bin" bs=1 seek=36 conv=notrunc 2>/dev/null
+expect_status 1 "$IOSTORM" import -q --format vscsi "$TMP/v0.bin" -o "$TMP/z.ist"
+expect_err_line "^iostorm: $TMP/v0.bin: byte offset 32: zero-length read \(only a flush has no length\)$"
+
+# flushes have no length: kept
+printf 'fio version 3 iolog\n0 /dev/sda add\n0 /dev/sda open\n1 /dev/sda sync\n2 /dev/sda write 0 4096\n' >"$TMP/f.iolog"
+expect_status 0 "$IOSTORM" import "$TMP/f.iolog" -o "$TMP/f.ist"
+expect_grep '^imported 2 records' "$TMP/out"
+printf 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,flush,0,0,0,0,0,\n' >"$TMP/f.csv"
+expect_status 0 "$IOSTORM" import "$TMP/f.csv" -o "$TMP/f.ist"
+expect_grep '^imported 1 records' "$TMP/out"
+printf '1,100,35,0,0\n' >"$TMP/f.vcsv"
+expect_status 0 "$IOSTORM" import --format vscsi-csv "$TMP/f.vcsv" -o "$TMP/f.ist"
+expect_grep '^imported 1 records' "$TMP/out"
+done_ok
