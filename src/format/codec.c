@@ -583,12 +583,21 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	gcd_end(&dv);
 	d->param = dv.g;
 	if (d->coding == FMT_CODE_HIST) {
-		/* the symbols are in place */
+		size_t nm = 0;
+
+		/* the symbols are in place; the misses' deltas are moved to
+		 * the front of theirs first, without a branch on the hits
+		 * and misses (which follow the data), then coded */
+		for (i = 0; i < n; i++) {
+			uint64_t dl = delta_at(delta, i);
+
+			memcpy(delta + 8 * nm, &dl, 8);
+			nm += out[i] == FMT_HIST;
+		}
 		p = out + n;
-		for (i = 0; i < n; i++)
-			if (out[i] == FMT_HIST)
-				p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
-					&dv, (int64_t)delta_at(delta, i))));
+		for (i = 0; i < nm; i++)
+			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
+				&dv, (int64_t)delta_at(delta, i))));
 	} else {
 		p = out;
 		for (i = 0; i < n; i++)
