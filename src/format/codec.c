@@ -24,7 +24,7 @@ struct divisor {
 	uint64_t g;   /* the divisor, >= 1 */
 	unsigned s;   /* trailing zero bits of g */
 	uint64_t inv; /* inverse of (g >> s) modulo 2^64 */
-	uint64_t lim; /* UINT64_MAX / (g >> s) */
+	uint64_t lim; /* UINT64_MAX / g */
 };
 
 static void divisor_set(struct divisor *d, uint64_t g)
@@ -38,15 +38,20 @@ static void divisor_set(struct divisor *d, uint64_t g)
 	for (int i = 0; i < 5; i++)
 		inv *= 2 - odd * inv;
 	d->inv = inv;
-	d->lim = UINT64_MAX / odd;
+	d->lim = UINT64_MAX / g;
 }
 
-/* x divisible by d (x taken as unsigned magnitude)? */
+/* x divisible by d (x taken as unsigned magnitude)?  x = q * g gives
+ * x * inv = q << s modulo 2^64, which rotated right by s is q <= lim;
+ * any other x gives a larger value, its low s bits rotated to the top
+ * or a product past lim (the test of Granlund and Montgomery, with a
+ * rotation for even divisors: no branch on the low bits). */
 static inline int divisor_divides(const struct divisor *d, uint64_t x)
 {
-	if (x & ((UINT64_C(1) << d->s) - 1))
-		return 0;
-	return (x >> d->s) * d->inv <= d->lim;
+	uint64_t y = x * d->inv;
+
+	y = y >> (d->s & 63) | y << ((64 - d->s) & 63); /* rotation */
+	return y <= d->lim;
 }
 
 /* Exact quotient of an unsigned x divisible by d. */
@@ -77,27 +82,23 @@ static inline uint64_t magnitude(int64_t v)
 	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 }
 
-/* A running gcd starts at 0 (gcd(0, x) = x). */
+/* A running gcd starts at 0 (gcd(0, x) = x), whose divisibility test
+ * (lim 0) passes 0 alone. */
 static void gcd_start(struct divisor *d)
 {
 	d->g = 0;
 	d->s = 0;
 	d->inv = 1;
-	d->lim = UINT64_MAX;
+	d->lim = 0;
 }
 
-/* Folds x into the running gcd; cheap while x is a multiple of it. */
+/* Folds x into the running gcd; one multiply and compare while x is a
+ * multiple of it (0 always is; everything is, once the gcd is 1). */
 static inline void gcd_add(struct divisor *d, uint64_t x)
 {
-	if (d->g == 1 || x == 0)
+	if (__builtin_expect(divisor_divides(d, x), 1))
 		return;
-	if (d->g == 0) {
-		divisor_set(d, x);
-		return;
-	}
-	if (divisor_divides(d, x))
-		return;
-	divisor_set(d, gcd64(d->g, x));
+	divisor_set(d, d->g ? gcd64(d->g, x) : x);
 }
 
 /* All values zero: divide by 1. */
@@ -374,36 +375,12 @@ static inline unsigned hist_slot(struct fmt_hist *h, uint32_t dev)
 	return sl;
 }
 
+#ifndef __SSE2__
 /* The smallest k with hist_at(h, sl, k) == off, or FMT_HIST.  All
  * entries are compared (no early exit for the branch predictor to
  * miss), then the matches' mask is rotated so that the newest entry is
- * its top bit. */
-#ifdef __SSE2__
-/* With SSE2 (every x86-64): the 16 entries compared as 32 halves, packed
- * to a byte each, so that entry j gives bits 2j and 2j + 1 of one mask
- * (both set when it matches); about a third of the scalar loop's work. */
-static inline unsigned hist_find(const struct fmt_hist *h, unsigned sl,
-				 uint64_t off)
-{
-	const __m128i *v = (const __m128i *)(const void *)h->v[sl];
-	const __m128i o = _mm_set1_epi64x((long long)off);
-	uint64_t m, r;
-	unsigned hd = h->head[sl];
-
-#define EQ(j) _mm_cmpeq_epi32(_mm_loadu_si128(v + (j)), o)
-	m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(
-		_mm_packs_epi32(EQ(0), EQ(1)), _mm_packs_epi32(EQ(2), EQ(3))));
-	m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_packs_epi16(
-		_mm_packs_epi32(EQ(4), EQ(5)), _mm_packs_epi32(EQ(6), EQ(7)))) << 16;
-#undef EQ
-	m &= (m >> 1) & 0x55555555u; /* bit 2j: entry j matches */
-	if (!m)
-		return FMT_HIST;
-	r = ((m << (2 * FMT_HIST - 2 - 2 * hd)) | (m >> (2 * hd + 2))) &
-	    0xffffffffu;
-	return ((unsigned)__builtin_clz((unsigned)r) - 1) / 2;
-}
-#else
+ * its top bit.  (With SSE2, offset_scan() below keeps the history in
+ * registers instead.) */
 static inline unsigned hist_find(const struct fmt_hist *h, unsigned sl,
 				 uint64_t off)
 {
@@ -449,11 +426,112 @@ static inline uint64_t delta_at(const uint8_t *delta, size_t i)
 	return v;
 }
 
+#ifdef __SSE2__
+/*
+ * The size pass of enc_offset() with SSE2.  The history of the device in
+ * use lives in eight registers, newest entry first (entry k, as
+ * hist_at() counts, in lane k % 2 of register k / 2): a push moves every
+ * register down by one, and the search compares them as hist_find()
+ * does, with the rank read straight from the mask.  The history in
+ * memory made each record store two entries that the next record's
+ * 16-byte loads read back, a store-forwarding stall per record on one
+ * device.  A slot is written back (in this order, newest first: the
+ * writer's history is only ever read here) when the device changes.
+ */
+_Static_assert(FMT_HIST == 16, "eight registers of two entries");
+
+static void offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
+			size_t n, uint8_t *out, uint8_t *delta,
+			uint64_t *raw_szp, uint64_t *seq_szp,
+			uint64_t *hist_szp, struct divisor *dv,
+			struct divisor *dh)
+{
+	const uint64_t *offs = c->offset;
+	const uint32_t *devs = c->dev, *lens = c->len;
+	uint64_t raw_sz = 0, seq_sz = 0, hist_sz = *hist_szp;
+	__m128i r0, r1, r2, r3, r4, r5, r6, r7;
+	unsigned cur = FMT_SEQ_SLOTS; /* none yet */
+
+	r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = _mm_setzero_si128();
+	for (size_t i = 0; i < n; i++) {
+		unsigned sl = devs[i] % FMT_SEQ_SLOTS, k, len, miss;
+		uint64_t off = offs[i], dl, mag, m;
+		__m128i o;
+
+		if (__builtin_expect(sl != cur, 0)) {
+			__m128i *v;
+
+			if (cur < FMT_SEQ_SLOTS) {
+				v = (__m128i *)(void *)h->v[cur];
+				_mm_storeu_si128(v + 0, r0);
+				_mm_storeu_si128(v + 1, r1);
+				_mm_storeu_si128(v + 2, r2);
+				_mm_storeu_si128(v + 3, r3);
+				_mm_storeu_si128(v + 4, r4);
+				_mm_storeu_si128(v + 5, r5);
+				_mm_storeu_si128(v + 6, r6);
+				_mm_storeu_si128(v + 7, r7);
+			}
+			cur = sl;
+			if (h->gen[sl] != h->cur) {
+				h->gen[sl] = h->cur;
+				r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 =
+					_mm_setzero_si128();
+			} else {
+				v = (__m128i *)(void *)h->v[sl];
+				r0 = _mm_loadu_si128(v + 0);
+				r1 = _mm_loadu_si128(v + 1);
+				r2 = _mm_loadu_si128(v + 2);
+				r3 = _mm_loadu_si128(v + 3);
+				r4 = _mm_loadu_si128(v + 4);
+				r5 = _mm_loadu_si128(v + 5);
+				r6 = _mm_loadu_si128(v + 6);
+				r7 = _mm_loadu_si128(v + 7);
+			}
+		}
+		dl = off - (uint64_t)_mm_cvtsi128_si64(r0);
+		mag = magnitude((int64_t)dl);
+		len = fmt_varint_len(fmt_zigzag((int64_t)dl));
+		o = _mm_set1_epi64x((long long)off);
+#define EQ(r) _mm_cmpeq_epi32(r, o)
+		m = (unsigned)_mm_movemask_epi8(_mm_packs_epi16(
+			_mm_packs_epi32(EQ(r0), EQ(r1)),
+			_mm_packs_epi32(EQ(r2), EQ(r3))));
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_packs_epi16(
+			_mm_packs_epi32(EQ(r4), EQ(r5)),
+			_mm_packs_epi32(EQ(r6), EQ(r7)))) << 16;
+#undef EQ
+		/* bit 2k: entry k matches; none: bit 32, k = FMT_HIST (no
+		 * branch on hits and misses, which follow the data) */
+		m &= (m >> 1) & 0x55555555u;
+		k = (unsigned)__builtin_ctzll(m | UINT64_C(1) << 32) / 2;
+		miss = k == FMT_HIST;
+		raw_sz += fmt_varint_len(off);
+		seq_sz += len;
+		out[i] = (uint8_t)k;
+		memcpy(delta + 8 * i, &dl, 8);
+		hist_sz += miss ? len : 0;
+		gcd_add(dv, mag);
+		gcd_add(dh, miss ? mag : 0);
+		r7 = r6;
+		r6 = r5;
+		r5 = r4;
+		r4 = r3;
+		r3 = r2;
+		r2 = r1;
+		r1 = r0;
+		r0 = _mm_set_epi64x((long long)off, (long long)(off + lens[i]));
+	}
+	*raw_szp = raw_sz;
+	*seq_szp = seq_sz;
+	*hist_szp = hist_sz;
+}
+#endif
+
 static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d)
 {
 	const uint64_t *offs = c->offset;
-	const uint32_t *devs = c->dev, *lens = c->len;
 	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
 	uint8_t *delta = out + 3 * n + 64;
 	struct divisor dv, dh; /* the gcds of SEQ's deltas, HIST's misses' */
@@ -466,6 +544,11 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	hist_reset(h);
 	gcd_start(&dv);
 	gcd_start(&dh);
+#ifdef __SSE2__
+	offset_scan(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz, &dv, &dh);
+#else
+	const uint32_t *devs = c->dev, *lens = c->len;
+
 	for (i = 0; i < n; i++) {
 		unsigned sl = hist_slot(h, devs[i]);
 		uint64_t off = offs[i], dl = off - hist_at(h, sl, 0);
@@ -483,6 +566,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		gcd_add(&dh, k == FMT_HIST ? mag : 0);
 		hist_push(h, sl, off, off + lens[i]);
 	}
+#endif
 	if (raw_sz <= seq_sz && raw_sz <= hist_sz) {
 		enc_raw_offset(c, n, out, d); /* also finds a constant */
 		return;
@@ -499,12 +583,21 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	gcd_end(&dv);
 	d->param = dv.g;
 	if (d->coding == FMT_CODE_HIST) {
-		/* the symbols are in place */
+		size_t nm = 0;
+
+		/* the symbols are in place; the misses' deltas are moved to
+		 * the front of theirs first, without a branch on the hits
+		 * and misses (which follow the data), then coded */
+		for (i = 0; i < n; i++) {
+			uint64_t dl = delta_at(delta, i);
+
+			memcpy(delta + 8 * nm, &dl, 8);
+			nm += out[i] == FMT_HIST;
+		}
 		p = out + n;
-		for (i = 0; i < n; i++)
-			if (out[i] == FMT_HIST)
-				p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
-					&dv, (int64_t)delta_at(delta, i))));
+		for (i = 0; i < nm; i++)
+			p += fmt_put_varint(p, fmt_zigzag(divisor_sdiv(
+				&dv, (int64_t)delta_at(delta, i))));
 	} else {
 		p = out;
 		for (i = 0; i < n; i++)
