@@ -2,9 +2,7 @@
 /* ans.c - the ANS column storage: a static rANS coder over a column's bytes. */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 
 #include "format/fmt.h"
 
@@ -30,23 +28,10 @@
  * table of their own, index FMT_ANS_PRE, and the rest as model 1. */
 #define FMT_ANS_PRE FMT_ANS_CTX
 
-/*
- * IST 1.4's models: 3 is model 0 with four states; 4 has model 2's
- * tables (the prefix's only when there is a prefix) but codes a varint
- * column's bytes plane by plane: the prefix, then the first byte of every
- * varint, then the second byte of those that have one, the third, and
- * the rest (bytes 3 and on, in column order).  The decoder then knows
- * every byte's table before decoding it, and four states in turn
- * decode four bytes at once; model 1's context chain (a byte's table
- * known only once the byte before it is decoded) cost ~5 ns a byte.
- */
-#define ANS_WAYS 4 /* states of models 3 and 4 */
-
 struct ans_model {
-	unsigned kind;   /* 0 to 4 */
+	unsigned kind;   /* 0, 1 or 2 */
 	unsigned nctx;   /* tables used: 1, 4 or 5 */
-	uint64_t prefix; /* models 2 and 4 */
-	uint64_t nvar;   /* model 4: varints after the prefix */
+	uint64_t prefix; /* model 2 */
 	uint16_t freq[FMT_ANS_CTX + 1][256];
 	uint16_t start[FMT_ANS_CTX + 1][256];
 	uint64_t rcp[FMT_ANS_CTX + 1][256]; /* ceil(2^64 / freq), freq >= 2 */
@@ -117,10 +102,8 @@ static size_t put_tables(const struct ans_model *m, uint8_t *out)
 	uint8_t *p = out;
 
 	*p++ = (uint8_t)m->kind;
-	if (m->kind == 2 || m->kind == 4)
+	if (m->kind == 2)
 		p += fmt_put_varint(p, m->prefix);
-	if (m->kind == 4)
-		p += fmt_put_varint(p, m->nvar);
 	for (unsigned c = 0; c < m->nctx; c++) {
 		unsigned nsym = 0, prev = 0, first = 1;
 
@@ -228,58 +211,6 @@ static uint16_t *enc_run(const struct ans_esym (*e)[256], const uint8_t *in,
 	return wp;
 }
 
-/* Codes in[from..to) backwards with the one table e, byte i with state
- * x[i % 4] (models 3 and 4); returns the lowest word written. */
-static uint16_t *enc4_run(const struct ans_esym *e, const uint8_t *in,
-			  size_t from, size_t to, uint32_t *x, uint16_t *wp)
-{
-	size_t i = to;
-	uint32_t x0, x1, x2, x3;
-
-	for (; i > from && (i & 3); i--)
-		x[(i - 1) & 3] = enc_step(x[(i - 1) & 3], &e[in[i - 1]], &wp);
-	x0 = x[0];
-	x1 = x[1];
-	x2 = x[2];
-	x3 = x[3];
-	for (; i >= from + 4; i -= 4) {
-		x3 = enc_step(x3, &e[in[i - 1]], &wp);
-		x2 = enc_step(x2, &e[in[i - 2]], &wp);
-		x1 = enc_step(x1, &e[in[i - 3]], &wp);
-		x0 = enc_step(x0, &e[in[i - 4]], &wp);
-	}
-	x[0] = x0;
-	x[1] = x1;
-	x[2] = x2;
-	x[3] = x3;
-	for (; i > from; i--)
-		x[(i - 1) & 3] = enc_step(x[(i - 1) & 3], &e[in[i - 1]], &wp);
-	return wp;
-}
-
-/* Model 4's order of in[0..len): the prefix, then the planes (plane c:
- * the bytes of context c, in column order) into t; bound[c + 1] gets the
- * end of plane c in t (bound[0] the prefix's). */
-static void to_planes(const uint8_t *in, size_t len, size_t prefix,
-		      const uint64_t *total, uint8_t *t, size_t *bound)
-{
-	size_t at[FMT_ANS_CTX];
-	unsigned pos = 0;
-
-	memcpy(t, in, prefix);
-	bound[0] = prefix;
-	for (unsigned c = 0; c < FMT_ANS_CTX; c++) {
-		at[c] = bound[c];
-		bound[c + 1] = bound[c] + total[c];
-	}
-	for (size_t i = prefix; i < len; i++) {
-		uint8_t b = in[i];
-
-		t[at[pos]++] = b;
-		pos = (pos + (pos < FMT_ANS_CTX - 1)) & (0u - (b >> 7));
-	}
-}
-
 /*
  * The byte counts of a long column, per context (model 1's contexts in
  * cnt[0..FMT_ANS_CTX), the prefix's in cnt[FMT_ANS_PRE]; cnt zeroed by
@@ -347,17 +278,14 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 	struct ans_model m;
 	uint64_t total[ALL] = { 0 }, cost0 = 0, cost1 = 0, tb0 = 0, tb1 = 0;
 	uint16_t *wp, *wend;
-	uint32_t x[ANS_WAYS] = { ANS_L, ANS_L, ANS_L, ANS_L };
-	unsigned ctx = 0, nt, nx;
+	uint32_t x[2] = { ANS_L, ANS_L };
+	unsigned ctx = 0, nt;
 	size_t hl, nw;
-	/* model 4 needs whole varints (the column's last byte ends one) */
-	int planes;
 
 	if (len < 16)
 		return 0;
 	if (prefix > len)
 		prefix = 0;
-	planes = len == prefix || !(in[len - 1] & 0x80);
 	memset(cnt, 0, sizeof(cnt));
 	/* the contexts of model 1 go to tmp on the way */
 	memset(tmp, FMT_ANS_PRE, prefix);
@@ -397,86 +325,60 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 			tb1++;
 		}
 	}
-	/* models 3 and 4 (IST 1.4): two more states */
-	cost0 = cost0 / 2048 + tb0 + 8;
-	cost1 = cost1 / 2048 + tb1 + fmt_varint_len(prefix) +
-		(planes ? 8 + fmt_varint_len(total[0]) : 0);
+	cost0 = cost0 / 2048 + tb0;
+	cost1 = cost1 / 2048 + tb1 + fmt_varint_len(prefix);
 	if ((cost0 < cost1 ? cost0 : cost1) + 16 >= limit)
 		return 0;
 	if (cost1 < cost0) {
-		m.kind = planes ? 4 : prefix ? 2 : 1;
+		m.kind = prefix ? 2 : 1;
 		m.nctx = nt;
 		m.prefix = prefix;
-		m.nvar = total[0];
 		for (unsigned c = 0; c < nt; c++) {
 			memset(m.freq[c], 0, sizeof(m.freq[c]));
 			if (total[c])
 				normalise(cnt[c], total[c], m.freq[c]);
 		}
 	} else {
-		m.kind = 3;
+		m.kind = 0;
 		m.nctx = 1;
 	}
 	model_prepare(&m);
 	esym_prepare(&m, esym);
 	hl = put_tables(&m, out);
 	/* the symbols backwards, words downwards from wend (at most one
-	 * per symbol; tmp keeps the contexts or the planes below them) */
+	 * per symbol; tmp keeps the contexts below them) */
 	wend = (uint16_t *)(void *)(tmp + ((len + 1) & ~(size_t)1)) + len + 8;
-	if (m.kind == 3) {
-		nx = ANS_WAYS;
-		wp = enc4_run(esym[0], in, 0, len, x, wend);
-	} else if (m.kind == 4) {
-		size_t bound[FMT_ANS_CTX + 1];
-
-		nx = ANS_WAYS;
-		to_planes(in, len, prefix, total, tmp, bound);
-		wp = enc4_run(esym[FMT_ANS_CTX - 1], tmp, bound[FMT_ANS_CTX - 1],
-			      len, x, wend);
-		for (unsigned c = FMT_ANS_CTX - 1; c-- > 0;)
-			wp = enc4_run(esym[c], tmp, bound[c], bound[c + 1], x, wp);
-		wp = enc4_run(esym[FMT_ANS_PRE], tmp, 0, prefix, x, wp);
-	} else {
-		nx = 2;
-		wp = enc_run(esym, in, tmp, len, x, wend);
-	}
+	wp = enc_run(esym, in, m.kind ? tmp : NULL, len, x, wend);
 	nw = (size_t)(wend - wp);
-	if (hl + 4 * nx + nw * 2 >= limit)
+	if (hl + 8 + nw * 2 >= limit)
 		return 0;
-	for (unsigned k = 0; k < nx; k++)
-		fmt_put32(out + hl + 4 * k, x[k]);
-	hl += 4 * nx;
+	fmt_put32(out + hl, x[0]);
+	fmt_put32(out + hl + 4, x[1]);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(out + hl, wp, nw * 2);
+	memcpy(out + hl + 8, wp, nw * 2);
 #else
 	for (size_t i = 0; i < nw; i++)
-		fmt_put16(out + hl + 2 * i, wp[i]);
+		fmt_put16(out + hl + 8 + 2 * i, wp[i]);
 #endif
-	return hl + nw * 2;
+	return hl + 8 + nw * 2;
 }
 
 /* Reads the model's tables into the decoding tables; returns the bytes
  * read or 0 if they are malformed. */
 static size_t get_tables(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
-			 unsigned minor, struct ans_model *m)
+			 unsigned *kind, uint64_t *prefix)
 {
 	const uint8_t *p = in, *end = in + inlen;
 	unsigned nctx;
 
-	if (inlen < 1 || in[0] > (minor >= FMT_MINOR_ANS4 ? 4 : 2))
+	if (inlen < 1 || in[0] > 2)
 		return 0;
-	m->kind = in[0];
+	*kind = in[0];
+	nctx = *kind == 0 ? 1 : *kind == 1 ? FMT_ANS_CTX : FMT_ANS_CTX + 1;
 	p++;
-	m->prefix = 0;
-	m->nvar = 0;
-	if ((m->kind == 2 || m->kind == 4) &&
-	    fmt_get_varint(&p, end, &m->prefix))
+	*prefix = 0;
+	if (*kind == 2 && fmt_get_varint(&p, end, prefix))
 		return 0;
-	if (m->kind == 4 && fmt_get_varint(&p, end, &m->nvar))
-		return 0;
-	nctx = m->kind == 0 || m->kind == 3 ? 1 :
-	       m->kind == 2 || m->prefix ? FMT_ANS_CTX + 1 : FMT_ANS_CTX;
-	m->nctx = nctx;
 	for (unsigned c = 0; c < nctx; c++) {
 		uint64_t nsym, gap, f;
 		unsigned s = 0, st = 0;
@@ -510,7 +412,7 @@ static size_t get_tables(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 
 /* The state and word stream of a decoding. */
 struct ans_dec_state {
-	uint32_t x[ANS_WAYS]; /* models 0 to 2: x[0], x[1] */
+	uint32_t x[2];
 	const uint8_t *p, *end;
 };
 
@@ -621,265 +523,35 @@ static int dec_ctx(const struct fmt_ans_dec *t, struct ans_dec_state *st,
 	st->x[1] = x1;
 	return 0;
 }
-
-/*
- * Models 3 and 4: decodes bytes from..to of the coded order with the one
- * table tab into dst[0..to - from), byte i with state x[i % 4]: four
- * dependency chains that overlap.  A table is either unused (every slot
- * ANS_NONE, refused here once) or has a symbol in every slot: no check
- * per byte.
- */
-static int dec4(const uint32_t *tab, struct ans_dec_state *st, uint8_t *dst,
-		size_t from, size_t to)
-{
-	const uint8_t *p = st->p, *end = st->end;
-	uint32_t x0, x1, x2, x3;
-	size_t i = from;
-
-	if (from < to && tab[0] == ANS_NONE)
-		return IST_ECORRUPT;
-#define ANS_STEP(x, k)                                                         \
-	do {                                                                   \
-		uint32_t e = tab[(x) & (ANS_M - 1)];                           \
-                                                                               \
-		dst[i - from + (k)] = (uint8_t)e;                              \
-		ANS_ADVANCE(x, e);                                             \
-	} while (0)
-	for (; i < to && (i & 3); i++)
-		ANS_STEP(st->x[i & 3], 0);
-	x0 = st->x[0];
-	x1 = st->x[1];
-	x2 = st->x[2];
-	x3 = st->x[3];
-	/*
-	 * While 8 bytes of words are left (at most one word per state), a
-	 * round of the four states loads those 8 bytes at once, before it
-	 * knows which states need a word, and each state then takes the
-	 * word its place among the renormalising states gives it: no branch
-	 * (the renormalisation's branch mispredicted about every other byte
-	 * of a column's near-random low bytes) and no load waiting for the
-	 * states' comparisons.
-	 */
-#define ANS_FAST(x, k)                                                         \
-	do {                                                                   \
-		uint32_t e = tab[(x) & (ANS_M - 1)];                           \
-                                                                               \
-		dst[i - from + (k)] = (uint8_t)e;                              \
-		(x) = ((e >> 8 & (ANS_M - 1)) + 1) * ((x) >> FMT_ANS_BITS) +   \
-		      (e >> 20);                                               \
-	} while (0)
-#define ANS_RENORM(x)                                                          \
-	do {                                                                   \
-		uint32_t lo = (x) < ANS_L;                                     \
-		uint32_t w = (uint32_t)(words >> used) & 0xffff;               \
-                                                                               \
-		(x) = lo ? (x) << 16 | w : (x);                                \
-		used += 16 * lo;                                               \
-	} while (0)
-	for (; i + 4 <= to && end - p >= 8; i += 4) {
-		uint32_t used = 0;
-		uint64_t words;
-
-		memcpy(&words, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		words = (uint64_t)fmt_get16(p) | (uint64_t)fmt_get16(p + 2) << 16 |
-			(uint64_t)fmt_get16(p + 4) << 32 |
-			(uint64_t)fmt_get16(p + 6) << 48;
-#endif
-		ANS_FAST(x0, 0);
-		ANS_FAST(x1, 1);
-		ANS_FAST(x2, 2);
-		ANS_FAST(x3, 3);
-		ANS_RENORM(x0);
-		ANS_RENORM(x1);
-		ANS_RENORM(x2);
-		ANS_RENORM(x3);
-		p += used / 8;
-	}
-#undef ANS_RENORM
-#undef ANS_FAST
-	for (; i + 4 <= to; i += 4) {
-		ANS_STEP(x0, 0);
-		ANS_STEP(x1, 1);
-		ANS_STEP(x2, 2);
-		ANS_STEP(x3, 3);
-	}
-	st->x[0] = x0;
-	st->x[1] = x1;
-	st->x[2] = x2;
-	st->x[3] = x3;
-	for (; i < to; i++)
-		ANS_STEP(st->x[i & 3], 0);
-#undef ANS_STEP
-	st->p = p;
-	return 0;
-}
 #undef ANS_ADVANCE
 
-/* The continuation bytes (bit 7 set) of b[0..n). */
-static size_t count_cont(const uint8_t *b, size_t n)
-{
-	size_t c = 0, i = 0;
-
-	/* 8 at a time (gcc -O2 does not vectorise the plain loop, and
-	 * __builtin_popcountll is a libgcc call without -mpopcnt) */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, b + i, 8);
-		/* the 8 bits 7 as 0/1 bytes, summed into the top byte */
-		c += (size_t)((((w >> 7) & 0x0101010101010101ull) *
-			       0x0101010101010101ull) >> 56);
-	}
-	for (; i < n; i++)
-		c += b[i] >> 7;
-	return c;
-}
-
-/*
- * Model 4 after the prefix: the planes decoded one after the other (the
- * length of each known from the continuation bits of the one before,
- * the last's from want), then put back in column order at out.
- */
-static int dec_planes(struct fmt_ans_dec *t, const struct ans_model *m,
-		      struct ans_dec_state *st, uint8_t *out, size_t want)
-{
-	size_t rest = want - (size_t)m->prefix, from = (size_t)m->prefix;
-	size_t n[FMT_ANS_CTX], used = 0;
-	const uint8_t *q0, *q1, *q2, *q3, *e3;
-	uint8_t *pl, *o = out + m->prefix;
-	int ret;
-
-	if (m->nvar > rest)
-		return IST_ECORRUPT;
-	/* (+ 2: the reordering below reads a byte past planes 1 and 2) */
-	if (t->planes_cap < rest + 2) {
-		uint8_t *b = realloc(t->planes, rest + 2);
-
-		if (!b)
-			return -ENOMEM;
-		t->planes = b;
-		t->planes_cap = rest + 2;
-	}
-	pl = t->planes;
-	n[0] = (size_t)m->nvar;
-	for (unsigned c = 0; c < FMT_ANS_CTX; c++) {
-		if (c == FMT_ANS_CTX - 1)
-			n[c] = rest - used;
-		else if (c)
-			n[c] = count_cont(pl + used - n[c - 1], n[c - 1]);
-		if (n[c] > rest - used)
-			return IST_ECORRUPT;
-		ret = dec4(t->tab[c], st, pl + used, from + used,
-			   from + used + n[c]);
-		if (ret)
-			return ret;
-		used += n[c];
-	}
-	/* column order: a varint's byte k from plane k (k < 3), its bytes
-	 * 3 and on from the last plane */
-	q0 = pl;
-	q1 = q0 + n[0];
-	q2 = q1 + n[1];
-	q3 = q2 + n[2];
-	e3 = q3 + n[3];
-	pl[rest] = pl[rest + 1] = 0;
-	/*
-	 * Without a branch for bytes 1 and 2 (the varints' lengths are data,
-	 * a branch on them mispredicts): the next byte of planes 1 and 2 is
-	 * written always and kept by moving o.  At least three varints left:
-	 * what is written past this one is the next ones' room.
-	 */
-	for (size_t j = 0; j + 2 < n[0]; j++) {
-		uint32_t b0 = *q0++, b1 = *q1, b2 = *q2, c0, c1;
-
-		c0 = b0 >> 7;
-		c1 = c0 & b1 >> 7;
-		o[0] = (uint8_t)b0;
-		o[1] = (uint8_t)b1;
-		o[2] = (uint8_t)b2;
-		q1 += c0;
-		q2 += c1;
-		o += 1 + c0 + c1;
-		if (c1 & b2 >> 7) {
-			do {
-				if (q3 >= e3)
-					return IST_ECORRUPT;
-				*o++ = (uint8_t)(b2 = *q3++);
-			} while (b2 & 0x80);
-		}
-	}
-	for (size_t j = n[0] > 2 ? n[0] - 2 : 0; j < n[0]; j++) {
-		uint8_t b = *q0++;
-
-		*o++ = b;
-		if (!(b & 0x80))
-			continue;
-		*o++ = b = *q1++;
-		if (!(b & 0x80))
-			continue;
-		*o++ = b = *q2++;
-		while (b & 0x80) {
-			if (q3 >= e3)
-				return IST_ECORRUPT;
-			*o++ = b = *q3++;
-		}
-	}
-	return q3 == e3 ? 0 : IST_ECORRUPT;
-}
-
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
-		   uint8_t *out, size_t want, unsigned minor)
+		   uint8_t *out, size_t want)
 {
 	struct ans_dec_state st;
-	struct ans_model m;
-	unsigned nx;
+	unsigned kind;
+	uint64_t prefix;
 	size_t hl;
 	int ret;
 
-	hl = get_tables(t, in, inlen, minor, &m);
-	nx = m.kind >= 3 ? ANS_WAYS : 2;
-	if (!hl || inlen - hl < 4 * nx || m.prefix > want)
+	hl = get_tables(t, in, inlen, &kind, &prefix);
+	if (!hl || inlen - hl < 8 || prefix > want)
 		return IST_ECORRUPT;
 	st.p = in + hl;
 	st.end = in + inlen;
-	for (unsigned k = 0; k < nx; k++) {
-		st.x[k] = fmt_get32(st.p);
-		st.p += 4;
-		if (st.x[k] < ANS_L)
-			return IST_ECORRUPT;
-	}
-	if ((st.end - st.p) % 2)
+	st.x[0] = fmt_get32(st.p);
+	st.x[1] = fmt_get32(st.p + 4);
+	st.p += 8;
+	if (st.x[0] < ANS_L || st.x[1] < ANS_L || (st.end - st.p) % 2)
 		return IST_ECORRUPT;
-	switch (m.kind) {
-	case 3:
-		ret = dec4(t->tab[0], &st, out, 0, want);
-		break;
-	case 4:
-		ret = dec4(t->tab[FMT_ANS_PRE], &st, out, 0, (size_t)m.prefix);
-		if (!ret)
-			ret = dec_planes(t, &m, &st, out, want);
-		break;
-	default:
-		ret = dec_one(t->tab[FMT_ANS_PRE], &st, out, 0, (size_t)m.prefix);
-		if (!ret && m.kind)
-			ret = dec_ctx(t, &st, out, (size_t)m.prefix, want);
-		else if (!ret)
-			ret = dec_one(t->tab[0], &st, out, (size_t)m.prefix, want);
-	}
+	ret = dec_one(t->tab[FMT_ANS_PRE], &st, out, 0, (size_t)prefix);
+	if (!ret && kind)
+		ret = dec_ctx(t, &st, out, (size_t)prefix, want);
+	else if (!ret)
+		ret = dec_one(t->tab[0], &st, out, (size_t)prefix, want);
 	if (ret)
 		return ret;
-	if (st.p != st.end)
+	if (st.p != st.end || st.x[0] != ANS_L || st.x[1] != ANS_L)
 		return IST_ECORRUPT;
-	for (unsigned k = 0; k < nx; k++)
-		if (st.x[k] != ANS_L)
-			return IST_ECORRUPT;
 	return 0;
-}
-
-void fmt_ans_dec_release(struct fmt_ans_dec *t)
-{
-	free(t->planes);
-	t->planes = NULL;
-	t->planes_cap = 0;
 }

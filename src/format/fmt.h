@@ -22,10 +22,7 @@
 #define FMT_MINOR_FOOTER_META 2
 /* 1.3: FMT_STORE_ARITH storage, FMT_CODE_CDELTA latencies. */
 #define FMT_MINOR_ARITH 3
-/* 1.4: ANS models 3 and 4 (four interleaved states; model 4 codes a
- * varint column's bytes by their place in their varint, plane by plane). */
-#define FMT_MINOR_ANS4 4
-#define FMT_MINOR FMT_MINOR_ANS4
+#define FMT_MINOR FMT_MINOR_ARITH
 #define FMT_WRITE_MINOR \
 	(FMT_MINOR > FMT_MINOR_FOOTER_META ? FMT_MINOR : FMT_MINOR_FOOTER_META)
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
@@ -299,17 +296,10 @@ int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 #define FMT_ANS_CTX 4   /* byte contexts of model 1 */
 
 /* Decoding tables, reused column after column (80 KiB): the varint
- * contexts, then the prefix's (models 2 and 4); and model 4's planes
- * (malloc'ed as needed: zero-initialise the struct, fmt_ans_dec_release()
- * after). */
+ * contexts, then the prefix's (model 2). */
 struct fmt_ans_dec {
 	uint32_t tab[FMT_ANS_CTX + 1][1u << FMT_ANS_BITS];
-	uint8_t *planes;
-	size_t planes_cap;
 };
-
-/* Frees what decoding allocated in t (not t). */
-void fmt_ans_dec_release(struct fmt_ans_dec *t);
 
 /* Room fmt_ans_encode() needs in tmp for len bytes. */
 #define FMT_ANS_TMP(len) ((size_t)(len) * 3 + 64)
@@ -322,11 +312,10 @@ void fmt_ans_dec_release(struct fmt_ans_dec *t);
  */
 size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		      uint8_t *out, size_t limit, uint8_t *tmp);
-/* Decodes [in, in + inlen) (from a file of that minor version: models 3
- * and 4 from FMT_MINOR_ANS4 on) into exactly want bytes at out; 0,
- * IST_ECORRUPT or -ENOMEM. */
+/* Decodes [in, in + inlen) into exactly want bytes at out; 0 or
+ * IST_ECORRUPT. */
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
-		   uint8_t *out, size_t want, unsigned minor);
+		   uint8_t *out, size_t want);
 
 /* ---- the ARITH column storage (arith.c) */
 

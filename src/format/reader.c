@@ -414,10 +414,6 @@ int ist_reader_open(ist_reader **rp, const char *path)
 		goto fail;
 	r->hist = calloc(1, sizeof(*r->hist));
 	r->ans = malloc(sizeof(*r->ans));
-	if (r->ans) {
-		r->ans->planes = NULL;
-		r->ans->planes_cap = 0;
-	}
 	if (!r->hist || !r->ans) {
 		ret = -ENOMEM;
 		goto fail;
@@ -473,8 +469,6 @@ void ist_reader_close(ist_reader *r)
 	free(r->payload);
 	free(r->scratch);
 	free(r->hist);
-	if (r->ans)
-		fmt_ans_dec_release(r->ans);
 	free(r->ans);
 	free(r);
 }
@@ -684,7 +678,7 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 			else
 				ret = fmt_ans_decode(r->ans, src,
 						     desc[c].stored_len, dst,
-						     desc[c].raw_len, r->minor);
+						     desc[c].raw_len);
 			if (ret)
 				return ret;
 			colp[c] = dst;

@@ -241,18 +241,18 @@ static void ans_roundtrip(const uint8_t *in, size_t len, size_t prefix,
 
 	z = fmt_ans_encode(in, len, prefix, out, len, tmp);
 	CU_ASSERT_FATAL(z > 0 && z < len);
-	CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len, FMT_MINOR), 0);
+	CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len), 0);
 	CU_ASSERT(memcmp(in, back, len) == 0);
 	/* a wrong count is seen unless the state never moves (a single
 	 * symbol: the column's own length checks catch that) */
 	if (!one_symbol) {
-		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len - 1, FMT_MINOR),
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len - 1),
 				IST_ECORRUPT);
-		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len + 1, FMT_MINOR),
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, z, back, len + 1),
 				IST_ECORRUPT);
 	}
 	for (size_t k = 0; k < z; k += 1 + k / 64)
-		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, k, back, len, FMT_MINOR), IST_ECORRUPT);
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, k, back, len), IST_ECORRUPT);
 	/* not enough room: no ANS */
 	CU_ASSERT_EQUAL(fmt_ans_encode(in, len, prefix, out, z, tmp), 0);
 	free(out);
@@ -305,7 +305,7 @@ static void test_ans(void)
 
 		for (size_t i = 0; i < n; i++)
 			b[i] = (uint8_t)(rnd() % 4 ? rnd() % 3 : rnd());
-		(void)fmt_ans_decode(&t, b, n, out, rnd() % 64, FMT_MINOR);
+		(void)fmt_ans_decode(&t, b, n, out, rnd() % 64);
 	}
 	/* a table not summing to 4096, an unknown model */
 	{
@@ -313,12 +313,12 @@ static void test_ans(void)
 		const uint8_t bad2[] = { 2, 1, 7, 0xff, 0x1f, 0, 0, 1, 0, 0, 0, 1, 0 };
 		const uint8_t good[] = { 0, 1, 7, 0xff, 0x1f, 0, 0, 1, 0, 0, 0, 1, 0 };
 
-		CU_ASSERT_EQUAL(fmt_ans_decode(&t, bad1, sizeof(bad1), out, 3, FMT_MINOR),
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, bad1, sizeof(bad1), out, 3),
 				IST_ECORRUPT);
-		CU_ASSERT_EQUAL(fmt_ans_decode(&t, bad2, sizeof(bad2), out, 3, FMT_MINOR),
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, bad2, sizeof(bad2), out, 3),
 				IST_ECORRUPT);
 		/* one symbol 7 of frequency 4096, states at 2^16: 3 x 7 */
-		CU_ASSERT_EQUAL(fmt_ans_decode(&t, good, sizeof(good), out, 3, FMT_MINOR), 0);
+		CU_ASSERT_EQUAL(fmt_ans_decode(&t, good, sizeof(good), out, 3), 0);
 		CU_ASSERT(out[0] == 7 && out[1] == 7 && out[2] == 7);
 	}
 	free(b);
