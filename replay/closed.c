@@ -331,7 +331,10 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 			break;
 		}
 		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "%s: line %lu: too long", path, n);
+			/* fgets() reads on past a NUL: strchr() stops there */
+			snprintf(err, errlen, "%s: line %lu: %s", path, n,
+				 memchr(line, '\n', sizeof(line) - 1) ? "a NUL byte (not text)" :
+				 "too long");
 			ret = IST_EPARSE;
 			break;
 		}
@@ -352,7 +355,11 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 		if (k > 0 && iv.kind == RQ_CLIENT)
 			kinds |= RPL_SCHED_HAS_CLIENT;
 	}
-	if (!ret && !n) {
+	if (!ret && ferror(f)) {
+		/* a directory opens, then reads fail: it said "empty" */
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	} else if (!ret && !n) {
 		snprintf(err, errlen, "%s: empty (no '# iostorm-sched 1' header)", path);
 		ret = IST_EPARSE;
 	}

@@ -168,6 +168,17 @@ static int open_target(struct rpl_run *r, struct rpl_target *t, int writes)
 	}
 	if (stat(t->path, &st) == 0 && !S_ISREG(st.st_mode))
 		return failf(r, -EINVAL, "%s: not a regular file or block device", t->path);
+	if ((writes || r->o.create) && r->src && r->src->path &&
+	    stat(t->path, &st) == 0) {
+		struct stat ss;
+
+		/* the replay's writes (or --create's extension) went into the
+		 * trace it was reading: the trace was destroyed */
+		if (stat(r->src->path, &ss) == 0 && ss.st_dev == st.st_dev &&
+		    ss.st_ino == st.st_ino)
+			return failf(r, IST_EUNSAFE, "%s: refused: the target is the trace "
+				     "being replayed (its writes would overwrite it)", t->path);
+	}
 	if (stat(t->path, &st) < 0 && !r->o.create)
 		return failf(r, -errno, "%s: %s (--create makes it)", t->path, strerror(errno));
 	t->fd = open(t->path, acc | direct | O_CLOEXEC | (r->o.create ? O_CREAT : 0), 0644);

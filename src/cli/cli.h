@@ -60,6 +60,11 @@ int cli_check_output(const char *out, const char *const *inputs, size_t n);
  * it: refused now (one line on stderr, -1), not after the run. */
 int cli_check_result(const char *out, const char *const *inputs, size_t n);
 
+/* Lists the first 16 of nd devices of h into buf as "0 (sda), 1 (sdb),
+ * ..., N" (an index past the header's table without a name), with
+ * ", ... (N in all)" beyond; for messages naming a device a trace lacks. */
+void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size);
+
 /* Flushes standard output; on a write error (a full disk, /dev/full) says
  * so in one line and returns -1, so that a command does not exit 0 on
  * output that was lost. */

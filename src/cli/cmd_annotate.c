@@ -227,8 +227,13 @@ int cmd_annotate(int argc, char **argv)
 	if (log_name) {
 		log_dev = resolve_dev(h, log_name);
 		if (log_dev < 0) {
+			char list[1024];
+
+			cli_device_list(h, ndev, list, sizeof(list));
 			ist_header_free(h);
-			return cli_usage_error("annotate", "no device '%s' in %s", log_name, in);
+			return cli_usage_error("annotate", "--log-dev: no device '%s' in %s; "
+					       "its devices: %s", log_name, in,
+					       ndev ? list : "none named (give an index)");
 		}
 		o.log_dev = log_dev;
 		conf = 1;
@@ -243,7 +248,11 @@ int cmd_annotate(int argc, char **argv)
 	if (scan(in, &ndev_seen, &ds, &has_streams))
 		goto fail;
 	if (log_name && (unsigned)log_dev >= ndev_seen) {
-		cli_usage_error("annotate", "no device %d in %s", log_dev, in);
+		char list[1024];
+
+		cli_device_list(h, ndev_seen, list, sizeof(list));
+		cli_usage_error("annotate", "--log-dev: no device %d in %s; its devices: %s",
+				log_dev, in, ndev_seen ? list : "none");
 		ist_header_free(h);
 		free(ds);
 		free(buf);

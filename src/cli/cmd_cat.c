@@ -57,26 +57,13 @@ static unsigned trace_devices(ist_reader *r)
  * ones it has (the first 16 of them). */
 static int bad_dev(const char *file, ist_reader *r, uint64_t dev)
 {
-	const ist_header *h = ist_reader_header(r);
-	unsigned nd = trace_devices(r), named = ist_header_device_count(h);
+	unsigned nd = trace_devices(r);
 	char list[1024];
-	size_t k = 0;
 
 	if (nd == 0)
 		return cli_usage_error("cat", "--dev %" PRIu64 ": %s has no "
 				       "devices", dev, file);
-	list[0] = '\0';
-	for (unsigned i = 0; i < nd && i < 16 && k < sizeof(list); i++) {
-		if (i < named)
-			k += snprintf(list + k, sizeof(list) - k, "%s%u (%s)",
-				      i ? ", " : "", i,
-				      ist_header_device(h, i)->name);
-		else
-			k += snprintf(list + k, sizeof(list) - k, "%s%u",
-				      i ? ", " : "", i);
-	}
-	if (nd > 16 && k < sizeof(list))
-		snprintf(list + k, sizeof(list) - k, ", ... (%u in all)", nd);
+	cli_device_list(ist_reader_header(r), nd, list, sizeof(list));
 	return cli_usage_error("cat", "--dev %" PRIu64 ": %s has no such "
 			       "device; its devices: %s", dev, file, list);
 }

@@ -326,6 +326,18 @@ int cmd_precondition(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (target && w.trace) {
+		struct stat st, sw;
+
+		/* the fill (a pattern, not the trace) would overwrite it
+		 * before the engine's own check on the workload's run */
+		if (stat(target, &st) == 0 && stat(w.trace, &sw) == 0 &&
+		    st.st_dev == sw.st_dev && st.st_ino == sw.st_ino) {
+			cli_err("%s: refused: the target is the workload's trace", target);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+	}
 	{
 		const char *in[2] = { target, w.trace };
 

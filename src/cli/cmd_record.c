@@ -374,6 +374,17 @@ static const char *sched_note(const struct sched_rec_stats *st, int clients)
 	return b;
 }
 
+/* The trace of a failed recording is removed (sink_abort): its sidecar
+ * stayed, a valid-looking header with part of the waits.  Only a regular
+ * file (a sidecar sent to /dev/null or a FIFO is no file of ours). */
+static void drop_sidecar(struct sink *s)
+{
+	struct stat st;
+
+	if (s->sched_path && stat(s->sched_path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(s->sched_path);
+}
+
 /* Stops the scheduler's recorder (ret: the block recorder's outcome). */
 static int sched_end(struct sink *s, int ret, int quiet)
 {
@@ -386,6 +397,8 @@ static int sched_end(struct sink *s, int ret, int quiet)
 	sched_rec_get_stats(s->sr, &st);
 	sched_rec_close(s->sr);
 	s->sr = NULL;
+	if (ret < 0 || r2 < 0)
+		drop_sidecar(s);
 	if (r2 < 0)
 		cli_err("%s: %s", s->sched_path, err_reason(r2));
 	else if (!quiet && ret >= 0)
@@ -477,6 +490,7 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 	ret = sink_close(s);
 	if (ret < 0) {
 		cli_err("%s: %s", s->path, err_reason(ret));
+		drop_sidecar(s);
 		return EXIT_FAIL;
 	}
 	lost = st.overruns + st.missed + st.match.evicted +
@@ -566,6 +580,60 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 		return EXIT_LOSSY;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * What record writes (the trace, the --sched sidecar) is written in place,
+ * as it is recorded: a block device there was overwritten with the trace
+ * (no consent asked, whatever it held), and an input (--from-pcap FILE, the
+ * trace for the sidecar) was truncated and replaced.  Refused (one line,
+ * -1); FIFOs and character devices stay allowed (nothing is destroyed).
+ */
+/* path with its directory resolved (the file itself need not exist). */
+static void canonical(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], *r;
+
+	if (!slash) {
+		r = realpath(".", NULL);
+		snprintf(buf, size, "%s/%s", r ? r : ".", path);
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		r = realpath(slash == path ? "/" : dir, NULL);
+		snprintf(buf, size, "%s/%s", r ? r : dir, slash + 1);
+	}
+	free(r);
+}
+
+static int check_written(const char *path, const char *const *inputs, size_t n)
+{
+	char a[8192], b[8192];
+	struct stat so, si;
+
+	canonical(path, a, sizeof(a));
+	for (size_t i = 0; i < n; i++) {
+		if (inputs[i])
+			canonical(inputs[i], b, sizeof(b));
+		if (inputs[i] && !strcmp(a, b)) {
+			cli_err("%s: is also an input (it would be replaced)", path);
+			return -1;
+		}
+	}
+	if (stat(path, &so) < 0)
+		return 0;
+	if (S_ISBLK(so.st_mode)) {
+		cli_err("%s: refused: a block device (record writes a file; the "
+			"device's data would be overwritten)", path);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (inputs[i] && stat(inputs[i], &si) == 0 &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			cli_err("%s: is also an input (it would be replaced)", path);
+			return -1;
+		}
+	return 0;
 }
 
 enum {
@@ -692,8 +760,17 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "--sched is for live block recording (-d)");
 	if (ncomm && !sched)
 		return cli_usage_error("record", "--sched-comm needs --sched FILE");
-	if (sched && !strcmp(sched, out))
-		return cli_usage_error("record", "--sched FILE must not be the output");
+	if (sched) {
+		/* by any name (./x.ist): both wrote one file */
+		char a[8192], b[8192];
+
+		canonical(sched, a, sizeof(a));
+		canonical(out, b, sizeof(b));
+		if (!strcmp(a, b))
+			return cli_usage_error("record", "--sched FILE must not be the output");
+	}
+	if (check_written(out, &file, 1) || (sched && check_written(sched, &file, 1)))
+		return EXIT_FAIL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return EXIT_FAIL;

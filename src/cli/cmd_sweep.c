@@ -102,6 +102,18 @@ static void print_point(void *arg, const char *phase, const struct rpt_point *p)
 	fflush(stdout);
 }
 
+/* A list of counts (threads, queue depths): cli_parse_list() of whole
+ * numbers; 1.5 threads was taken as 1 (the result said 1.5). */
+static int parse_count_list(const char *s, double max, double *v)
+{
+	int n = cli_parse_list(s, 1, max, v, RPT_SWEEP_MAX);
+
+	for (int i = 0; i < n; i++)
+		if (v[i] != floor(v[i]))
+			return -1;
+	return n;
+}
+
 static char *list_text(const double *v, unsigned n)
 {
 	char *s = calloc(1, (size_t)n * 24 + 1);
@@ -210,17 +222,17 @@ int cmd_sweep(int argc, char **argv)
 			}
 			break;
 		case O_THREADS:
-			nthreads = cli_parse_list(optarg, 1, RPL_MAX_WORKERS, threads, RPT_SWEEP_MAX);
+			nthreads = parse_count_list(optarg, RPL_MAX_WORKERS, threads);
 			if (nthreads < 0) {
-				rc = cli_usage_error("sweep", "--threads: bad list '%s' (1..%d)", optarg,
+				rc = cli_usage_error("sweep", "--threads: bad list '%s' (whole numbers 1..%d)", optarg,
 						     RPL_MAX_WORKERS);
 				goto out;
 			}
 			break;
 		case O_QD:
-			nqd = cli_parse_list(optarg, 1, 65536, qd, RPT_SWEEP_MAX);
+			nqd = parse_count_list(optarg, 65536, qd);
 			if (nqd < 0) {
-				rc = cli_usage_error("sweep", "--qd: bad list '%s' (1..65536)", optarg);
+				rc = cli_usage_error("sweep", "--qd: bad list '%s' (whole numbers 1..65536)", optarg);
 				goto out;
 			}
 			break;

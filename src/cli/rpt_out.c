@@ -89,6 +89,9 @@ int cli_parse_list(const char *s, double min, double max, double *v, unsigned ma
 
 	if (!copy)
 		return -1;
+	/* strtok_r() skips empty items: "1,,2" was taken as "1,2" */
+	if (s[0] == ',' || strstr(s, ",,") || (*s && s[strlen(s) - 1] == ','))
+		goto bad;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		double x;
 

@@ -229,6 +229,23 @@ int cli_check_result(const char *out, const char *const *inputs, size_t n)
 	return 0;
 }
 
+void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size)
+{
+	unsigned named = ist_header_device_count(h);
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < nd && i < 16 && k < size; i++) {
+		if (i < named)
+			k += snprintf(buf + k, size - k, "%s%u (%s)", i ? ", " : "", i,
+				      ist_header_device(h, i)->name);
+		else
+			k += snprintf(buf + k, size - k, "%s%u", i ? ", " : "", i);
+	}
+	if (nd > 16 && k < size)
+		snprintf(buf + k, size - k, ", ... (%u in all)", nd);
+}
+
 int cli_close_stdout(void)
 {
 	/* what was printed but not yet written, and any earlier failure */

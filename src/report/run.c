@@ -135,6 +135,39 @@ static int boolean(json_object *v)
 
 #define ALT(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+/*
+ * The figures a result is judged by, when present: a number (null is
+ * absent), finite and not negative.  A negative IOPS or latency is no
+ * measurement (a damaged or edited file): compare reported it as a -100%
+ * change "not significant" and the gate passed.
+ */
+static int check_figures(struct ctx *c, json_object *o, const char *where,
+			 const char *const *keys)
+{
+	if (!o || !json_object_is_type(o, json_type_object))
+		return 0;
+	for (; *keys; keys++) {
+		json_object *v = get(o, *keys);
+
+		if (!v || json_object_is_type(v, json_type_null))
+			continue;
+		if (!is_num(v))
+			return fail(c, IST_EPARSE, "%s%s: not a number", where, *keys);
+		if (!isfinite(num(v, 0)))
+			return fail(c, IST_EPARSE, "%s%s: not a finite number", where, *keys);
+		if (num(v, 0) < 0)
+			return fail(c, IST_EPARSE, "%s%s: %s is negative", where, *keys,
+				    json_object_get_string(v));
+	}
+	return 0;
+}
+
+static const char *const pct_keys[] = {
+	"count", "min", "max", "mean", "stddev", "p50", "p90", "p99", "p99_9",
+	"p99_99", "min_ns", "max_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns",
+	"p99_ns", "p99_9_ns", "p999_ns", "p99_99_ns", "p9999_ns", NULL
+};
+
 static void load_pcts(json_object *o, struct rpt_pcts *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -288,6 +321,20 @@ static int load_points(struct ctx *c, json_object *a, const char *what,
 
 		if (!json_object_is_type(o, json_type_object))
 			return fail(c, IST_EPARSE, "%s[%zu]: not an object", what, i);
+		{
+			char w[64];
+			int e;
+
+			snprintf(w, sizeof(w), "%s[%zu].", what, i);
+			e = check_figures(c, o, w, ALT("elapsed_ns", "ios", "bytes", "iops",
+						       "mb_per_s", "mbps"));
+			if (e < 0)
+				return e;
+			snprintf(w, sizeof(w), "%s[%zu].latency_ns.", what, i);
+			e = check_figures(c, lat_of(o), w, pct_keys);
+			if (e < 0)
+				return e;
+		}
 		p->threads = unum(get(o, "threads"), 0);
 		p->qd = unum(get_alt(o, ALT("qd", "iodepth")), 0);
 		p->pct = num(get(o, "pct"), NAN);
@@ -351,6 +398,16 @@ static int load_replay(struct ctx *c, struct rpt_run *r, json_object *root)
 	r->complete = get(root, "complete") ? boolean(get(root, "complete")) : 1;
 	if (!run || !is_num(get(run, "elapsed_ns")))
 		return fail(c, IST_EPARSE, "run.elapsed_ns: missing");
+	if ((e = check_figures(c, run, "run.", ALT("elapsed_ns", "cpu_user_ns",
+						    "cpu_sys_ns"))) < 0 ||
+	    (e = check_figures(c, tot, "totals.", ALT("ios", "bytes", "errors", "iops",
+						       "mb_per_s", "mbps"))) < 0 ||
+	    (e = check_figures(c, lat_of(tot), "totals.latency_ns.", pct_keys)) < 0 ||
+	    (e = check_figures(c, get(root, "transactions"), "transactions.",
+			       ALT("count", "tps"))) < 0 ||
+	    (e = check_figures(c, lat_of(get(root, "transactions")),
+			       "transactions.latency_ns.", pct_keys)) < 0)
+		return e;
 	r->elapsed_s = num(get(run, "elapsed_ns"), 0) / 1e9;
 	r->cpu_s = (num(get(run, "cpu_user_ns"), 0) + num(get(run, "cpu_sys_ns"), 0)) / 1e9;
 	if (!tot || !is_num(get(tot, "ios")))

@@ -73,7 +73,13 @@ expect_status 2 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/x.ist" --group-commits
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'op=fly'
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev nosuch
+# (a converted CSV without device lines: no names, the indexes it uses)
+expect_eq "$(head -1 "$TMP/err")" "iostorm annotate: --log-dev: no device 'nosuch' in $TMP/t.ist; its devices: none named (give an index)" "annotate --log-dev nosuch"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev 2
+expect_eq "$(head -1 "$TMP/err")" "iostorm annotate: --log-dev: no device 2 in $TMP/t.ist; its devices: 0, 1" "annotate --log-dev 2"
+expect_status 2 "$IOSTORM" annotate "$DATA/format/small.ist" -o "$TMP/x.ist" --log-dev sdz
+expect_eq "$(head -1 "$TMP/err")" "iostorm annotate: --log-dev: no device 'sdz' in $DATA/format/small.ist; its devices: 0 (sda), 1 (nvme0n1), 2 (dm-0 with spaces)" "annotate --log-dev sdz"
+[ ! -e "$TMP/x.ist" ] || fail "annotate wrote an output after a usage error"; ok
 # bad input: one line, exit 1, no output left
 printf 'not a trace\n' >"$TMP/bad.ist"
 expect_status 1 "$IOSTORM" annotate "$TMP/bad.ist" -o "$TMP/x.ist"

@@ -63,6 +63,22 @@ expect_grep '^lat_p99 ' "$TMP/out"
 printf '{"schema": "iostorm-replay/1"}' >"$TMP/bad.json"
 expect_status 1 "$IOSTORM" compare "$D/base.json" "$TMP/bad.json"
 expect_err_line "bad.json: run.elapsed_ns: missing"
+# a negative or non-numeric figure is bad input: a negative IOPS was a
+# -100% change "not significant", and the gate passed
+if command -v python3 >/dev/null; then
+	for e in "d['totals']['iops'] = -5|totals.iops: -5 is negative" \
+		 "d['totals']['iops'] = 'fast'|totals.iops: not a number" \
+		 "d['totals']['latency_ns']['p99'] = -1|totals.latency_ns.p99: -1 is negative" \
+		 "d['run']['elapsed_ns'] = -3|run.elapsed_ns: -3 is negative"; do
+		python3 -c "import json, sys
+d = json.load(open(sys.argv[1])); ${e%%|*}; json.dump(d, open(sys.argv[2], 'w'))" \
+			"$D/base.json" "$TMP/neg.json" || fail "python3"
+		expect_status 1 "$IOSTORM" compare "$D/base.json" "$TMP/neg.json" --max-iops-drop 5%
+		expect_err_line "^iostorm: $TMP/neg.json: ${e#*|}$"
+		expect_status 1 "$IOSTORM" report "$TMP/neg.json" -o "$TMP/neg.html"
+		expect_err_line "^iostorm: $TMP/neg.json: ${e#*|}$"
+	done
+fi
 expect_status 2 "$IOSTORM" compare "$D/base.json"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/base.json" "$D/base.json"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-iops-drop x

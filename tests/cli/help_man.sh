@@ -11,6 +11,7 @@ S="$top_srcdir"
 expect_status 0 "$IOSTORM" --help
 cmds=$(awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { f = 0 }' "$TMP/out")
 [ -n "$cmds" ] || fail "no command list in iostorm --help"
+cmds=$(echo $cmds) # one line
 ok
 
 # setdiff A B : the lines of file A missing from file B
@@ -59,5 +60,21 @@ for cmd in $cmds; do
 		"$cmd: the unknown option's message"
 	expect_eq "$(sed -n 2p "$TMP/err")" "Try 'iostorm $cmd --help' for more information." "$cmd: the hint"
 	expect_eq "$(wc -l <"$TMP/err")" 2 "$cmd: lines on stderr for an unknown option"
+done
+
+# the examples: every --option on a line 'iostorm CMD ...' of README.md
+# and the manual pages is one that CMD accepts
+for f in "$S/README.md" "$S"/man/*.[157]; do
+	sed 's/\\-/-/g' "$f" | grep -nE "iostorm +[a-z]+( |$)" >"$TMP/ex" || continue
+	while IFS= read -r line; do
+		cmd=$(printf '%s\n' "${line#*:}" | sed -E 's/.*iostorm +([a-z]+).*/\1/')
+		case " $cmds " in *" $cmd "*) ;; *) continue ;; esac
+		for o in $(printf '%s\n' "${line#*:}" | sed -E "s/.*iostorm +$cmd//; s/#.*//" |
+			   grep -oE -- '(^| )--[a-z][a-z0-9-]*'); do
+			grep -qE "\{ *\"${o#--}\"," "$S/src/cli/cmd_$cmd.c" ||
+				fail "${f#$S/}:${line%%:*}: iostorm $cmd has no option $o"
+		done
+	done <"$TMP/ex"
+	ok
 done
 done_ok

@@ -113,6 +113,25 @@ expect_status 1 "$IOSTORM" record --from-pcap "$TMP/junk.pcap" -o "$TMP/x.csv"
 expect_err_line "junk.pcap: "
 expect_status 1 "$IOSTORM" record --filter 'tcp port' --from-pcap "$CAP/nbd.pcap" -o "$TMP/x.csv"
 expect_err_line "bad filter"
+# What record writes is written in place: over its input (the capture
+# was replaced by the trace) or a block device (overwritten with the
+# trace), refused.
+cp "$CAP/nbd.pcap" "$TMP/in.pcap"
+expect_status 1 "$IOSTORM" record --from-pcap "$TMP/in.pcap" -o "$TMP/in.pcap"
+expect_err_line "^iostorm: $TMP/in.pcap: is also an input \(it would be replaced\)$"
+expect_status 1 "$IOSTORM" record --from-pcap "$TMP/./in.pcap" -o "$TMP/in.pcap"
+expect_err_line "^iostorm: $TMP/in.pcap: is also an input \(it would be replaced\)$"
+cmp -s "$CAP/nbd.pcap" "$TMP/in.pcap" || fail "record replaced its input"; ok
+if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null; then
+	head -c 1048576 /dev/urandom >"$TMP/dev.img"
+	sum=$(cksum <"$TMP/dev.img")
+	if L=$(losetup -f --show "$TMP/dev.img" 2>/dev/null); then
+		expect_status 1 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap" -o "$L"
+		losetup -d "$L"
+		expect_err_line "^iostorm: $L: refused: a block device \(record writes a file; the device's data would be overwritten\)$"
+		expect_eq "$(cksum <"$TMP/dev.img")" "$sum" "the block device after a refused record"
+	fi
+fi
 # Usage errors.
 expect_status 2 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap"
 expect_status 2 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap" -d /dev/null -o "$TMP/x.csv"

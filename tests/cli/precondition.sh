@@ -81,6 +81,14 @@ expect_eq "$(cksum <"$TMP/data.db")" "$sum" "the existing file after a read-only
 expect_status 1 "$IOSTORM" precondition "$TMP/data.db" --allow-write --passes 1 --round 20ms \
 	--max-rounds 1 -o "$TMP/data.db"
 expect_err_line "^iostorm: $TMP/data.db: is also an input \(it would be replaced\)$"
+# the workload's trace as TARGET: the fill overwrote it first
+printf 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,write,0,4096,0,0,0,\n' >"$TMP/w.csv"
+"$IOSTORM" convert "$TMP/w.csv" "$TMP/w.ist" || fail "convert"
+sum=$(cksum <"$TMP/w.ist")
+expect_status 1 "$IOSTORM" precondition "$TMP/w.ist" --allow-write --workload "$TMP/./w.ist" \
+	--round 20ms --max-rounds 1 -o "$TMP/x.json"
+expect_err_line "^iostorm: $TMP/w.ist: refused: the target is the workload's trace$"
+expect_eq "$(cksum <"$TMP/w.ist")" "$sum" "the workload's trace after a refusal"
 # a result that cannot be written is found before the run, not after it
 expect_status 1 "$IOSTORM" precondition --null --size 16M --passes 1 --round 20ms \
 	--max-rounds 1 -o "$TMP/nodir/x.json"

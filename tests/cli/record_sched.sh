@@ -126,4 +126,25 @@ expect_status 2 "$IOSTORM" record --from-pcap /dev/null -o "$TMP/x.ist" --sched 
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched
 expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/no/dir/s.sched" -t 1
 expect_err_line "no/dir/s.sched: No such file or directory"
+# the output by another name (the sidecar and the trace wrote one file)
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/./x.ist" -t 1
+expect_grep "^iostorm record: --sched FILE must not be the output$" "$TMP/err"
+# a block device as the sidecar: refused, not overwritten
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$LOOP" -t 1
+expect_err_line "^iostorm: $LOOP: refused: a block device \(record writes a file; the device's data would be overwritten\)$"
+# a recording that fails (its trace on a full filesystem) leaves no
+# sidecar behind: it stayed, a valid header with part of the waits
+mkdir "$TMP/full"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+	dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+	REC_OPTS="--sched $TMP/f.sched" record_start "$TMP/full/f.ist" "$LOOP"
+	for k in 1 2 3; do
+		"$top_builddir/tests/cli/dio_seq" "$LOOP" $SEQ >/dev/null || fail "dio_seq failed"
+	done
+	record_stop
+	umount "$TMP/full"
+	expect_eq "$RSTATUS" 1 "recorder exit status on a full filesystem"
+	[ ! -e "$TMP/f.sched" ] || fail "sidecar left behind by a failed recording"
+	ok
+fi
 done_ok

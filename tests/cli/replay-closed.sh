@@ -117,6 +117,13 @@ expect_err_line "bad.sched: line 2:"
 printf '# iostorm-sched 1 runq\n1 5 9\n1 5 18446744073709551616\n' >"$TMP/bad.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
 expect_err_line "bad.sched: line 3:"
+# a NUL byte was reported as a line "too long"; a directory as "empty"
+printf '# iostorm-sched 1 runq\n1 5 9\n\0001 2 3\n' >"$TMP/bad.sched"
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
+expect_err_line "^iostorm: $TMP/bad.sched: line 3: a NUL byte \(not text\)$"
+mkdir "$TMP/dir.sched"
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/dir.sched"
+expect_err_line "^iostorm: $TMP/dir.sched: Is a directory$"
 
 # --cpus N: the on-CPU parts ("c" lines) of the think times on N CPUs.
 # Two clients like the one above, 800 of each 900 us think on a CPU: each

@@ -187,6 +187,10 @@ expect_status 1 "$IOSTORM" replay "$TMP/keep.ist" --null --timing afap --json "$
 expect_err_line "^iostorm: $TMP/nodir/r.json: cannot write the result there: No such file or directory$"
 [ ! -s "$TMP/out" ] || fail "replay ran before the result check"; ok
 expect_status 2 "$IOSTORM" replay "$TMP/keep.ist" --null --json "$TMP/r.x" --csv-intervals "$TMP/r.x"
+# the trace as its own target: its writes overwrote the trace being read
+expect_status 1 "$IOSTORM" replay "$TMP/keep.ist" --target "$TMP/./keep.ist" --create --timing afap
+expect_err_line "^iostorm: $TMP/./keep.ist: refused: the target is the trace being replayed \(its writes would overwrite it\)$"
+expect_eq "$(cksum <"$TMP/keep.ist")" "$sum" "the trace after replaying it onto itself"
 expect_status 0 "$IOSTORM" replay --help
 expect_grep '^Usage: iostorm replay' "$TMP/out"
 done_ok

@@ -104,6 +104,17 @@ expect_status 2 "$IOSTORM" sweep --pattern nope --null -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 0 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --rates 10,...,50 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --point 1ms -o "$TMP/x.json"
+# counts are whole numbers (1.5 threads ran 1 and the result said 1.5);
+# an empty item is no item (1,,2 was taken as 1,2)
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 1.5 -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: --threads: bad list '1.5' (whole numbers 1..64)" "sweep --threads 1.5"
+expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --qd 2,2.5 -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: --qd: bad list '2,2.5' (whole numbers 1..65536)" "sweep --qd 2,2.5"
+for l in 1,,2 1, ,1; do
+	expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads "$l" -o "$TMP/x.json"
+	expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --rates "$l" -o "$TMP/x.json"
+done
+[ ! -e "$TMP/x.json" ] || fail "sweep wrote a result after a usage error"; ok
 # the result over the trace, or into a missing directory: refused first
 cp "$TMP/t.csv" "$TMP/keep.csv"
 expect_status 1 "$IOSTORM" sweep "$TMP/keep.csv" --null --threads 1 --qd 1 --rates none \
