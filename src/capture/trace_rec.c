@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -139,55 +137,11 @@ struct held_event {
 	struct cap_event ev;
 };
 
-/*
- * The meta-page of a memory-mapped per-CPU ring buffer (kernels since
- * 6.10, include/uapi/linux/trace_mmap.h; declared here because the build
- * machine's headers may be older than the kernel it runs on).  The
- * mapping is the meta-page (meta_page_size bytes) followed by the
- * nr_subbufs sub-buffers in ascending id; reader.id is the one the kernel
- * handed to the reader, of which reader.read bytes of data are committed
- * and counted as consumed.
- */
-struct rb_mmap_meta {
-	uint32_t meta_page_size;
-	uint32_t meta_struct_len;
-	uint32_t subbuf_size;
-	uint32_t nr_subbufs;
-	struct {
-		uint64_t lost_events;
-		uint32_t id;
-		uint32_t read;
-	} reader;
-	uint64_t flags;
-	uint64_t entries;
-	uint64_t overrun;
-	uint64_t read;
-	uint64_t reserved1;
-	uint64_t reserved2;
-};
-
-/* Hands the next sub-buffer (or what was committed since) to the reader. */
-#define RB_MMAP_GET_READER _IO('R', 0x20)
-
-/* The reader of one mapped per-CPU buffer: the data of sub-buffer id up
- * to pos (bytes after its header) has been walked by it. */
-struct cpu_map {
-	volatile struct rb_mmap_meta *meta;
-	size_t meta_len;
-	const uint8_t *data;
-	size_t data_len;
-	uint32_t subbuf_size, nr_subbufs;
-	uint32_t id, pos;
-	int open; /* it walks sub-buffer id */
-	struct rb_page_iter it;
-};
-
 /* One CPU's trace_pipe_raw and the events read from it, in time order
  * (a CPU's ring buffer is: its time deltas are unsigned), waiting to be
  * merged with the other CPUs' up to the watermark. */
 struct cpu_reader {
 	int fd;
-	struct cpu_map *map; /* mapped: read in place, else read() copies */
 	uint8_t *page;
 	size_t page_size;
 	uint64_t drained_ns; /* everything before this time has been read */
@@ -203,7 +157,6 @@ struct cap_rec {
 	unsigned ndev;
 	struct cpu_reader *cpu;
 	int ncpu;
-	int nmapped; /* CPUs whose buffer is read through a mapping */
 	cap_match *match;
 	size_t nheld; /* events in the CPUs' queues */
 	uint32_t *pids; /* open-addressed set of named pids (+1), bounded */
@@ -380,100 +333,9 @@ static size_t set_subbuf_size(cap_rec *r)
 	return kb > 0 ? (size_t)kb : 4096;
 }
 
-static void unmap_cpu(struct cpu_reader *cr)
-{
-	struct cpu_map *m = cr->map;
-
-	if (!m)
-		return;
-	if (m->data)
-		munmap((void *)m->data, m->data_len);
-	if (m->meta)
-		munmap((void *)m->meta, m->meta_len);
-	free(m);
-	cr->map = NULL;
-}
-
-/*
- * Maps cr's ring buffer (kernels since 6.10): its events are then walked
- * where the kernel wrote them, with one ioctl per sub-buffer (or per poll)
- * instead of a read() that copies each sub-buffer (and, for the one being
- * written, copies it event by event with interrupts off).  Returns 0, or
- * -errno when the kernel cannot (older kernels: ENODEV or EINVAL from
- * mmap, ENOTTY from the ioctl), and cr is read with read() instead.
- */
-static int map_cpu(struct cpu_reader *cr)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	struct cpu_map *m;
-	void *p;
-	int e;
-
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	cr->map = m;
-	p = mmap(NULL, (size_t)psz, PROT_READ, MAP_SHARED, cr->fd, 0);
-	if (p == MAP_FAILED)
-		goto fail;
-	m->meta = p;
-	m->meta_len = (size_t)psz;
-	if (m->meta->meta_struct_len < offsetof(struct rb_mmap_meta, flags) ||
-	    m->meta->subbuf_size <= 16 || !m->meta->nr_subbufs ||
-	    m->meta->meta_page_size < (uint32_t)psz) {
-		errno = EPROTO;
-		goto fail;
-	}
-	m->subbuf_size = m->meta->subbuf_size;
-	m->nr_subbufs = m->meta->nr_subbufs;
-	if (m->meta->meta_page_size != (uint32_t)psz) {
-		/* The meta-page is padded to a sub-buffer: map it whole. */
-		size_t len = m->meta->meta_page_size;
-
-		munmap((void *)m->meta, m->meta_len);
-		m->meta = NULL;
-		p = mmap(NULL, len, PROT_READ, MAP_SHARED, cr->fd, 0);
-		if (p == MAP_FAILED)
-			goto fail;
-		m->meta = p;
-		m->meta_len = len;
-	}
-	m->data_len = (size_t)m->subbuf_size * m->nr_subbufs;
-	p = mmap(NULL, m->data_len, PROT_READ, MAP_SHARED, cr->fd,
-		 (off_t)m->meta_len);
-	if (p == MAP_FAILED)
-		goto fail;
-	m->data = p;
-	/* The ioctl is the one operation the reader needs: try it now (on
-	 * an empty buffer it only refreshes the meta-page). */
-	if (ioctl(cr->fd, RB_MMAP_GET_READER) < 0)
-		goto fail;
-	m->id = m->meta->reader.id;
-	m->pos = m->meta->reader.read;
-	if (m->id >= m->nr_subbufs || m->pos > m->subbuf_size) {
-		errno = EPROTO;
-		goto fail;
-	}
-	return 0;
-fail:
-	e = errno ? errno : EIO;
-	unmap_cpu(cr);
-	return -e;
-}
-
-/* IOSTORM_RECORD_READER=read: the copying reader even where the kernel
- * could map the buffers (for tests of that path and comparisons). */
-static int want_mmap(void)
-{
-	const char *v = getenv("IOSTORM_RECORD_READER");
-
-	return !v || strcmp(v, "read") != 0;
-}
-
 static int open_cpus(cap_rec *r, size_t page_size, char *err, size_t errlen)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	int use_map = want_mmap();
 
 	r->ncpu = n > 0 ? (int)n : 1;
 	r->cpu = calloc((size_t)r->ncpu, sizeof(*r->cpu));
@@ -493,25 +355,11 @@ static int open_cpus(cap_rec *r, size_t page_size, char *err, size_t errlen)
 		tracefs_put_tracing_file(path);
 		if (cr->fd < 0)
 			continue; /* offline CPU */
-		if (use_map) {
-			int ret = map_cpu(cr);
-
-			if (ret == -ENOMEM) {
-				snprintf(err, errlen, "out of memory");
-				return ret;
-			}
-			if (ret == 0)
-				r->nmapped++;
-			else
-				use_map = 0; /* not on this kernel: read() */
-		}
-		if (!cr->map) {
-			cr->page_size = page_size;
-			cr->page = malloc(page_size);
-		}
+		cr->page_size = page_size;
+		cr->page = malloc(page_size);
 		cr->qcap = 4096;
 		cr->q = malloc(cr->qcap * sizeof(*cr->q));
-		if ((!cr->map && !cr->page) || !cr->q) {
+		if (!cr->page || !cr->q) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
@@ -644,7 +492,6 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 	}
 	snprintf(val, sizeof(val), "%d", r->ncpu);
 	ist_header_set(h, "record.cpus", val);
-	ist_header_set(h, "record.reader", r->nmapped ? "mmap" : "read");
 	*rp = r;
 	return 0;
 fail:
@@ -866,74 +713,6 @@ static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
 	return 0;
 }
 
-/* The events of cr's mapped buffer: walks what the kernel hands over,
- * sub-buffer by sub-buffer, in place (see map_cpu). */
-static int read_cpu_map(cap_rec *r, struct cpu_reader *cr, int *events)
-{
-	struct cpu_map *m = cr->map;
-	uint64_t before = now_mono();
-	const size_t hdr = sizeof(uint64_t) + sizeof(long);
-
-	for (size_t bytes = 0; bytes < BYTES_PER_ROUND;) {
-		const uint8_t *data, *sb;
-		uint32_t len, id, rd;
-		uint64_t ts;
-
-		if (m->open) {
-			while ((data = rb_page_next(&m->it, &len, &ts))) {
-				int ret = decode_event(r, cr, data, len, ts);
-
-				if (ret < 0)
-					return ret;
-				(*events)++;
-			}
-		}
-		/* Everything up to pos is walked: the kernel may now take
-		 * this sub-buffer back into the ring. */
-		if (ioctl(cr->fd, RB_MMAP_GET_READER) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		id = m->meta->reader.id;
-		rd = m->meta->reader.read;
-		if (id >= m->nr_subbufs || rd > m->subbuf_size - hdr)
-			return -EIO;
-		sb = m->data + (size_t)id * m->subbuf_size;
-		if (id != m->id || !m->open) {
-			int64_t missed;
-			uint32_t skip = id == m->id ? m->pos : 0;
-
-			/* A new sub-buffer (or the first one seen, of which
-			 * pos bytes were consumed before: walked past). */
-			if (rb_page_open(&m->it, sb, m->subbuf_size, &missed) < 0)
-				return -EIO;
-			if (id != m->id) {
-				if (missed > 0)
-					r->st.missed += (uint64_t)missed;
-				else if (missed < 0)
-					r->st.missed++;
-			}
-			m->it.end = sb + hdr + skip;
-			while (rb_page_next(&m->it, &len, &ts))
-				;
-			m->id = id;
-			m->pos = skip;
-			m->open = 1;
-		}
-		if (rd <= m->pos) {
-			/* Nothing committed since the last look. */
-			cr->drained_ns = before;
-			return 0;
-		}
-		bytes += rd - m->pos;
-		m->it.end = sb + hdr + rd;
-		m->pos = rd;
-	}
-	r->behind = 1;
-	return 0;
-}
-
 /* Same time: an issue before a completion. */
 static int held_before(const struct held_event *x, const struct held_event *y)
 {
@@ -1024,8 +803,7 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 
 		if (cr->fd < 0)
 			continue;
-		ret = cr->map ? read_cpu_map(r, cr, &events)
-			      : read_cpu(r, cr, &events);
+		ret = read_cpu(r, cr, &events);
 		if (ret < 0)
 			return ret;
 		if (cr->drained_ns < wm)
@@ -1119,7 +897,6 @@ void cap_rec_close(cap_rec *r)
 		return;
 	if (r->cpu) {
 		for (int c = 0; c < r->ncpu; c++) {
-			unmap_cpu(&r->cpu[c]);
 			if (r->cpu[c].fd >= 0)
 				close(r->cpu[c].fd);
 			free(r->cpu[c].page);

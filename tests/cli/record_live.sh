@@ -63,14 +63,6 @@ check_seq "$TMP/loop-ist.csv" "$pid" 0
 expect_grep "dev\.${LOOP#/dev/}\.event = rq" "$TMP/info"
 expect_grep "stream\.$pid = dio_seq" "$TMP/info"
 expect_grep "block size 512" "$TMP/info"
-# The per-CPU buffers are read in place through their mapping where the
-# kernel has it (6.10 and later), else copied by read().
-kv=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
-if [ "$kv" -ge 6010 ]; then
-	expect_grep "record\.reader = mmap" "$TMP/info"
-else
-	expect_grep "record\.reader = read" "$TMP/info"
-fi
 
 # -- killed: every chunk written before (one a second) stays readable
 record_start "$TMP/killed.ist" "$LOOP"
@@ -91,41 +83,32 @@ if [ -w /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null; then
 	ZRAM=$(cat /sys/class/zram-control/hot_add 2>/dev/null) || ZRAM=
 fi
 if [ -n "$ZRAM" ] && echo 64M >"/sys/block/zram$ZRAM/disksize"; then
-	# Twice: with the reader the kernel allows and with read() forced
-	# (IOSTORM_RECORD_READER=read, the path of kernels before 6.10).
-	for reader in "" read; do
-		export IOSTORM_RECORD_READER="$reader"
-		record_start "$TMP/both.ist" "/dev/zram$ZRAM" "$LOOP"
-		pidz=$("$DIO" "/dev/zram$ZRAM" $SEQ) || fail "dio_seq on zram failed"
-		pidl=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq on loop failed"
-		record_stop
-		expect_eq "$RSTATUS" 0 "recorder exit status (zram + loop, reader '$reader')"
-		"$IOSTORM" cat "$TMP/both.ist" >"$TMP/both.csv" || fail "iostorm cat failed"
-		check_seq "$TMP/both.csv" "$pidz" 0
-		check_seq "$TMP/both.csv" "$pidl" 1
-		# Nothing of one device leaks into the other.
-		n=$(awk -F, -v p="$pidz" 'NR > 1 && $7 == p && $2 != 0' "$TMP/both.csv" | wc -l)
-		expect_eq "$n" 0 "zram I/O recorded on the loop device"
-		"$IOSTORM" info "$TMP/both.ist" >"$TMP/info" || fail "iostorm info failed"
-		[ -z "$reader" ] || expect_grep "record\.reader = read" "$TMP/info"
-		# Volume: 30,000 I/Os (60,000 events, about 50 sub-buffers of
-		# 64 KiB, read while the kernel writes them), every one recorded.
-		record_start "$TMP/vol.csv" "/dev/zram$ZRAM"
-		dd if=/dev/zero of="/dev/zram$ZRAM" bs=4k count=15000 oflag=direct 2>/dev/null &
-		pidw=$!
-		wait $pidw || fail "dd write on zram failed"
-		dd if="/dev/zram$ZRAM" of=/dev/null bs=4k count=15000 iflag=direct 2>/dev/null &
-		pidr=$!
-		wait $pidr || fail "dd read on zram failed"
-		record_stop
-		expect_eq "$RSTATUS" 0 "recorder exit status (volume, reader '$reader')"
-		expect_grep ' 0 overrun, 0 missed, 0 without completion' "$TMP/rec.err"
-		n=$(awk -F, -v p=$pidw 'NR > 1 && $7 == p && $3 == "write" && $5 == 4096' "$TMP/vol.csv" | wc -l)
-		expect_eq "$n" 15000 "4 KiB writes recorded (reader '$reader')"
-		n=$(awk -F, -v p=$pidr 'NR > 1 && $7 == p && $3 == "read" && $5 == 4096' "$TMP/vol.csv" | wc -l)
-		expect_eq "$n" 15000 "4 KiB reads recorded (reader '$reader')"
-	done
-	unset IOSTORM_RECORD_READER
+	record_start "$TMP/both.csv" "/dev/zram$ZRAM" "$LOOP"
+	pidz=$("$DIO" "/dev/zram$ZRAM" $SEQ) || fail "dio_seq on zram failed"
+	pidl=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq on loop failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (zram + loop)"
+	check_seq "$TMP/both.csv" "$pidz" 0
+	check_seq "$TMP/both.csv" "$pidl" 1
+	# Nothing of one device leaks into the other.
+	n=$(awk -F, -v p="$pidz" 'NR > 1 && $7 == p && $2 != 0' "$TMP/both.csv" | wc -l)
+	expect_eq "$n" 0 "zram I/O recorded on the loop device"
+	# Volume: 30,000 I/Os (60,000 events, about 50 sub-buffers of 64 KiB,
+	# read while the kernel writes them), every one recorded.
+	record_start "$TMP/vol.csv" "/dev/zram$ZRAM"
+	dd if=/dev/zero of="/dev/zram$ZRAM" bs=4k count=15000 oflag=direct 2>/dev/null &
+	pidw=$!
+	wait $pidw || fail "dd write on zram failed"
+	dd if="/dev/zram$ZRAM" of=/dev/null bs=4k count=15000 iflag=direct 2>/dev/null &
+	pidr=$!
+	wait $pidr || fail "dd read on zram failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (volume)"
+	expect_grep ' 0 overrun, 0 missed, 0 without completion' "$TMP/rec.err"
+	n=$(awk -F, -v p=$pidw 'NR > 1 && $7 == p && $3 == "write" && $5 == 4096' "$TMP/vol.csv" | wc -l)
+	expect_eq "$n" 15000 "4 KiB writes recorded"
+	n=$(awk -F, -v p=$pidr 'NR > 1 && $7 == p && $3 == "read" && $5 == 4096' "$TMP/vol.csv" | wc -l)
+	expect_eq "$n" 15000 "4 KiB reads recorded"
 else
 	echo "no zram here: bio-based part not run" >&2
 fi
