@@ -36,8 +36,12 @@ secs=$(( IOS / (2 * RATE) + 2 ))
 one() {
 	local bin=${1%%:*} opts="" TIMEFORMAT='%U %S'
 	[ "$bin" = "$1" ] || opts=${1#*:}
+	# --duration: when fio cannot reach RATE, the recorder stops anyway
+	# (and the count check says so) instead of waiting forever inside a
+	# quiet-run that stops everybody else meanwhile.
 	# shellcheck disable=SC2086
-	{ time "$bin" record -q -d "$DEV" -o "$tmp/rec.ist" -n "$IOS" ${opts//,/ } \
+	{ time "$bin" record -q -d "$DEV" -o "$tmp/rec.ist" -n "$IOS" \
+		--duration "$((secs + 2))" ${opts//,/ } \
 		2>"$tmp/rec.err"; } 2>"$tmp/rec.time" &
 	rp=$!
 	sleep 0.3
@@ -50,7 +54,7 @@ one() {
 	n=$("$bin" info "$tmp/rec.ist" | awk '/^records:/ { print $2 }')
 	kill -INT $fp 2>/dev/null || true
 	wait $fp || true
-	[ "$n" = "$IOS" ] || { echo "variant $1: recorded $n I/Os, not $IOS" >&2; exit 1; }
+	[ "$n" = "$IOS" ] || { echo "variant $1: recorded $n I/Os, not $IOS (fio below 2 x $RATE IOPS? lower RATE or IOS)" >&2; exit 1; }
 	nf=$(awk '/issued rwts:/ { split($3, t, /[=,]/); print t[2] + t[3] }' "$tmp/fio.out")
 	r=$(echo "$(tail -1 "$tmp/rec.time") $n" | awk '{ printf "%.3f", 1e6 * ($1 + $2) / $3 }')
 	f=$(echo "$(tail -1 "$tmp/fio.time") $nf" | awk '{ printf "%.3f", 1e6 * ($1 + $2) / $3 }')

@@ -93,6 +93,22 @@ if [ -n "$ZRAM" ] && echo 64M >"/sys/block/zram$ZRAM/disksize"; then
 	# Nothing of one device leaks into the other.
 	n=$(awk -F, -v p="$pidz" 'NR > 1 && $7 == p && $2 != 0' "$TMP/both.csv" | wc -l)
 	expect_eq "$n" 0 "zram I/O recorded on the loop device"
+	# Volume: 30,000 I/Os (60,000 events, about 50 sub-buffers of 64 KiB,
+	# read while the kernel writes them), every one recorded.
+	record_start "$TMP/vol.csv" "/dev/zram$ZRAM"
+	dd if=/dev/zero of="/dev/zram$ZRAM" bs=4k count=15000 oflag=direct 2>/dev/null &
+	pidw=$!
+	wait $pidw || fail "dd write on zram failed"
+	dd if="/dev/zram$ZRAM" of=/dev/null bs=4k count=15000 iflag=direct 2>/dev/null &
+	pidr=$!
+	wait $pidr || fail "dd read on zram failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (volume)"
+	expect_grep ' 0 overrun, 0 missed, 0 without completion' "$TMP/rec.err"
+	n=$(awk -F, -v p=$pidw 'NR > 1 && $7 == p && $3 == "write" && $5 == 4096' "$TMP/vol.csv" | wc -l)
+	expect_eq "$n" 15000 "4 KiB writes recorded"
+	n=$(awk -F, -v p=$pidr 'NR > 1 && $7 == p && $3 == "read" && $5 == 4096' "$TMP/vol.csv" | wc -l)
+	expect_eq "$n" 15000 "4 KiB reads recorded"
 else
 	echo "no zram here: bio-based part not run" >&2
 fi
