@@ -145,7 +145,7 @@ bench() {
 	if [ $# -gt 3 ]; then
 		sched=""
 		[ "$SCHED" = 1 ] && sched="--sched $3.cap.sched${CLIENT:+ --sched-comm $CLIENT}"
-		$RECPIN "$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
+		$RECPIN "$IOSTORM" record -d "$4" -o "$3.cap.ist" --allow-loss $sched 2>"$3.cap.log" &
 		rec=$!
 		sleep 1
 	fi
