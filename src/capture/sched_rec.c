@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,8 @@ struct sched_rec {
 	int id_switch, id_wakeup, id_waking, id_runtime;
 	int id_irq[4];        /* irq_handler_entry, _exit, softirq_entry, _exit */
 	int irq_out;          /* interrupt time taken out of the runtime */
+	uint64_t sw_cost;     /* the tracing's CPU cost per context switch
+				 in the traced threads (measured at open) */
 	int off_rt_pid, off_rt_runtime;
 	int off_prev_pid, off_prev_state, len_prev_state, off_next_pid, off_pid;
 	int off_prev_comm, off_next_comm, off_waking_pid, off_waker;
@@ -326,6 +330,125 @@ static int enable_irq(sched_rec *s)
 	return 0;
 }
 
+/* ------------------------------------------------------------ tracing cost */
+
+#define PP_ROUNDS 10000
+#define PP_PAIRS 7
+
+struct pp_arg {
+	int in, out;
+	cpu_set_t cpu;
+	uint64_t cpu_ns;   /* the thread's CPU time for the rounds */
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *pp_echo(void *p)
+{
+	struct pp_arg *a = p;
+	uint64_t t0;
+	char c;
+
+	pthread_setaffinity_np(pthread_self(), sizeof(a->cpu), &a->cpu);
+	t0 = thread_cpu_ns();
+	for (int i = 0; i < PP_ROUNDS; i++)
+		if (read(a->in, &c, 1) != 1 || write(a->out, &c, 1) != 1)
+			break;
+	a->cpu_ns = thread_cpu_ns() - t0;
+	return NULL;
+}
+
+/* CPU time (both threads) of PP_ROUNDS round trips over two pipes between
+ * two threads on one CPU: two context switches each; 0 on failure. */
+static uint64_t pingpong(const cpu_set_t *cpu)
+{
+	int a[2], b[2];
+	struct pp_arg arg;
+	pthread_t th;
+	uint64_t t0, mine = 0;
+	char c = 'x';
+	int ok = 1;
+
+	if (pipe(a) < 0)
+		return 0;
+	if (pipe(b) < 0) {
+		close(a[0]);
+		close(a[1]);
+		return 0;
+	}
+	arg = (struct pp_arg){ .in = a[0], .out = b[1], .cpu = *cpu };
+	if (pthread_create(&th, NULL, pp_echo, &arg) != 0) {
+		ok = 0;
+	} else {
+		t0 = thread_cpu_ns();
+		for (int i = 0; i < PP_ROUNDS && ok; i++)
+			ok = write(a[1], &c, 1) == 1 && read(b[0], &c, 1) == 1;
+		mine = thread_cpu_ns() - t0;
+		if (!ok)
+			close(a[1]), a[1] = -1; /* the echo thread sees EOF */
+		pthread_join(th, NULL);
+	}
+	close(a[0]);
+	if (a[1] >= 0)
+		close(a[1]);
+	close(b[0]);
+	close(b[1]);
+	return ok ? mine + arg.cpu_ns : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The tracing's own cost in the traced threads: every event is written to
+ * the ring buffer by the thread (or the interrupt) that fires it, and
+ * charged to that thread's runtime.  Measured once, before the recording:
+ * a pipe ping-pong between two threads pinned to this thread's CPU, with
+ * the instance's events off and on, alternately (PP_PAIRS pairs, the
+ * median of the pairs' differences); per context switch (half a round trip: each
+ * switch's sched_switch, sched_stat_runtime and wake-up events, as around
+ * a stream's time on a CPU).  The ping-pong's events are cleared after.
+ */
+static void measure_switch_cost(sched_rec *s)
+{
+	int64_t d[PP_PAIRS];
+	cpu_set_t old, one;
+	int cpu = sched_getcpu();
+
+	s->sw_cost = 0;
+	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old) != 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0)
+		return;
+	for (int i = 0; i < PP_PAIRS; i++) {
+		uint64_t off, on;
+
+		tracefs_trace_off(s->inst);
+		off = pingpong(&one);
+		tracefs_trace_on(s->inst);
+		on = pingpong(&one);
+		d[i] = off && on ? (int64_t)(on - off) : INT64_MIN;
+	}
+	tracefs_trace_off(s->inst);
+	tracefs_instance_file_clear(s->inst, "trace");
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	qsort(d, PP_PAIRS, sizeof(d[0]), cmp_i64);
+	if (d[0] != INT64_MIN && d[PP_PAIRS / 2] > 0)
+		s->sw_cost = (uint64_t)d[PP_PAIRS / 2] / (2ull * PP_ROUNDS);
+}
+
 static int open_cpus(sched_rec *s)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -414,6 +537,8 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (s->id_runtime >= 0)
+		measure_switch_cost(s);
 	s->out = fopen(path, "we");
 	if (!s->out) {
 		ret = -errno;
@@ -421,8 +546,9 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		goto fail;
 	}
 	if (s->id_runtime >= 0)
-		fprintf(s->out, "# iostorm-sched 3 runq cpu%s runtime%s\n",
-			s->ncomm ? " client" : "", s->irq_out ? " irq" : "");
+		fprintf(s->out, "# iostorm-sched 3 runq cpu%s runtime%s%s\n",
+			s->ncomm ? " client" : "", s->irq_out ? " irq" : "",
+			s->sw_cost ? " switch" : "");
 	else
 		fputs(s->ncomm ? "# iostorm-sched 2 runq cpu client\n" :
 		      "# iostorm-sched 1 runq cpu\n", s->out);
@@ -435,6 +561,10 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		      "# less the interrupts it took (irq)\n" :
 		      "# c ... runtime_ns: the CPU time the kernel charged it (steal out)\n",
 		      s->out);
+	if (s->sw_cost)
+		fprintf(s->out, "# switch-cost-ns %llu: the tracing's CPU cost per context switch\n"
+			"# (measured), taken off each c line's and each client switch's runtime\n",
+			(unsigned long long)s->sw_cost);
 	if (s->ncomm) {
 		fputs("# w stream start_ns end_ns cpu_ns: asleep until a client woke it;\n"
 		      "# cpu_ns: the client's time on a CPU since its previous such wake-up\n",
@@ -858,8 +988,10 @@ static int process(sched_rec *s, uint64_t watermark)
 				p->acc += ev->ts - p->on_since;
 			p->on_since = 0;
 		} else if (p) {
+			uint64_t out = p->irq + s->sw_cost;
+
 			if (p->on_since && emit_kind(s, 'c', p->pid, p->on_since, ev->ts,
-						     p->rt > p->irq ? p->rt - p->irq : 0) < 0)
+						     p->rt > out ? p->rt - out : 0) < 0)
 				return -EIO;
 			p->on_since = 0;
 			p->since = ev->runnable ? ev->ts : 0;
@@ -869,6 +1001,7 @@ static int process(sched_rec *s, uint64_t watermark)
 		if (p && p->client) {
 			p->on_since = p->rt_last = ev->ts;
 			p->owed = 0;
+			p->irq += s->sw_cost; /* the tracing's cost, to take off */
 			p = NULL; /* not a stream: a foreign thread */
 		}
 		if (p && p->since) {
@@ -957,6 +1090,7 @@ void sched_rec_get_stats(const sched_rec *s, struct sched_rec_stats *st)
 {
 	*st = s->st;
 	st->irq_out = s->irq_out;
+	st->switch_cost_ns = s->sw_cost;
 }
 
 void sched_rec_close(sched_rec *s)

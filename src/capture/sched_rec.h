@@ -31,6 +31,8 @@ struct sched_rec_stats {
 	uint64_t irq_ns;     /* interrupt time taken out of the followed
 				threads' runtime (0: not traced)           */
 	int irq_out;         /* interrupts traced and taken out            */
+	uint64_t switch_cost_ns; /* the tracing's measured CPU cost per
+				context switch, taken out (0: none)        */
 };
 
 typedef struct sched_rec sched_rec;

@@ -359,7 +359,7 @@ static int sched_begin(struct sink *s, size_t buffer_kb)
 
 static const char *sched_note(const struct sched_rec_stats *st, int clients)
 {
-	static char b[192];
+	static char b[256];
 	int n = 0;
 
 	b[0] = 0;
@@ -369,6 +369,9 @@ static const char *sched_note(const struct sched_rec_stats *st, int clients)
 	if (st->kthreads)
 		n += snprintf(b + n, sizeof(b) - (size_t)n, ", %llu kernel thread%s not followed",
 			      (unsigned long long)st->kthreads, st->kthreads > 1 ? "s" : "");
+	if (st->switch_cost_ns)
+		n += snprintf(b + n, sizeof(b) - (size_t)n, ", tracing cost %.2f us a switch out",
+			      (double)st->switch_cost_ns / 1e3);
 	if (st->irq_out)
 		n += snprintf(b + n, sizeof(b) - (size_t)n, ", %.3f s of interrupts out of the CPU time",
 			      (double)st->irq_ns / 1e9);
