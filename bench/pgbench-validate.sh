@@ -24,7 +24,8 @@
 #   AREF=1 (run A a second time, not recorded: the recorder's cost),
 #   CPU_SCALE (with CPUS: replay --cpu-scale F, a what-if),
 #   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
-#   CPUs not in PIN's list; default: none).
+#   CPUs not in PIN's list; default: none), BREC=1 (record B's run too,
+#   into runN.b.cap.ist and .sched: B's recorded CPU, for diagnosis only).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -144,7 +145,7 @@ bench() {
 	if [ $# -gt 3 ]; then
 		sched=""
 		[ "$SCHED" = 1 ] && sched="--sched $3.cap.sched${CLIENT:+ --sched-comm $CLIENT}"
-		$RECPIN "$IOSTORM" record -d "$4" -o "$3.cap.ist" -q --allow-loss $sched &
+		$RECPIN "$IOSTORM" record -d "$4" -o "$3.cap.ist" --allow-loss $sched 2>"$3.cap.log" &
 		rec=$!
 		sleep 1
 	fi
@@ -209,7 +210,14 @@ while [ "$i" -le "$RUNS" ]; do
 		r=$(bench "$MNT_A" "$PORT_A" "$p.aref")
 		echo "# run $i: A not recorded: tps p99 sync/s cpu: $r"
 	fi
-	b=$(bench "$MNT_B" "$PORT_B" "$p.b")
+	if [ "${BREC:-0}" = 1 ]; then # B recorded too (diagnosis: its CPU as recorded)
+		b=$(bench "$MNT_B" "$PORT_B" "$p.b" "$DEV_B")
+		nb=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.b.pgbench")
+		awk -v n="${nb:-0}" '$1 == "c" { t += NF >= 5 ? $5 : $4 - $3 } $1 == "w" { t += $5 }
+			END { printf "# run '"$i"': B recorded CPU %.0f us/txn\n", (n > 0 ? t / 1e3 / n : 0) }' "$p.b.cap.sched"
+	else
+		b=$(bench "$MNT_B" "$PORT_B" "$p.b")
+	fi
 	g=""
 	if [ "$GROUP" = auto ]; then # A's transactions per WAL fsync
 		g=$(echo "$a" | awk '{ g = $3 > 0 ? $1 / $3 : 1; printf "%.3f", g < 1 ? 1 : g }')

@@ -5,12 +5,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "iostorm.h"
 #include "capture/sched_rec.h"
@@ -28,8 +32,9 @@
 #define PAGES_PER_ROUND 512
 
 /* In this order at the same time stamp: a waking before its wakeup, a
- * task's runtime before its switch away. */
-enum { SE_WAKING, SE_WAKEUP, SE_RUNTIME, SE_SWITCH };
+ * task's runtime before its switch away; an interrupt's entry and exit
+ * (hard or soft). */
+enum { SE_WAKING, SE_WAKEUP, SE_RUNTIME, SE_SWITCH, SE_IRQ_IN, SE_IRQ_OUT };
 
 struct sched_ev {
 	uint64_t ts;
@@ -55,6 +60,9 @@ struct sched_cpu {
 	size_t page_size;
 	uint64_t drained_ns;
 	struct sched_hist h;
+	int32_t cur;          /* the thread on it (its latest switch; -1) */
+	unsigned irq_depth;   /* interrupts (hard, soft) entered, not left */
+	uint64_t irq_since;   /* the outermost one's entry */
 };
 
 struct sched_pid {
@@ -69,6 +77,8 @@ struct sched_pid {
 	uint64_t rt_last;     /* runtime charged up to then (or on_since) */
 	uint64_t owed;        /* client: wall time already given to a
 				 wake-up, to take off its next runtime */
+	uint64_t irq;         /* stream: interrupt time since on_since;
+				 client: not yet taken off its runtime */
 };
 
 #define MAX_COMMS 8
@@ -78,6 +88,10 @@ struct sched_rec {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
 	int id_switch, id_wakeup, id_waking, id_runtime;
+	int id_irq[4];        /* irq_handler_entry, _exit, softirq_entry, _exit */
+	int irq_out;          /* interrupt time taken out of the runtime */
+	uint64_t sw_cost;     /* the tracing's CPU cost per context switch
+				 in the traced threads (measured at open) */
 	int off_rt_pid, off_rt_runtime;
 	int off_prev_pid, off_prev_state, len_prev_state, off_next_pid, off_pid;
 	int off_prev_comm, off_next_comm, off_waking_pid, off_waker;
@@ -116,15 +130,21 @@ static int field(struct tep_event *e, const char *name, int *len)
 	return f->offset;
 }
 
-static struct tep_event *load_event(struct tep_handle *tep, const char *name)
+static struct tep_event *load_sys_event(struct tep_handle *tep, const char *sys,
+				       const char *name)
 {
 	int size = 0;
-	char *fmt = tracefs_event_file_read(NULL, "sched", name, "format", &size);
+	char *fmt = tracefs_event_file_read(NULL, sys, name, "format", &size);
 
 	if (fmt && size > 0)
-		tep_parse_event(tep, fmt, (size_t)size, "sched");
+		tep_parse_event(tep, fmt, (size_t)size, sys);
 	free(fmt);
-	return tep_find_event_by_name(tep, "sched", name);
+	return tep_find_event_by_name(tep, sys, name);
+}
+
+static struct tep_event *load_event(struct tep_handle *tep, const char *name)
+{
+	return load_sys_event(tep, "sched", name);
 }
 
 static int common_field(struct tep_event *e, const char *name, int *len)
@@ -237,6 +257,198 @@ static void runtime_layout(sched_rec *s)
 	need(&s->need_runtime, s->off_rt_runtime, 8);
 }
 
+/* Does the running kernel leave IRQ time out of a task's runtime
+ * (CONFIG_IRQ_TIME_ACCOUNTING=y, from /proc/config.gz or /boot)?  1 yes,
+ * 0 no or not known. */
+static int kernel_irqtime(void)
+{
+	static const char key[] = "CONFIG_IRQ_TIME_ACCOUNTING=y";
+	char line[256], path[128];
+	struct utsname u;
+	gzFile f = gzopen("/proc/config.gz", "rb");
+	int yes = 0;
+
+	if (!f && uname(&u) == 0) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = gzopen(path, "rb"); /* reads plain text too */
+	}
+	if (!f)
+		return 0;
+	while (!yes && gzgets(f, line, sizeof(line)))
+		yes = !strncmp(line, key, sizeof(key) - 1);
+	gzclose(f);
+	return yes;
+}
+
+/*
+ * The interrupts (irq_handler_entry/exit, softirq_entry/exit): without
+ * CONFIG_IRQ_TIME_ACCOUNTING the kernel charges the time a CPU spends in
+ * them to the thread they interrupted, so a stream's runtime holds the
+ * completions of the recorded device's I/O (a loop device's block
+ * softirqs, a disk's interrupts: the source's I/O stack, not the
+ * workload's demand).  Traced, that time is taken out of the runtime.  Not
+ * traced when the kernel leaves it out itself, or without the events.
+ */
+static void irq_layout(sched_rec *s)
+{
+	static const char *const names[4][2] = {
+		{ "irq", "irq_handler_entry" }, { "irq", "irq_handler_exit" },
+		{ "irq", "softirq_entry" }, { "irq", "softirq_exit" },
+	};
+
+	s->irq_out = 0;
+	for (int i = 0; i < 4; i++)
+		s->id_irq[i] = -1;
+	if (s->id_runtime < 0 || kernel_irqtime())
+		return;
+	for (int i = 0; i < 4; i++) {
+		struct tep_event *e = load_sys_event(s->tep, names[i][0], names[i][1]);
+
+		if (!e)
+			return;
+		s->id_irq[i] = e->id;
+	}
+	s->irq_out = 1;
+}
+
+static int enable_irq(sched_rec *s)
+{
+	static const char *const names[4] = {
+		"irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit",
+	};
+
+	if (!s->irq_out)
+		return 0;
+	for (int i = 0; i < 4; i++)
+		if (tracefs_event_enable(s->inst, "irq", names[i]) < 0) {
+			for (int k = 0; k < 4; k++)
+				s->id_irq[k] = -1;
+			s->irq_out = 0; /* the runtime as charged */
+			tracefs_event_disable(s->inst, "irq", NULL);
+			return 0;
+		}
+	return 0;
+}
+
+/* ------------------------------------------------------------ tracing cost */
+
+#define PP_ROUNDS 10000
+#define PP_PAIRS 7
+
+struct pp_arg {
+	int in, out;
+	cpu_set_t cpu;
+	uint64_t cpu_ns;   /* the thread's CPU time for the rounds */
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *pp_echo(void *p)
+{
+	struct pp_arg *a = p;
+	uint64_t t0;
+	char c;
+
+	pthread_setaffinity_np(pthread_self(), sizeof(a->cpu), &a->cpu);
+	t0 = thread_cpu_ns();
+	for (int i = 0; i < PP_ROUNDS; i++)
+		if (read(a->in, &c, 1) != 1 || write(a->out, &c, 1) != 1)
+			break;
+	a->cpu_ns = thread_cpu_ns() - t0;
+	return NULL;
+}
+
+/* CPU time (both threads) of PP_ROUNDS round trips over two pipes between
+ * two threads on one CPU: two context switches each; 0 on failure. */
+static uint64_t pingpong(const cpu_set_t *cpu)
+{
+	int a[2], b[2];
+	struct pp_arg arg;
+	pthread_t th;
+	uint64_t t0, mine = 0;
+	char c = 'x';
+	int ok = 1;
+
+	if (pipe(a) < 0)
+		return 0;
+	if (pipe(b) < 0) {
+		close(a[0]);
+		close(a[1]);
+		return 0;
+	}
+	arg = (struct pp_arg){ .in = a[0], .out = b[1], .cpu = *cpu };
+	if (pthread_create(&th, NULL, pp_echo, &arg) != 0) {
+		ok = 0;
+	} else {
+		t0 = thread_cpu_ns();
+		for (int i = 0; i < PP_ROUNDS && ok; i++)
+			ok = write(a[1], &c, 1) == 1 && read(b[0], &c, 1) == 1;
+		mine = thread_cpu_ns() - t0;
+		if (!ok)
+			close(a[1]), a[1] = -1; /* the echo thread sees EOF */
+		pthread_join(th, NULL);
+	}
+	close(a[0]);
+	if (a[1] >= 0)
+		close(a[1]);
+	close(b[0]);
+	close(b[1]);
+	return ok ? mine + arg.cpu_ns : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The tracing's own cost in the traced threads: every event is written to
+ * the ring buffer by the thread (or the interrupt) that fires it, and
+ * charged to that thread's runtime.  Measured once, before the recording:
+ * a pipe ping-pong between two threads pinned to this thread's CPU, with
+ * the instance's events off and on, alternately (PP_PAIRS pairs, the
+ * median of the pairs' differences); per context switch (half a round trip: each
+ * switch's sched_switch, sched_stat_runtime and wake-up events, as around
+ * a stream's time on a CPU).  The ping-pong's events are cleared after.
+ */
+static void measure_switch_cost(sched_rec *s)
+{
+	int64_t d[PP_PAIRS];
+	cpu_set_t old, one;
+	int cpu = sched_getcpu();
+
+	s->sw_cost = 0;
+	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old) != 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0)
+		return;
+	for (int i = 0; i < PP_PAIRS; i++) {
+		uint64_t off, on;
+
+		tracefs_trace_off(s->inst);
+		off = pingpong(&one);
+		tracefs_trace_on(s->inst);
+		on = pingpong(&one);
+		d[i] = off && on ? (int64_t)(on - off) : INT64_MIN;
+	}
+	tracefs_trace_off(s->inst);
+	tracefs_instance_file_clear(s->inst, "trace");
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	qsort(d, PP_PAIRS, sizeof(d[0]), cmp_i64);
+	if (d[0] != INT64_MIN && d[PP_PAIRS / 2] > 0)
+		s->sw_cost = (uint64_t)d[PP_PAIRS / 2] / (2ull * PP_ROUNDS);
+}
+
 static int open_cpus(sched_rec *s)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -249,6 +461,7 @@ static int open_cpus(sched_rec *s)
 		struct sched_cpu *sc = &s->cpu[c];
 		int size;
 
+		sc->cur = -1;
 		sc->tcpu = tracefs_cpu_open(s->inst, c, true);
 		if (!sc->tcpu)
 			continue; /* offline CPU */
@@ -285,6 +498,7 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	if (ret < 0)
 		goto fail;
 	runtime_layout(s);
+	irq_layout(s);
 	snprintf(name, sizeof(name), "iostorm-sched-%ld", (long)getpid());
 	s->inst = tracefs_instance_create(name);
 	if (!s->inst) {
@@ -306,6 +520,9 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	if (s->id_runtime >= 0 &&
 	    tracefs_event_enable(s->inst, "sched", "sched_stat_runtime") < 0)
 		s->id_runtime = -1; /* wall time only */
+	if (s->id_runtime < 0)
+		s->irq_out = 0;
+	enable_irq(s);
 	ret = open_cpus(s);
 	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
@@ -320,6 +537,8 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (s->id_runtime >= 0)
+		measure_switch_cost(s);
 	s->out = fopen(path, "we");
 	if (!s->out) {
 		ret = -errno;
@@ -327,8 +546,9 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 		goto fail;
 	}
 	if (s->id_runtime >= 0)
-		fputs(s->ncomm ? "# iostorm-sched 3 runq cpu client runtime\n" :
-		      "# iostorm-sched 3 runq cpu runtime\n", s->out);
+		fprintf(s->out, "# iostorm-sched 3 runq cpu%s runtime%s%s\n",
+			s->ncomm ? " client" : "", s->irq_out ? " irq" : "",
+			s->sw_cost ? " switch" : "");
 	else
 		fputs(s->ncomm ? "# iostorm-sched 2 runq cpu client\n" :
 		      "# iostorm-sched 1 runq cpu\n", s->out);
@@ -337,8 +557,14 @@ int sched_rec_open(sched_rec **sp, const char *path, size_t buffer_kb,
 	      "# c stream start_ns end_ns: on a CPU; r ...: runnable (all its waits)\n",
 	      s->out);
 	if (s->id_runtime >= 0)
-		fputs("# c ... runtime_ns: the CPU time the kernel charged it (steal out)\n",
+		fputs(s->irq_out ? "# c ... runtime_ns: the CPU time the kernel charged it (steal out),\n"
+		      "# less the interrupts it took (irq)\n" :
+		      "# c ... runtime_ns: the CPU time the kernel charged it (steal out)\n",
 		      s->out);
+	if (s->sw_cost)
+		fprintf(s->out, "# switch-cost-ns %llu: the tracing's CPU cost per context switch\n"
+			"# (measured), taken off each c line's and each client switch's runtime\n",
+			(unsigned long long)s->sw_cost);
 	if (s->ncomm) {
 		fputs("# w stream start_ns end_ns cpu_ns: asleep until a client woke it;\n"
 		      "# cpu_ns: the client's time on a CPU since its previous such wake-up\n",
@@ -523,6 +749,10 @@ static int decode(sched_rec *s, const uint8_t *data, uint32_t len, uint64_t ts)
 		memcpy(&ev.waker, data + s->off_waker, 4);
 		if (!tracked(s, ev.pid) || !client(s, ev.waker))
 			return 0;
+	} else if (s->irq_out && ((int)type == s->id_irq[0] || (int)type == s->id_irq[2])) {
+		ev.kind = SE_IRQ_IN;
+	} else if (s->irq_out && ((int)type == s->id_irq[1] || (int)type == s->id_irq[3])) {
+		ev.kind = SE_IRQ_OUT;
 	} else if ((int)type == s->id_runtime) {
 		ev.kind = SE_RUNTIME;
 		memcpy(&ev.pid, data + s->off_rt_pid, 4);
@@ -627,8 +857,11 @@ static int emit_client(sched_rec *s, struct sched_pid *p, struct sched_pid *c, u
 		uint64_t from = c->rt_last > c->on_since ? c->rt_last : c->on_since;
 
 		if (c->on_since && b > from) {
-			cpu += b - from;
+			uint64_t q = c->irq < b - from ? c->irq : b - from;
+
+			cpu += b - from - q;
 			c->owed += b - from;
+			c->irq -= q;
 			c->rt_last = b;
 		}
 	} else if (c->on_since && b > c->on_since) {
@@ -704,15 +937,36 @@ static int process(sched_rec *s, uint64_t watermark)
 				return -EIO;
 			continue;
 		}
+		if (ev->kind == SE_IRQ_IN || ev->kind == SE_IRQ_OUT) {
+			struct sched_cpu *sc = &s->cpu[ev->cpu];
+
+			if (ev->kind == SE_IRQ_IN) {
+				if (!sc->irq_depth++)
+					sc->irq_since = ev->ts;
+				continue;
+			}
+			/* an exit without its entry (traced before the
+			 * start, or lost) is not counted */
+			if (!sc->irq_depth || --sc->irq_depth)
+				continue;
+			p = followed(s, sc->cur);
+			if (p && p->on_since && ev->ts > sc->irq_since) {
+				p->irq += ev->ts - sc->irq_since;
+				s->st.irq_ns += ev->ts - sc->irq_since;
+			}
+			continue;
+		}
 		if (ev->kind == SE_RUNTIME) {
 			p = followed(s, ev->pid);
 			if (!p || !p->on_since)
 				continue;
 			if (p->client) {
-				uint64_t d = ev->runtime, o = p->owed < d ? p->owed : d;
+				uint64_t d = ev->runtime, o = p->owed < d ? p->owed : d, q;
 
-				p->acc += d - o;
+				q = p->irq < d - o ? p->irq : d - o; /* its interrupts */
+				p->acc += d - o - q;
 				p->owed -= o;
+				p->irq -= q;
 			} else {
 				p->rt += ev->runtime;
 			}
@@ -734,8 +988,10 @@ static int process(sched_rec *s, uint64_t watermark)
 				p->acc += ev->ts - p->on_since;
 			p->on_since = 0;
 		} else if (p) {
+			uint64_t out = p->irq + s->sw_cost;
+
 			if (p->on_since && emit_kind(s, 'c', p->pid, p->on_since, ev->ts,
-						     p->rt) < 0)
+						     p->rt > out ? p->rt - out : 0) < 0)
 				return -EIO;
 			p->on_since = 0;
 			p->since = ev->runnable ? ev->ts : 0;
@@ -745,6 +1001,7 @@ static int process(sched_rec *s, uint64_t watermark)
 		if (p && p->client) {
 			p->on_since = p->rt_last = ev->ts;
 			p->owed = 0;
+			p->irq += s->sw_cost; /* the tracing's cost, to take off */
 			p = NULL; /* not a stream: a foreign thread */
 		}
 		if (p && p->since) {
@@ -760,8 +1017,10 @@ static int process(sched_rec *s, uint64_t watermark)
 		if (p) {
 			p->on_since = p->rt_last = ev->ts;
 			p->rt = 0;
+			p->irq = 0;
 			p->asleep = 0;
 		}
+		s->cpu[ev->cpu].cur = ev->next;
 		hist_push(&s->cpu[ev->cpu].h, ev->ts, ev->next > 0 && !p);
 	}
 	memmove(s->held, s->held + i, (s->nheld - i) * sizeof(*s->held));
@@ -830,6 +1089,8 @@ int sched_rec_finish(sched_rec *s)
 void sched_rec_get_stats(const sched_rec *s, struct sched_rec_stats *st)
 {
 	*st = s->st;
+	st->irq_out = s->irq_out;
+	st->switch_cost_ns = s->sw_cost;
 }
 
 void sched_rec_close(sched_rec *s)

@@ -9,7 +9,8 @@
  *                   clients; 1, 2 without the sched_stat_runtime event)
  *     STREAM START_NS END_NS        (ns since the trace's start, by end)
  *     c STREAM START_NS END_NS RUNTIME_NS   on a CPU (RUNTIME_NS: the CPU
- *                   time the kernel charged, steal out; version 3)
+ *                   time the kernel charged, steal out; version 3; with
+ *                   "irq" in the header, less the interrupts it took)
  *     r STREAM START_NS END_NS      runnable
  *     w STREAM START_NS END_NS CPU_NS   asleep until a client woke it
  */
@@ -27,6 +28,11 @@ struct sched_rec_stats {
 	uint64_t client_waits; /* sleeps of streams that a client ended    */
 	uint64_t kthreads;   /* streams not followed: kernel threads       */
 	uint64_t malformed;  /* events shorter than their format (skipped) */
+	uint64_t irq_ns;     /* interrupt time taken out of the followed
+				threads' runtime (0: not traced)           */
+	int irq_out;         /* interrupts traced and taken out            */
+	uint64_t switch_cost_ns; /* the tracing's measured CPU cost per
+				context switch, taken out (0: none)        */
 };
 
 typedef struct sched_rec sched_rec;

@@ -56,7 +56,9 @@ static void usage(FILE *f)
 		"                         CPU behind threads that are not streams (from\n"
 		"                         the scheduler's tracepoints; replay --think-sched),\n"
 		"                         and their time on a CPU with the runtime the\n"
-		"                         kernel charged (steal out)\n"
+		"                         kernel charged (steal out; interrupts out too\n"
+		"                         when the kernel charges them to the thread;\n"
+		"                         the tracing's measured cost per switch out)\n"
 		"      --sched-comm NAME  with --sched: follow the threads named NAME too\n"
 		"                         (the clients, e.g. pgbench; repeatable, up to 8):\n"
 		"                         the streams' sleeps they end, with their CPU\n"
@@ -358,7 +360,7 @@ static int sched_begin(struct sink *s, size_t buffer_kb)
 
 static const char *sched_note(const struct sched_rec_stats *st, int clients)
 {
-	static char b[128];
+	static char b[256];
 	int n = 0;
 
 	b[0] = 0;
@@ -368,6 +370,12 @@ static const char *sched_note(const struct sched_rec_stats *st, int clients)
 	if (st->kthreads)
 		n += snprintf(b + n, sizeof(b) - (size_t)n, ", %llu kernel thread%s not followed",
 			      (unsigned long long)st->kthreads, st->kthreads > 1 ? "s" : "");
+	if (st->switch_cost_ns)
+		n += snprintf(b + n, sizeof(b) - (size_t)n, ", tracing cost %.2f us a switch out",
+			      (double)st->switch_cost_ns / 1e3);
+	if (st->irq_out)
+		n += snprintf(b + n, sizeof(b) - (size_t)n, ", %.3f s of interrupts out of the CPU time",
+			      (double)st->irq_ns / 1e9);
 	if (st->malformed)
 		snprintf(b + n, sizeof(b) - (size_t)n, ", %llu malformed events skipped",
 			 (unsigned long long)st->malformed);

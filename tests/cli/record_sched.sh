@@ -6,6 +6,11 @@
 # metadata; with "c" (on a CPU) and "r" (runnable) lines of the same form;
 # its tracefs instance is removed; bad --sched use is refused.
 # --sched-comm: the sleeps a client's thread ended, with its CPU time.
+# Where the kernel charges interrupts to the thread they interrupted (no
+# CONFIG_IRQ_TIME_ACCOUNTING) and has the irq events, the header says
+# "irq" and the summary how much interrupt time was taken out; the
+# tracing's measured cost per context switch, when above 0, is "switch"
+# and a "# switch-cost-ns N" comment.
 # A CPU hog pinned with the I/O helper makes the helper wait behind it.
 # Needs root and tracefs; skips (77) otherwise.
 . "$top_srcdir/tests/cli/lib.sh"
@@ -34,17 +39,35 @@ done
 kill "$HOG"; HOG=
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
-expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits(, [0-9]+ kernel threads? not followed)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
+expect_grep '^iostorm: .*s\.sched: [0-9]+ run-queue waits(, [0-9]+ kernel threads? not followed)?(, tracing cost [0-9]+\.[0-9]{2} us a switch out)?(, [0-9]+\.[0-9]{3} s of interrupts out of the CPU time)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
 [ ! -d "$TRACING/instances/iostorm-sched-$RPID" ] || fail "sched instance left behind"
 ok
 expect_status 0 "$IOSTORM" info "$TMP/s.ist"
 expect_grep "record\.sched = .*s\.sched" "$TMP/out"
 # version 3 with the runtime the kernel charged ("c" lines' 4th field)
 # where the kernel has sched_stat_runtime, else version 1
+IRQ=""
+if [ -d "$TRACING/events/irq/softirq_entry" ] && [ -d "$TRACING/events/irq/irq_handler_entry" ] &&
+   ! { zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null; } |
+	grep -qx 'CONFIG_IRQ_TIME_ACCOUNTING=y'; then
+	IRQ=" irq"
+fi
 if [ -d "$TRACING/events/sched/sched_stat_runtime" ]; then
 	RT=1
-	head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 3 runq cpu runtime' ||
+	head -n 1 "$TMP/s.sched" | grep -qxE "# iostorm-sched 3 runq cpu runtime$IRQ( switch)?" ||
 		fail "no version 3 sidecar header"
+	if head -n 1 "$TMP/s.sched" | grep -q ' switch$'; then
+		expect_grep '^# switch-cost-ns [1-9][0-9]*: ' "$TMP/s.sched"
+		expect_grep ', tracing cost [0-9]+\.[0-9]{2} us a switch out' "$TMP/rec.err"
+	else
+		! grep -q 'switch-cost' "$TMP/s.sched" || fail "switch cost without the header word"
+	fi
+	if [ -n "$IRQ" ]; then
+		expect_grep ', [0-9]+\.[0-9]{3} s of interrupts out of the CPU time from' "$TMP/rec.err"
+		expect_grep '^# less the interrupts it took \(irq\)$' "$TMP/s.sched"
+	else
+		! grep -q 'interrupts out' "$TMP/rec.err" || fail "interrupts out without irq"
+	fi
 else
 	RT=0
 	head -n 1 "$TMP/s.sched" | grep -qx '# iostorm-sched 1 runq cpu' || fail "no sidecar header"
@@ -85,9 +108,9 @@ REC_OPTS="--sched $TMP/c.sched --sched-comm iosclient" record_start "$TMP/c.ist"
 	dd of="$LOOP" bs=4096 iflag=fullblock oflag=direct conv=fsync 2>/dev/null || fail "dd failed"
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
-expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client(, [0-9]+ kernel threads? not followed)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
+expect_grep '^iostorm: .*c\.sched: [0-9]+ run-queue waits, [0-9]+ sleeps ended by a client(, [0-9]+ kernel threads? not followed)?(, tracing cost [0-9]+\.[0-9]{2} us a switch out)?(, [0-9]+\.[0-9]{3} s of interrupts out of the CPU time)? from [0-9]+ scheduler events, 0 overrun$' "$TMP/rec.err"
 if [ "$RT" = 1 ]; then
-	head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 3 runq cpu client runtime' ||
+	head -n 1 "$TMP/c.sched" | grep -qxE "# iostorm-sched 3 runq cpu client runtime$IRQ( switch)?" ||
 		fail "no version 3 header"
 else
 	head -n 1 "$TMP/c.sched" | grep -qx '# iostorm-sched 2 runq cpu client' ||

@@ -825,6 +825,15 @@ static void test_closed_runtime(void)
 	run_client_scaled(v3, 1, 0.5, &b, &e);
 	CU_ASSERT_EQUAL(b, 190 * us);
 	CU_ASSERT_EQUAL(e, 250 * us);
+	/* record --sched's "irq" header word (the runtime less the
+	 * interrupts the thread took): the same lines, the same schedule */
+	run_client("# iostorm-sched 3 runq cpu client runtime irq\n"
+		   "c 1 100000 200000 60000\n"
+		   "c 2 150000 200000 20000\n"
+		   "w 1 200000 1000000 300000\n"
+		   "w 2 200000 1000000 100000\n", 1, &b, &e);
+	CU_ASSERT_EQUAL(b, 370 * us);
+	CU_ASSERT_EQUAL(e, 490 * us);
 	/* version 3 without the field: wall time, as version 2 (410, 560) */
 	run_client("# iostorm-sched 3 runq cpu client runtime\n"
 		   "c 1 100000 200000\n"
