@@ -361,11 +361,14 @@ static void *pp_echo(void *p)
 		if (read(a->in, &c, 1) != 1 || write(a->out, &c, 1) != 1)
 			break;
 	a->cpu_ns = thread_cpu_ns() - t0;
+	close(a->out); /* its end: the other thread then sees EOF, not a hang */
 	return NULL;
 }
 
 /* CPU time (both threads) of PP_ROUNDS round trips over two pipes between
- * two threads on one CPU: two context switches each; 0 on failure. */
+ * two threads on one CPU: two context switches each; 0 on failure.  Each
+ * thread closes the write end it uses when it stops, so that a failure of
+ * either ends the other's read. */
 static uint64_t pingpong(const cpu_set_t *cpu)
 {
 	int a[2], b[2];
@@ -384,21 +387,21 @@ static uint64_t pingpong(const cpu_set_t *cpu)
 	}
 	arg = (struct pp_arg){ .in = a[0], .out = b[1], .cpu = *cpu };
 	if (pthread_create(&th, NULL, pp_echo, &arg) != 0) {
+		close(b[1]);
 		ok = 0;
 	} else {
 		t0 = thread_cpu_ns();
 		for (int i = 0; i < PP_ROUNDS && ok; i++)
 			ok = write(a[1], &c, 1) == 1 && read(b[0], &c, 1) == 1;
 		mine = thread_cpu_ns() - t0;
-		if (!ok)
-			close(a[1]), a[1] = -1; /* the echo thread sees EOF */
-		pthread_join(th, NULL);
+		close(a[1]);
+		a[1] = -1;
+		pthread_join(th, NULL); /* it closed b[1] */
 	}
 	close(a[0]);
 	if (a[1] >= 0)
 		close(a[1]);
 	close(b[0]);
-	close(b[1]);
 	return ok ? mine + arg.cpu_ns : 0;
 }
 
