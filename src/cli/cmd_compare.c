@@ -283,13 +283,20 @@ int cmd_compare(int argc, char **argv)
 			o.confidence = v / 100;
 			break;
 		}
-		case O_IGNORE:
+		case O_IGNORE: {
+			char keys[512];
+
+			/* a misspelt key ignored nothing, silently */
 			e = 0;
-			if (o.nignore == RPT_MAX_IGNORED)
+			if (!rpt_compare_ignorable(optarg, keys, sizeof(keys)))
+				e = cli_usage_error("compare", "--ignore: '%s' is none of %s",
+						    optarg, keys);
+			else if (o.nignore == RPT_MAX_IGNORED)
 				e = cli_usage_error("compare", "too many --ignore");
 			else
 				o.ignore[o.nignore++] = optarg;
 			break;
+		}
 		case O_JSON: json = 1; e = 0; break;
 		case O_LIST:
 			for (const struct rpt_metric *m = rpt_metrics; m->key; m++)

@@ -21,6 +21,24 @@ static const char *const compared_settings[] = {
 	"txn_per", NULL
 };
 
+int rpt_compare_ignorable(const char *key, char *keys, size_t size)
+{
+	size_t k = 0;
+	int found = !strcmp(key, "trace") || !strcmp(key, "interrupted");
+
+	if (size)
+		keys[0] = '\0';
+	for (const char *const *c = compared_settings; *c; c++) {
+		if (!strcmp(*c, key))
+			found = 1;
+		if (k < size)
+			k += (size_t)snprintf(keys + k, size - k, "%s, ", *c);
+	}
+	if (k < size)
+		snprintf(keys + k, size - k, "trace, interrupted");
+	return found;
+}
+
 static void why_add(char *why, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void why_add(char *why, size_t size, const char *fmt, ...)

@@ -37,6 +37,10 @@ struct rpt_compare_opts {
 	unsigned nignore;
 };
 
+/* 1 when key can be given to --ignore: a compared setting, "trace" or
+ * "interrupted"; the compared settings in keys (list text) for messages. */
+int rpt_compare_ignorable(const char *key, char *keys, size_t size);
+
 enum rpt_signif {
 	RPT_SIG_UNKNOWN = -1, /* no per-interval values              */
 	RPT_SIG_NO = 0,

@@ -86,6 +86,9 @@ expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise i
 expect_grep "use --max-drop" "$TMP/err"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-drop nope=5
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --confidence 40
+# a misspelt --ignore key ignored nothing, silently
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/other-qd.json" --ignore io_depth
+expect_eq "$(head -1 "$TMP/err")" "iostorm compare: --ignore: 'io_depth' is none of timing, speed, rate_iops, iodepth, workers, partition, from_ns, to_ns, loops, duration_ns, backend, direct, remap, data, read_only, sqpoll, iopoll, think_scale, txn_per, trace, interrupted" "compare --ignore io_depth"
 expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/base.json" --max-iops-drop 0
 expect_grep '^verdict: pass$' "$TMP/out"
 done_ok
