@@ -174,10 +174,15 @@ struct cap_rec {
 
 #define HELD_MAX ((size_t)1 << 21) /* events held for time ordering */
 #define BYTES_PER_ROUND (2u << 20)  /* per CPU, so one busy CPU cannot starve */
-/* Sub-buffer size asked (kernels since 6.8; older ones keep one page):
- * a read returns one sub-buffer, so larger ones mean fewer reads and fewer
- * page switches for the writers. */
-#define SUBBUF_KB 64
+/* Sub-buffer size asked (kernels since 6.8; older ones keep one page).
+ * A read returns one sub-buffer: a full one is swapped out of the ring
+ * whole and copied once, but the one a writer is still filling is copied
+ * event by event with interrupts off, which costs several times as much
+ * per event; each poll ends on such a partly filled sub-buffer per CPU.
+ * 16 KiB keeps that part small at a few thousand reads a second (bench/
+ * README.md: 256-512 KiB tripled the recorder's CPU per I/O, 16 KiB used
+ * 4-17% less than 64 KiB). */
+#define SUBBUF_KB 16
 #define ORDER_SLACK_NS 2000000ull   /* events committed late on a CPU */
 #define MAX_NAMED_PIDS 65536
 
