@@ -445,18 +445,39 @@ static inline int check_record(const struct ist_record *r)
 	return 0;
 }
 
-/* Checks recs[0..n) while copying them to records at..at + n of the
- * chunk: one pass over the caller's records, which are often not in the
- * cache. */
-static int copy_checked(const struct fmt_cols *dst, size_t at,
-			const struct ist_record *recs, size_t n)
+/* Copies recs[0..n) to records at..at + n of the chunk; when check is
+ * set, checks them on the way: one pass over the caller's records, which
+ * are often not in the cache.  The arrays are held in locals: a store to
+ * the op bytes may alias anything, and fmt_cols_set() through dst had
+ * every pointer loaded again for every record. */
+static inline int copy_cols(const struct fmt_cols *dst, size_t at,
+			    const struct ist_record *recs, size_t n, int check)
 {
-	for (size_t i = 0; i < n; i++) {
-		int ret = check_record(&recs[i]);
+	uint64_t *t = dst->t + at, *offset = dst->offset + at;
+	uint64_t *lat = dst->lat + at, *stream = dst->stream + at;
+	uint64_t *txn = dst->txn + at;
+	uint32_t *len = dst->len + at, *dev = dst->dev + at;
+	uint16_t *flags = dst->flags + at;
+	uint8_t *op = dst->op + at;
 
-		if (__builtin_expect(ret != 0, 0))
-			return ret;
-		fmt_cols_set(dst, at + i, &recs[i]);
+	for (size_t i = 0; i < n; i++) {
+		const struct ist_record *r = &recs[i];
+
+		if (check) {
+			int ret = check_record(r);
+
+			if (__builtin_expect(ret != 0, 0))
+				return ret;
+		}
+		t[i] = r->t_ns;
+		offset[i] = r->offset;
+		lat[i] = r->lat_ns;
+		stream[i] = r->stream;
+		txn[i] = r->txn;
+		len[i] = r->len;
+		dev[i] = r->dev;
+		flags[i] = r->flags;
+		op[i] = r->op;
 	}
 	return 0;
 }
@@ -473,7 +494,7 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 	 * chunk grows only once all is well), the rest on its own. */
 	if (k > n)
 		k = n;
-	ret = copy_checked(&w->cols, w->nrecs, recs, k);
+	ret = copy_cols(&w->cols, w->nrecs, recs, k, 1);
 	for (size_t i = k; !ret && i < n; i++)
 		ret = check_record(&recs[i]);
 	if (ret)
@@ -495,8 +516,7 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		k = w->chunk_records - w->nrecs;
 		if (k > n)
 			k = n;
-		for (size_t i = 0; i < k; i++)
-			fmt_cols_set(&w->cols, w->nrecs + i, &recs[i]);
+		copy_cols(&w->cols, w->nrecs, recs, k, 0);
 		w->nrecs += k;
 		recs += k;
 		n -= k;

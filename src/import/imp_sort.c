@@ -383,22 +383,41 @@ static int demote(struct imp_sorter *s)
 	return 0;
 }
 
+/* Records a sink write takes at a time: shifted, then copied and counted
+ * by the IST writer while they are in the cache.  A half window (65536
+ * records, 3.5 MiB) was shifted through memory and read twice more by
+ * the writer (its copy and its totals), from memory each time. */
+#define SINK_PIECE 2048
+
 /* Writes recs (absolute times) to the sink, shifting their times in
  * place; on IMP_SINK_REOPEN (nothing written) or an error they are
- * shifted back, so that they can go to a run instead. */
+ * shifted back, so that they can go to a run instead.  (The sink
+ * refuses at its first piece or never: what it checks, the devices,
+ * changes only while records are parsed.) */
 static int sink_write(struct imp_sorter *s, struct ist_record *recs, size_t n)
 {
 	uint64_t shift = (uint64_t)s->shift;
+	size_t k;
 	int ret;
 
-	if (shift)
-		for (size_t i = 0; i < n; i++)
-			recs[i].t_ns -= shift;
-	ret = s->sink.write(s->sink.ctx, recs, n);
-	if (ret && shift)
-		for (size_t i = 0; i < n; i++)
-			recs[i].t_ns += shift;
-	return ret;
+	for (size_t i0 = 0; i0 < n; i0 += k) {
+		struct ist_record *r = recs + i0;
+
+		k = n - i0 < SINK_PIECE ? n - i0 : SINK_PIECE;
+		if (shift)
+			for (size_t i = 0; i < k; i++)
+				r[i].t_ns -= shift;
+		ret = s->sink.write(s->sink.ctx, r, k);
+		if (ret) {
+			if (i0)
+				return ret > 0 ? -EIO : ret;
+			if (shift)
+				for (size_t i = 0; i < k; i++)
+					r[i].t_ns += shift;
+			return ret;
+		}
+	}
+	return 0;
 }
 
 /* Emits recs[0..k) (sorted, following what was emitted before in the
