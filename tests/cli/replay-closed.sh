@@ -113,6 +113,10 @@ expect_err_line "bad.sched: line 3: expected '.*STREAM START_NS END_NS' with STA
 printf '# iostorm-sched 1 runq\n1 5 x9\n' >"$TMP/bad.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
 expect_err_line "bad.sched: line 2:"
+# a NUL byte is named as such, not taken for the end of a long line
+printf '# iostorm-sched 1 runq\n1 5 9\0x\n' >"$TMP/bad.sched"
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
+expect_err_line "^iostorm: .*bad.sched: line 2: NUL byte in line$"
 # a time beyond 2^64-1 ns is refused, not clamped
 printf '# iostorm-sched 1 runq\n1 5 9\n1 5 18446744073709551616\n' >"$TMP/bad.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/bad.sched"
