@@ -374,7 +374,7 @@ static int convert_from_ist(struct input *in, struct output *out,
 
 	ret = ist_reader_open(&r, in->path);
 	if (ret) {
-		cli_err("%s: %s", in->name, ist_strerror(ret));
+		cli_err_open(in->name, ret);
 		return -1;
 	}
 	cli_warn_no_footer(in->name, r);

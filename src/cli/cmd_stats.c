@@ -102,7 +102,7 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 	int rc = ist_reader_open(&r, path);
 
 	if (rc < 0) {
-		cli_err("%s: %s", path, ist_strerror(rc));
+		cli_err_open(path, rc);
 		return EXIT_FAIL;
 	}
 	cli_warn_no_footer(path, r);
