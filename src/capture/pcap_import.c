@@ -46,6 +46,7 @@ struct cap_pctx {
 	uint64_t pktno;
 	uint64_t emitted;
 	int stop;
+	const char *why; /* the reason of an error when ist_strerror()'s is vague */
 };
 
 /* ---------------------------------------------------------------- devices */
@@ -61,8 +62,10 @@ int cap_pctx_device(struct cap_pctx *x, const char *name, uint32_t *dev)
 		unsigned ncap = x->devcap ? 2 * x->devcap : 8;
 		struct devreg *nd;
 
-		if (ncap > 65536)
+		if (ncap > 65536) {
+			x->why = "more than 65536 devices";
 			return IST_ERANGE;
+		}
 		nd = realloc(x->dev, ncap * sizeof(*nd));
 		if (!nd)
 			return -ENOMEM;
@@ -80,6 +83,8 @@ int cap_pctx_device(struct cap_pctx *x, const char *name, uint32_t *dev)
 
 		if (ret < 0) {
 			free(x->dev[x->ndev].name);
+			if (ret == IST_ERANGE)
+				x->why = "more than 65536 devices";
 			return ret;
 		}
 		x->dev[x->ndev].hidx = ret;
@@ -594,6 +599,7 @@ static void ctx_reset(struct cap_pctx *x)
 	x->pktno = 0;
 	x->emitted = 0;
 	x->stop = 0;
+	x->why = NULL;
 }
 
 static void ctx_free(struct cap_pctx *x)
@@ -707,7 +713,7 @@ static int run_pass(struct cap_pctx *x, pcap_t *pc, const char *name,
 			ret = cap_match_advance(x->m, ts, emit_rec, x);
 		if (ret < 0) {
 			snprintf(err, errlen, "%s: packet %llu: %s", name,
-				 (unsigned long long)x->pktno,
+				 (unsigned long long)x->pktno, x->why ? x->why :
 				 ret > -IST_E_BASE ? strerror(-ret) : ist_strerror(ret));
 			return ret;
 		}
