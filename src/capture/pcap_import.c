@@ -39,6 +39,7 @@ struct cap_pctx {
 	struct devreg *dev;
 	unsigned ndev, devcap;
 	struct cap_conn *bucket[CONN_BUCKETS];
+	struct cap_conn *lru_head, *lru_tail; /* by last packet, oldest first */
 	unsigned nconn;
 	uint32_t next_id;
 	uint64_t t0;
@@ -231,8 +232,33 @@ static void conn_free(struct cap_conn *c)
 	free(c);
 }
 
+static void lru_remove(struct cap_pctx *x, struct cap_conn *c)
+{
+	if (c->lprev)
+		c->lprev->lnext = c->lnext;
+	else
+		x->lru_head = c->lnext;
+	if (c->lnext)
+		c->lnext->lprev = c->lprev;
+	else
+		x->lru_tail = c->lprev;
+	c->lprev = c->lnext = NULL;
+}
+
+static void lru_append(struct cap_pctx *x, struct cap_conn *c)
+{
+	c->lprev = x->lru_tail;
+	c->lnext = NULL;
+	if (x->lru_tail)
+		x->lru_tail->lnext = c;
+	else
+		x->lru_head = c;
+	x->lru_tail = c;
+}
+
 static void conn_unlink(struct cap_pctx *x, struct cap_conn *c)
 {
+	lru_remove(x, c);
 	size_t b = conn_hash(c->addr[0], c->port[0], c->addr[1], c->port[1]);
 
 	for (struct cap_conn **pp = &x->bucket[b]; *pp; pp = &(*pp)->hnext)
@@ -252,15 +278,14 @@ static void fmt_addr(char *buf, size_t size, const uint8_t *a, uint16_t port,
 	snprintf(buf, size, v6 ? "[%s]:%u" : "%s:%u", ip, port);
 }
 
+/* Ends the connection seen least recently: the head of the list, not a
+ * scan of all of them per new connection (a capture of a SYN flood or a
+ * port scan, one new connection a packet, was quadratic past MAX_CONNS). */
 static int evict_oldest(struct cap_pctx *x, uint64_t ts)
 {
-	struct cap_conn *old = NULL;
+	struct cap_conn *old = x->lru_head;
 	int ret;
 
-	for (size_t b = 0; b < CONN_BUCKETS; b++)
-		for (struct cap_conn *c = x->bucket[b]; c; c = c->hnext)
-			if (!old || c->last_ts < old->last_ts)
-				old = c;
 	if (!old)
 		return 0;
 	ret = conn_end(x, old, ts);
@@ -317,6 +342,7 @@ static int conn_new(struct cap_pctx *x, const uint8_t *cli, uint16_t cport,
 	b = conn_hash(cli, cport, srv, sport);
 	c->hnext = x->bucket[b];
 	x->bucket[b] = c;
+	lru_append(x, c);
 	x->nconn++;
 	x->st.connections++;
 	*out = c;
@@ -413,6 +439,10 @@ static int tcp_packet(struct cap_pctx *x, const uint8_t *src, const uint8_t *dst
 			return ret;
 	}
 	c->last_ts = ts;
+	if (c != x->lru_tail) {
+		lru_remove(x, c);
+		lru_append(x, c);
+	}
 	if (fl & TH_ACK) {
 		conn_sink(c, !dir, &sink);
 		ret = cap_tcp_acked(&c->tcp[!dir], ack, len > thl, ts, &sink,
@@ -589,6 +619,7 @@ static void ctx_reset(struct cap_pctx *x)
 		}
 	}
 	x->nconn = 0;
+	x->lru_head = x->lru_tail = NULL;
 	x->next_id = 0;
 	cap_match_free(x->m);
 	x->m = NULL;
