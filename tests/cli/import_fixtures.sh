@@ -77,6 +77,8 @@ bad generic-bad.csv "line 3: column 3 (op): unknown operation 'X'" --delimiter '
 bad generic.csv "the csv format needs --columns" --format csv
 bad generic.csv "unknown trace format (give --format; --list-formats lists them)"
 bad generic.csv "--columns: the column map needs t, offset and len" --columns 't=1'
+# a control character of the map quoted in the error is shown as '?'
+bad generic.csv "--columns: 'len=5:b?': bad unit for len" --columns "$(printf 't=1,offset=4,len=5:b\r')"
 
 # a blktrace cut off mid-record: the complete records are kept, the cut counted
 expect_status 0 "$IOSTORM" import "$D/blk-cut.blktrace.0" -o "$TMP/cut.ist"
