@@ -303,6 +303,25 @@ static int rq_version(const char *line)
 	return (int)v;
 }
 
+/*
+ * fgets() into line (size bytes), with the number of bytes read in *len:
+ * fgets() does not say, and a NUL byte in the line would make strlen()
+ * short of it (a short line taken for a long one without its newline).
+ * The buffer is filled with non-NUL bytes first, so that the terminating
+ * NUL is the last one in it.
+ */
+static char *rq_gets(char *line, size_t size, FILE *f, size_t *len)
+{
+	char *end;
+
+	memset(line, '\n', size);
+	if (!fgets(line, (int)size, f))
+		return NULL;
+	end = memrchr(line, '\0', size);
+	*len = end ? (size_t)(end - line) : 0;
+	return line;
+}
+
 int rpl_sched_check(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
@@ -310,13 +329,14 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 	unsigned long n = 0;
 	struct rq_iv iv;
 	int ret = 0, kinds = 0, k, version = 0;
+	size_t len;
 
 	if (!f) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (rq_gets(line, sizeof(line), f, &len)) {
 		n++;
 		if (n == 1 && !(version = rq_version(line))) {
 			snprintf(err, errlen, "%s: line 1: not a run-queue sidecar of record --sched "
@@ -330,11 +350,13 @@ int rpl_sched_check(const char *path, char *err, size_t errlen)
 			ret = IST_EVERSION;
 			break;
 		}
-		if (!strchr(line, '\n') && !feof(f)) {
-			/* fgets() reads on past a NUL: strchr() stops there */
-			snprintf(err, errlen, "%s: line %lu: %s", path, n,
-				 memchr(line, '\n', sizeof(line) - 1) ? "a NUL byte (not text)" :
-				 "too long");
+		if (memchr(line, '\0', len)) {
+			snprintf(err, errlen, "%s: line %lu: NUL byte in line", path, n);
+			ret = IST_EPARSE;
+			break;
+		}
+		if ((!len || line[len - 1] != '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s: line %lu: too long", path, n);
 			ret = IST_EPARSE;
 			break;
 		}

@@ -90,12 +90,14 @@ static void handle_drop(struct nbd *s, struct handle *h)
 static int device(struct cap_conn *c, struct nbd *s)
 {
 	char name[400];
+	int ret;
 
 	if (s->have_dev)
 		return 0;
 	snprintf(name, sizeof(name), "nbd:%s/%s", c->server, s->export_name);
-	if (cap_pctx_device(c->ctx, name, &s->dev) < 0)
-		return -ENOMEM;
+	ret = cap_pctx_device(c->ctx, name, &s->dev);
+	if (ret < 0)
+		return ret;
 	s->have_dev = 1;
 	return 0;
 }
@@ -183,6 +185,7 @@ static int request(struct cap_conn *c, struct nbd *s, const uint8_t *h,
 	uint32_t len = cap_be32(h + 24);
 	struct ist_record r;
 	struct handle *hs;
+	int ret;
 
 	if (type == 1) /* WRITE data follows */
 		*body = len;
@@ -203,8 +206,8 @@ static int request(struct cap_conn *c, struct nbd *s, const uint8_t *h,
 		}
 		return 0;
 	}
-	if (device(c, s) < 0)
-		return -ENOMEM;
+	if ((ret = device(c, s)) < 0)
+		return ret;
 	if (flags & 1)
 		r.flags |= IST_F_FUA;
 	r.dev = s->dev;
@@ -235,6 +238,7 @@ static int nbd_on_header(void *p, int dir, const uint8_t *h, size_t n,
 	struct cap_conn *c = p;
 	struct nbd *s = c->state;
 	struct cap_pctx *x = c->ctx;
+	int ret;
 
 	*body = 0;
 	*keep = 0;
@@ -278,8 +282,8 @@ static int nbd_on_header(void *p, int dir, const uint8_t *h, size_t n,
 		if (n == 152) { /* old style: the export is announced */
 			s->oldstyle = 1;
 			s->phase[0] = s->phase[1] = PH_TRANSMISSION;
-			if (device(c, s) < 0)
-				return -ENOMEM;
+			if ((ret = device(c, s)) < 0)
+				return ret;
 			cap_pctx_geometry(x, s->dev, cap_be64(h + 16), 0);
 		} else {
 			s->phase[1] = PH_OPTIONS;
@@ -307,8 +311,8 @@ static int nbd_on_header(void *p, int dir, const uint8_t *h, size_t n,
 	}
 	case PH_EXPORT_INFO:
 		cap_pctx_stats(x)->nbd_messages++;
-		if (device(c, s) < 0)
-			return -ENOMEM;
+		if ((ret = device(c, s)) < 0)
+			return ret;
 		cap_pctx_geometry(x, s->dev, cap_be64(h), 0);
 		s->phase[1] = PH_TRANSMISSION;
 		return 0;
@@ -342,6 +346,7 @@ static int nbd_on_body(void *p, int dir, const uint8_t *b, size_t n,
 {
 	struct cap_conn *c = p;
 	struct nbd *s = c->state;
+	int ret;
 
 	(void)ts;
 	(void)complete;
@@ -373,8 +378,8 @@ static int nbd_on_body(void *p, int dir, const uint8_t *b, size_t n,
 	}
 	if (dir == 1 && s->body_rep_type == REP_INFO && n >= 12 &&
 	    cap_be16(b) == 0) { /* NBD_INFO_EXPORT: size, flags */
-		if (device(c, s) < 0)
-			return -ENOMEM;
+		if ((ret = device(c, s)) < 0)
+			return ret;
 		cap_pctx_geometry(c->ctx, s->dev, cap_be64(b + 2), 0);
 	}
 	s->body_opt = 0;

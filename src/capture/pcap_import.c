@@ -38,7 +38,9 @@ struct cap_pctx {
 	cap_match *m;
 	struct devreg *dev;
 	unsigned ndev, devcap;
+	unsigned *didx, dicap;  /* names' index: slot = dev + 1, 0 empty */
 	struct cap_conn *bucket[CONN_BUCKETS];
+	struct cap_conn *lru_head, *lru_tail; /* by last packet, oldest first */
 	unsigned nconn;
 	uint32_t next_id;
 	uint64_t t0;
@@ -46,23 +48,64 @@ struct cap_pctx {
 	uint64_t pktno;
 	uint64_t emitted;
 	int stop;
+	const char *why; /* the reason of an error when ist_strerror()'s is vague */
 };
 
 /* ---------------------------------------------------------------- devices */
 
+static unsigned name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void didx_put(struct cap_pctx *x, unsigned i)
+{
+	unsigned s = name_hash(x->dev[i].name) & (x->dicap - 1);
+
+	while (x->didx[s])
+		s = (s + 1) & (x->dicap - 1);
+	x->didx[s] = i + 1;
+}
+
+/*
+ * Every command looks its device up by name: through an index, not a
+ * scan (a capture of thousands of LUNs was quadratic: 65,536 LUNs' first
+ * commands took 9 s).
+ */
 int cap_pctx_device(struct cap_pctx *x, const char *name, uint32_t *dev)
 {
-	for (unsigned i = 0; i < x->ndev; i++)
-		if (!strcmp(x->dev[i].name, name)) {
-			*dev = i;
-			return 0;
-		}
+	unsigned s;
+
+	if (x->dicap)
+		for (s = name_hash(name) & (x->dicap - 1); x->didx[s];
+		     s = (s + 1) & (x->dicap - 1))
+			if (!strcmp(x->dev[x->didx[s] - 1].name, name)) {
+				*dev = x->didx[s] - 1;
+				return 0;
+			}
+	if (2 * (x->ndev + 1) >= x->dicap) {
+		unsigned cap = x->dicap ? 2 * x->dicap : 64, *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		free(x->didx);
+		x->didx = n;
+		x->dicap = cap;
+		for (unsigned i = 0; i < x->ndev; i++)
+			didx_put(x, i);
+	}
 	if (x->ndev == x->devcap) {
 		unsigned ncap = x->devcap ? 2 * x->devcap : 8;
 		struct devreg *nd;
 
-		if (ncap > 65536)
+		if (ncap > 65536) {
+			x->why = "more than 65536 devices";
 			return IST_ERANGE;
+		}
 		nd = realloc(x->dev, ncap * sizeof(*nd));
 		if (!nd)
 			return -ENOMEM;
@@ -80,10 +123,13 @@ int cap_pctx_device(struct cap_pctx *x, const char *name, uint32_t *dev)
 
 		if (ret < 0) {
 			free(x->dev[x->ndev].name);
+			if (ret == IST_ERANGE)
+				x->why = "more than 65536 devices";
 			return ret;
 		}
 		x->dev[x->ndev].hidx = ret;
 	}
+	didx_put(x, x->ndev);
 	*dev = x->ndev++;
 	return 0;
 }
@@ -226,8 +272,33 @@ static void conn_free(struct cap_conn *c)
 	free(c);
 }
 
+static void lru_remove(struct cap_pctx *x, struct cap_conn *c)
+{
+	if (c->lprev)
+		c->lprev->lnext = c->lnext;
+	else
+		x->lru_head = c->lnext;
+	if (c->lnext)
+		c->lnext->lprev = c->lprev;
+	else
+		x->lru_tail = c->lprev;
+	c->lprev = c->lnext = NULL;
+}
+
+static void lru_append(struct cap_pctx *x, struct cap_conn *c)
+{
+	c->lprev = x->lru_tail;
+	c->lnext = NULL;
+	if (x->lru_tail)
+		x->lru_tail->lnext = c;
+	else
+		x->lru_head = c;
+	x->lru_tail = c;
+}
+
 static void conn_unlink(struct cap_pctx *x, struct cap_conn *c)
 {
+	lru_remove(x, c);
 	size_t b = conn_hash(c->addr[0], c->port[0], c->addr[1], c->port[1]);
 
 	for (struct cap_conn **pp = &x->bucket[b]; *pp; pp = &(*pp)->hnext)
@@ -247,15 +318,14 @@ static void fmt_addr(char *buf, size_t size, const uint8_t *a, uint16_t port,
 	snprintf(buf, size, v6 ? "[%s]:%u" : "%s:%u", ip, port);
 }
 
+/* Ends the connection seen least recently: the head of the list, not a
+ * scan of all of them per new connection (a capture of a SYN flood or a
+ * port scan, one new connection a packet, was quadratic past MAX_CONNS). */
 static int evict_oldest(struct cap_pctx *x, uint64_t ts)
 {
-	struct cap_conn *old = NULL;
+	struct cap_conn *old = x->lru_head;
 	int ret;
 
-	for (size_t b = 0; b < CONN_BUCKETS; b++)
-		for (struct cap_conn *c = x->bucket[b]; c; c = c->hnext)
-			if (!old || c->last_ts < old->last_ts)
-				old = c;
 	if (!old)
 		return 0;
 	ret = conn_end(x, old, ts);
@@ -312,6 +382,7 @@ static int conn_new(struct cap_pctx *x, const uint8_t *cli, uint16_t cport,
 	b = conn_hash(cli, cport, srv, sport);
 	c->hnext = x->bucket[b];
 	x->bucket[b] = c;
+	lru_append(x, c);
 	x->nconn++;
 	x->st.connections++;
 	*out = c;
@@ -408,6 +479,10 @@ static int tcp_packet(struct cap_pctx *x, const uint8_t *src, const uint8_t *dst
 			return ret;
 	}
 	c->last_ts = ts;
+	if (c != x->lru_tail) {
+		lru_remove(x, c);
+		lru_append(x, c);
+	}
 	if (fl & TH_ACK) {
 		conn_sink(c, !dir, &sink);
 		ret = cap_tcp_acked(&c->tcp[!dir], ack, len > thl, ts, &sink,
@@ -584,6 +659,7 @@ static void ctx_reset(struct cap_pctx *x)
 		}
 	}
 	x->nconn = 0;
+	x->lru_head = x->lru_tail = NULL;
 	x->next_id = 0;
 	cap_match_free(x->m);
 	x->m = NULL;
@@ -594,6 +670,7 @@ static void ctx_reset(struct cap_pctx *x)
 	x->pktno = 0;
 	x->emitted = 0;
 	x->stop = 0;
+	x->why = NULL;
 }
 
 static void ctx_free(struct cap_pctx *x)
@@ -602,6 +679,7 @@ static void ctx_free(struct cap_pctx *x)
 	for (unsigned i = 0; i < x->ndev; i++)
 		free(x->dev[i].name);
 	free(x->dev);
+	free(x->didx);
 }
 
 /* End of input: connections flushed, pending requests written out. */
@@ -707,7 +785,7 @@ static int run_pass(struct cap_pctx *x, pcap_t *pc, const char *name,
 			ret = cap_match_advance(x->m, ts, emit_rec, x);
 		if (ret < 0) {
 			snprintf(err, errlen, "%s: packet %llu: %s", name,
-				 (unsigned long long)x->pktno,
+				 (unsigned long long)x->pktno, x->why ? x->why :
 				 ret > -IST_E_BASE ? strerror(-ret) : ist_strerror(ret));
 			return ret;
 		}

@@ -16,6 +16,7 @@ struct cap_pctx;
 /* One TCP connection to a decoded port; dir 0 runs client -> server. */
 struct cap_conn {
 	struct cap_conn *hnext;      /* hash chain                        */
+	struct cap_conn *lprev, *lnext; /* least recently seen first      */
 	uint32_t id;                 /* 1, 2, ... in order of appearance  */
 	uint8_t addr[2][16];         /* client, server address            */
 	uint16_t port[2];

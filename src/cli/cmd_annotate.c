@@ -76,7 +76,7 @@ static int scan(const char *path, unsigned *ndevp, struct ann_devstat **dsp,
 	if (ret < 0 || !buf) {
 		free(buf);
 		if (ret < 0)
-			cli_err_ist(path, NULL, ret);
+			cli_err_open(path, ret);
 		return ret < 0 ? ret : -1;
 	}
 	while ((n = ist_reader_read(r, buf, BATCH)) > 0)
@@ -212,7 +212,7 @@ int cmd_annotate(int argc, char **argv)
 
 	ret = ist_reader_open(&r, in);
 	if (ret < 0) {
-		cli_err_ist(in, NULL, ret);
+		cli_err_open(in, ret);
 		return EXIT_FAIL;
 	}
 	cli_warn_no_footer(in, r);
@@ -266,7 +266,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!ret)
 		ret = ist_reader_open(&r, in);
 	if (ret < 0) {
-		cli_err_ist(in, NULL, ret);
+		cli_err_open(in, ret);
 		goto fail;
 	}
 	ist_header_set(h, "annotated", "yes");

@@ -333,6 +333,7 @@ static int convert_from_csv(struct input *in, struct output *out,
 			    struct ist_record *recs)
 {
 	ist_csv_reader *c = ist_csv_reader_new(in->f);
+	uint64_t nrec = 0;
 	ssize_t n;
 	int ret, ok = 0;
 
@@ -349,9 +350,21 @@ static int convert_from_csv(struct input *in, struct output *out,
 	}
 	if (open_output(out, out_arg, ist_csv_reader_header(c), opts))
 		goto done;
-	while ((n = ist_csv_reader_read(c, recs, BATCH)) > 0)
+	while ((n = ist_csv_reader_read(c, recs, BATCH)) > 0) {
+		/* the CSV's device is any u32, an IST file's below 65536: the
+		 * writer's refusal would name the output, without a place */
+		for (ssize_t i = 0; out->w && i < n; i++)
+			if (recs[i].dev >= IST_MAX_FOOTER_DEVICES) {
+				cli_err("%s: record %" PRIu64 ": device %" PRIu32 ": an IST "
+					"file holds devices 0 to %u", in->name,
+					nrec + (uint64_t)i + 1, recs[i].dev,
+					IST_MAX_FOOTER_DEVICES - 1);
+				goto done;
+			}
+		nrec += (uint64_t)n;
 		if (write_records(out, recs, (size_t)n))
 			goto done;
+	}
 	if (n < 0) {
 		cli_err("%s: line %" PRIu64 ": %s", in->name, ist_csv_reader_line(c),
 			ist_csv_reader_detail(c));
@@ -374,7 +387,7 @@ static int convert_from_ist(struct input *in, struct output *out,
 
 	ret = ist_reader_open(&r, in->path);
 	if (ret) {
-		cli_err("%s: %s", in->name, ist_strerror(ret));
+		cli_err_open(in->name, ret);
 		return -1;
 	}
 	cli_warn_no_footer(in->name, r);

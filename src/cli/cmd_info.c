@@ -233,7 +233,7 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", "expected one FILE");
 	ret = ist_reader_open(&r, argv[optind]);
 	if (ret) {
-		cli_err("%s: %s", argv[optind], ist_strerror(ret));
+		cli_err_open(argv[optind], ret);
 		return EXIT_FAIL;
 	}
 	t = ist_reader_totals(r);

@@ -39,6 +39,15 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* A record of a device the statistics do not keep (it was a silent
+ * failure): where it is, and the limit. */
+static void too_many_devices(const char *path, const char *what, uint64_t where,
+			     uint32_t dev)
+{
+	cli_err("%s: %s %" PRIu64 ": device %" PRIu32 ": stats covers devices 0 to %u",
+		path, what, where, dev, RPT_MAX_DEVICES - 1);
+}
+
 static int feed_csv(const char *path, struct rpt_stats **st,
 		    const struct rpt_stats_opts *o)
 {
@@ -74,15 +83,22 @@ static int feed_csv(const char *path, struct rpt_stats **st,
 			cli_err("%s: line %" PRIu64 ": %s", path, ln, ist_strerror(rc));
 			break;
 		}
+		if (buf[n].dev >= RPT_MAX_DEVICES) {
+			too_many_devices(path, "line", ln, buf[n].dev);
+			rc = IST_ERANGE;
+			break;
+		}
 		if (++n == BATCH) {
 			rc = rpt_stats_add(*st, buf, n);
 			n = 0;
-			if (rc < 0)
+			if (rc < 0) {
+				cli_err("%s", ist_strerror(rc));
 				break;
+			}
 		}
 	}
-	if (rc >= 0 && n)
-		rc = rpt_stats_add(*st, buf, n);
+	if (rc >= 0 && n && (rc = rpt_stats_add(*st, buf, n)) < 0)
+		cli_err("%s", ist_strerror(rc));
 	if (rc >= 0 && ferror(f)) {
 		cli_err("%s: %s", path, strerror(EIO));
 		rc = -EIO;
@@ -102,7 +118,7 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 	int rc = ist_reader_open(&r, path);
 
 	if (rc < 0) {
-		cli_err("%s: %s", path, ist_strerror(rc));
+		cli_err_open(path, rc);
 		return EXIT_FAIL;
 	}
 	cli_warn_no_footer(path, r);
@@ -117,8 +133,21 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 	}
 	while ((n = ist_reader_read(r, buf, BATCH)) > 0) {
 		rc = rpt_stats_add(*st, buf, (size_t)n);
-		if (rc < 0)
+		if (rc == IST_ERANGE) {
+			struct ist_position pos;
+			ssize_t i = 0;
+
+			ist_reader_position(r, &pos);
+			while (i < n - 1 && buf[i].dev < RPT_MAX_DEVICES)
+				i++;
+			too_many_devices(path, "record", pos.record - (uint64_t)n +
+					 (uint64_t)i + 1, buf[i].dev);
 			break;
+		}
+		if (rc < 0) {
+			cli_err("%s", ist_strerror(rc));
+			break;
+		}
 	}
 	if (n < 0) {
 		struct ist_position pos;

@@ -111,7 +111,7 @@ int cmd_verify(int argc, char **argv)
 	file = argv[optind];
 	ret = ist_reader_open(&r, file);
 	if (ret) {
-		cli_err("%s: %s", file, ist_strerror(ret));
+		cli_err_open(file, ret);
 		return EXIT_FAIL;
 	}
 	recs = malloc(BATCH * sizeof(*recs));

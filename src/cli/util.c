@@ -48,6 +48,17 @@ void cli_err_ist(const char *file, const struct ist_position *pos, int err)
 		cli_err("%s: %s", file, ist_strerror(err));
 }
 
+void cli_err_open(const char *file, int err)
+{
+	/* The reader's format errors at open, other than a bad magic, are
+	 * the header's: a damaged footer only loses the index (chunks are
+	 * then found by scanning) and chunk damage shows when read. */
+	if (err <= -IST_E_BASE && err != IST_EFORMAT)
+		cli_err("%s: header: %s", file, ist_strerror(err));
+	else
+		cli_err("%s: %s", file, ist_strerror(err));
+}
+
 int cli_parse_double(const char *s, double *v)
 {
 	char *end;

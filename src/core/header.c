@@ -16,6 +16,10 @@ struct meta_pair {
 struct ist_header {
 	struct meta_pair *meta;
 	unsigned nmeta, meta_cap;
+	/* Index of the keys once there are many (a capture's stream.N per
+	 * connection, tens of thousands): open addressing, slot = meta
+	 * index + 1, 0 empty; mcap a power of two above 2 * nmeta. */
+	unsigned *midx, mcap;
 	struct ist_device *dev;
 	unsigned ndev, dev_cap;
 };
@@ -36,8 +40,66 @@ void ist_header_free(ist_header *h)
 	for (unsigned i = 0; i < h->ndev; i++)
 		free((char *)h->dev[i].name);
 	free(h->meta);
+	free(h->midx);
 	free(h->dev);
 	free(h);
+}
+
+#define MIDX_MIN 32 /* pairs below which a scan is as fast */
+
+static unsigned key_hash(const char *key)
+{
+	uint32_t x = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		x = (x ^ *p) * 16777619u;
+	return x;
+}
+
+/* Puts meta[i] in the index (which has room). */
+static void midx_put(ist_header *h, unsigned i)
+{
+	unsigned s = key_hash(h->meta[i].key) & (h->mcap - 1);
+
+	while (h->midx[s])
+		s = (s + 1) & (h->mcap - 1);
+	h->midx[s] = i + 1;
+}
+
+/* Makes the index hold n pairs: 0, or -ENOMEM (the scan still works). */
+static int midx_reserve(ist_header *h, unsigned n)
+{
+	unsigned cap = h->mcap ? h->mcap : 64, *m;
+
+	if (n < MIDX_MIN || (h->midx && 2 * n < h->mcap))
+		return 0;
+	while (2 * n >= cap)
+		cap *= 2;
+	m = calloc(cap, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	free(h->midx);
+	h->midx = m;
+	h->mcap = cap;
+	for (unsigned i = 0; i < h->nmeta; i++)
+		midx_put(h, i);
+	return 0;
+}
+
+/* The index of key's pair, or -1. */
+static int meta_find(const ist_header *h, const char *key)
+{
+	if (h->midx) {
+		for (unsigned s = key_hash(key) & (h->mcap - 1); h->midx[s];
+		     s = (s + 1) & (h->mcap - 1))
+			if (!strcmp(h->meta[h->midx[s] - 1].key, key))
+				return (int)h->midx[s] - 1;
+		return -1;
+	}
+	for (unsigned i = 0; i < h->nmeta; i++)
+		if (!strcmp(h->meta[i].key, key))
+			return (int)i;
+	return -1;
 }
 
 ist_header *ist_header_dup(const ist_header *h)
@@ -62,18 +124,22 @@ fail:
 int ist_header_set(ist_header *h, const char *key, const char *value)
 {
 	char *v;
+	int i;
 
 	if (!key || !*key || !value)
 		return -EINVAL;
 	v = strdup(value);
 	if (!v)
 		return -ENOMEM;
-	for (unsigned i = 0; i < h->nmeta; i++) {
-		if (!strcmp(h->meta[i].key, key)) {
-			free(h->meta[i].value);
-			h->meta[i].value = v;
-			return 0;
-		}
+	i = meta_find(h, key);
+	if (i >= 0) {
+		free(h->meta[i].value);
+		h->meta[i].value = v;
+		return 0;
+	}
+	if (midx_reserve(h, h->nmeta + 1)) {
+		free(v);
+		return -ENOMEM;
 	}
 	if (h->nmeta == h->meta_cap) {
 		unsigned cap = h->meta_cap ? h->meta_cap * 2 : 8;
@@ -92,15 +158,18 @@ int ist_header_set(ist_header *h, const char *key, const char *value)
 		return -ENOMEM;
 	}
 	h->meta[h->nmeta].value = v;
+	if (h->midx)
+		midx_put(h, h->nmeta);
 	h->nmeta++;
 	return 0;
 }
 
 const char *ist_header_get(const ist_header *h, const char *key)
 {
-	for (unsigned i = 0; i < h->nmeta; i++)
-		if (!strcmp(h->meta[i].key, key))
-			return h->meta[i].value;
+	int i = meta_find(h, key);
+
+	if (i >= 0)
+		return h->meta[i].value;
 	return NULL;
 }
 

@@ -284,6 +284,10 @@ static int blktrace_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 			continue;
 		}
 		ret = dev_index(c, st, best->devt);
+		if (ret == IST_EPARSE) /* binary: its byte offset, not a line */
+			return imp_fatal(c, imp_bad_at(c, best->path, best->offset,
+						       best->recno, "more than %u devices",
+						       IST_MAX_FOOTER_DEVICES));
 		if (ret < 0)
 			return imp_fatal(c, ret);
 		best->ev.dev = ret;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <csv.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -233,8 +234,15 @@ static int csv_open(struct imp_ctx *c, void *priv)
 	if (!o->columns)
 		return imp_bad_file(c, imp_cur_path(c),
 				    "the csv format needs --columns");
-	if (imp_csv_parse_columns(o->columns, st->col, err, sizeof(err)))
+	if (imp_csv_parse_columns(o->columns, st->col, err, sizeof(err))) {
+		/* the map is quoted in err: shown as the file's text is
+		 * (imp_quote), a control character as '?', so that the error
+		 * stays one line */
+		for (char *p = err; *p; p++)
+			if (!isprint((unsigned char)*p))
+				*p = '?';
 		return imp_bad_file(c, imp_cur_path(c), "--columns: %s", err);
+	}
 	if (csv_init(&st->p, CSV_APPEND_NULL) != 0)
 		return -ENOMEM;
 	st->p_init = 1;

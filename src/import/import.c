@@ -175,6 +175,14 @@ int imp_device(struct imp_ctx *c, const char *name, size_t len)
 	memcpy(tmp, name, len);
 	tmp[len] = '\0';
 	idx = ist_header_add_device(c->h, tmp, 0, 0);
+	if (idx == IST_ERANGE) {
+		/* The format's limit, a fault of the input: without this it
+		 * was reported as the output's "writing: value out of
+		 * range", without a position.  Fatal: the records of every
+		 * further device would be lost. */
+		imp_bad(c, "more than %u devices", IST_MAX_FOOTER_DEVICES);
+		return imp_fatal(c, IST_EPARSE);
+	}
 	if (idx < 0)
 		return idx;
 	c->devs[i].hash = h;

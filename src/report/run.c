@@ -720,6 +720,16 @@ int rpt_run_load(struct rpt_run **out, const char *path, char *err,
 		npc = 3;
 	}
 	root = parse(&c, buf, pc, npc, &e);
+	if (!root && split && e == IST_EPARSE) {
+		/* The scan tracks nesting, not which brackets: a value it
+		 * took ('[{"a": 1]}') is refused by the parser as what was
+		 * left around it ("truncated JSON").  The whole text parsed
+		 * as one says what is wrong, and where. */
+		split = 0;
+		pc[0] = (struct piece){ buf, len, 0 };
+		npc = 1;
+		root = parse(&c, buf, pc, npc, &e);
+	}
 	if (!root) {
 		if (buf)
 			munmap((void *)buf, len);

@@ -13,7 +13,6 @@
 #define SIZE_SLOTS 1024          /* distinct sizes counted exactly      */
 #define WS_SLOTS (1u << 18)      /* working-set sample table            */
 #define QD_CAP (1u << 20)        /* in-flight completions tracked       */
-#define MAX_DEVICES 4096
 
 struct dev_acc {
 	struct rpt_device pub;
@@ -86,7 +85,7 @@ static uint64_t mix64(uint64_t x)
 
 static struct dev_acc *get_dev(struct rpt_stats *st, uint32_t d)
 {
-	if (d >= MAX_DEVICES)
+	if (d >= RPT_MAX_DEVICES)
 		return NULL;
 	if (d >= st->ndev) {
 		struct dev_acc **p = realloc(st->dev, (d + 1) * sizeof(*p));
@@ -129,7 +128,9 @@ int rpt_stats_new(struct rpt_stats **stp, const ist_header *h,
 		rpt_stats_free(st);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; h && i < ist_header_device_count(h); i++) {
+	/* devices beyond the limit fail only when a record uses them */
+	for (unsigned i = 0; h && i < ist_header_device_count(h) && i < RPT_MAX_DEVICES;
+	     i++) {
 		const struct ist_device *d = ist_header_device(h, i);
 		struct dev_acc *a = get_dev(st, i);
 
@@ -320,6 +321,8 @@ static int add_one(struct rpt_stats *st, const struct ist_record *r)
 	uint64_t idx;
 	unsigned op = r->op < IST_OP_COUNT ? r->op : IST_OP_COUNT - 1;
 
+	if (r->dev >= RPT_MAX_DEVICES)
+		return IST_ERANGE; /* not -ENOMEM: the caller names the record */
 	if (!a)
 		return -ENOMEM;
 	if (!s->records)

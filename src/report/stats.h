@@ -23,6 +23,7 @@
 #define RPT_MAX_INTERVALS 4096  /* series coarsens beyond this            */
 #define RPT_SEQ_RECENT 16       /* recent request ends kept per device   */
 #define RPT_MAX_STREAMS 32768   /* streams tracked individually           */
+#define RPT_MAX_DEVICES 4096    /* devices 0 to this - 1 (8 KiB each)      */
 
 struct rpt_stats_opts {
 	uint64_t interval_ns; /* series interval; 0 = 1 s                 */

@@ -81,4 +81,12 @@ expect_status 2 "$IOSTORM" convert --level 10 "$D/small.csv" "$TMP/x"
 expect_status 2 "$IOSTORM" convert --bogus "$D/small.csv" "$TMP/x"
 expect_status 0 "$IOSTORM" convert --help
 expect_grep '^Usage: iostorm convert' "$TMP/out"
+# a CSV device beyond what an IST file holds: the input's record, not
+# the output's "unknown device"
+printf 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,read,0,4096,100,1,0,\n10,70000,read,0,4096,100,1,0,\n' \
+	>"$TMP/dev.csv"
+expect_status 1 "$IOSTORM" convert "$TMP/dev.csv" "$TMP/dev.ist"
+expect_err_line "^iostorm: $TMP/dev.csv: record 2: device 70000: an IST file holds devices 0 to 65535$"
+[ ! -e "$TMP/dev.ist" ] || fail "dev.ist left behind"
+ok
 done_ok

@@ -77,6 +77,8 @@ bad generic-bad.csv "line 3: column 3 (op): unknown operation 'X'" --delimiter '
 bad generic.csv "the csv format needs --columns" --format csv
 bad generic.csv "unknown trace format (give --format; --list-formats lists them)"
 bad generic.csv "--columns: the column map needs t, offset and len" --columns 't=1'
+# a control character of the map quoted in the error is shown as '?'
+bad generic.csv "--columns: 'len=5:b?': bad unit for len" --columns "$(printf 't=1,offset=4,len=5:b\r')"
 
 # a blktrace cut off mid-record: the complete records are kept, the cut counted
 expect_status 0 "$IOSTORM" import "$D/blk-cut.blktrace.0" -o "$TMP/cut.ist"
@@ -137,4 +139,23 @@ done
 # a missing input
 expect_status 1 "$IOSTORM" import "$TMP/none.csv" -o "$TMP/x.ist"
 expect_err_line "^iostorm: $TMP/none.csv: No such file or directory$"
+# more devices than an IST file holds: the input's fault, at its line or
+# record (was "OUT.ist: writing: value out of range"), and no output
+awk 'BEGIN { for (i = 0; i <= 65536; i++) printf "1281663720%08d,h,%d,Read,0,4096,100\n", i, i }' \
+	>"$TMP/many.csv"
+expect_status 1 "$IOSTORM" import --format msr "$TMP/many.csv" -o "$TMP/many.ist"
+expect_err_line "^iostorm: $TMP/many.csv: line 65537: more than 65536 devices$"
+[ ! -e "$TMP/many.ist" ] || fail "many.ist left behind"
+ok
+if command -v python3 >/dev/null; then
+	python3 -c '
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(65537):
+        f.write(struct.pack("<IIQQIIIIIHH", 0x65617407, i, i * 1000, i * 8, 4096,
+                            1 << 16 | 7, 1, 8 << 20 | i, 0, 0, 0))
+	' "$TMP/many.blktrace.0"
+	expect_status 1 "$IOSTORM" import "$TMP/many.blktrace.0" -o "$TMP/many.ist"
+	expect_err_line "^iostorm: $TMP/many.blktrace.0: record 65537 \(byte offset 3145728\): more than 65536 devices$"
+fi
 done_ok

@@ -67,7 +67,7 @@ expect_err_line "^iostorm: .*/text.ist: not an IST trace file \(bad magic\)$"
 cp "$D/small.ist" "$TMP/v9.ist"
 printf '\011' | dd of="$TMP/v9.ist" bs=1 seek=8 conv=notrunc 2>/dev/null
 expect_status 1 "$IOSTORM" info "$TMP/v9.ist"
-expect_err_line "^iostorm: .*/v9.ist: unsupported IST major version$"
+expect_err_line "^iostorm: .*/v9.ist: header: unsupported IST major version$"
 expect_status 1 "$IOSTORM" info "$TMP/none.ist"
 expect_err_line "No such file or directory$"
 expect_status 2 "$IOSTORM" info

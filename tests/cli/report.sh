@@ -67,6 +67,12 @@ expect_status 1 "$IOSTORM" report "$D/base.json" "$TMP/bad.json" -o "$TMP/x.html
 expect_err_line "^iostorm: .*bad.json: line 3: "
 [ ! -e "$TMP/x.html" ] || fail "partial output left"; ok
 ls "$TMP" | grep -q 'x.html.tmp' && fail "temporary file left"; ok
+# a bracket closing an interval wrongly: its line and json-c's reason
+# (the interval scan took it, and the rest was called "truncated JSON")
+printf '{"schema": "iostorm-replay/1",\n"intervals": [{"length_ns": 1},\n {"x": 1]\n}' \
+	>"$TMP/brk.json"
+expect_status 1 "$IOSTORM" report "$TMP/brk.json" -o "$TMP/x.html"
+expect_err_line "^iostorm: .*brk.json: line 3: bad JSON: "
 printf '{"schema": "iostorm-replay/7"}' >"$TMP/v.json"
 expect_status 1 "$IOSTORM" report "$TMP/v.json" -o "$TMP/x.html"
 expect_err_line "unknown schema 'iostorm-replay/7'"

@@ -51,4 +51,18 @@ expect_status 2 "$IOSTORM" stats --interval 0 "$D/basic.csv"
 expect_status 2 "$IOSTORM" stats a b
 expect_status 0 "$IOSTORM" stats --help
 expect_grep '^Usage: iostorm stats' "$TMP/out"
+# a device beyond the 4096 stats keeps: named at its line or record (the
+# CSV failed with no message, the IST file as "Cannot allocate memory")
+printf 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,read,0,4096,100,1,0,\n10,70000,read,0,4096,100,1,0,\n' \
+	>"$TMP/dev.csv"
+expect_status 1 "$IOSTORM" stats "$TMP/dev.csv"
+expect_err_line "^iostorm: $TMP/dev.csv: line 3: device 70000: stats covers devices 0 to 4095$"
+awk 'BEGIN { for (i = 0; i < 4100; i++) printf "1281663720%08d,h,%d,Read,0,4096,100\n", i * 10, i }' \
+	>"$TMP/dev.msr"
+expect_status 0 "$IOSTORM" import -q --format msr "$TMP/dev.msr" -o "$TMP/dev.ist"
+expect_status 1 "$IOSTORM" stats "$TMP/dev.ist"
+expect_err_line "^iostorm: $TMP/dev.ist: record 4097: device 4096: stats covers devices 0 to 4095$"
+head -4096 "$TMP/dev.msr" >"$TMP/dev4096.msr"
+expect_status 0 "$IOSTORM" import -q --format msr "$TMP/dev4096.msr" -o "$TMP/dev.ist"
+expect_status 0 "$IOSTORM" stats "$TMP/dev.ist"
 done_ok

@@ -40,6 +40,15 @@ printf '\001' | dd of="$TMP/foot.ist" bs=1 seek=$((len - 30)) conv=notrunc 2>/de
 expect_status 1 "$IOSTORM" verify "$TMP/foot.ist"
 expect_err_line "footer: (checksum mismatch|corrupt structure)$"
 
+# damage in the header: named as the header's (it was "FILE: checksum
+# mismatch", no position), by every command that opens a trace
+cp "$TMP/t.ist" "$TMP/head.ist"
+printf '\001' | dd of="$TMP/head.ist" bs=1 seek=16 conv=notrunc 2>/dev/null
+for cmd in verify cat info stats; do
+	expect_status 1 "$IOSTORM" $cmd "$TMP/head.ist"
+	expect_err_line "^iostorm: .*/head.ist: header: checksum mismatch$"
+done
+
 expect_status 1 "$IOSTORM" verify "$TMP/t.csv"
 expect_err_line "^iostorm: .*/t.csv: not an IST trace file \(bad magic\)$"
 expect_status 2 "$IOSTORM" verify

@@ -3,6 +3,7 @@
 #ifndef IST_IMPORT_FUZZ_H
 #define IST_IMPORT_FUZZ_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static inline int fuzz_import(const char *format, const uint8_t *data,
 	ist_header *h = ist_header_new();
 	char cols[256];
 	uint64_t n = 0;
+	int ret;
 
 	if (!f || !res || !h)
 		abort();
@@ -50,7 +52,13 @@ static inline int fuzz_import(const char *format, const uint8_t *data,
 		size -= nl + 1 - data;
 		data = nl + 1;
 	}
-	imp_parse_mem(f, data, size, &o, fuzz_count, &n, h, res);
+	ret = imp_parse_mem(f, data, size, &o, fuzz_count, &n, h, res);
+	/* a refusal explains itself, on one line: the CLI prints
+	 * "FILE: WHERE: REASON" */
+	if (ret < 0 && ret != -ENOMEM &&
+	    (!res->err_reason[0] || strpbrk(res->err_reason, "\r\n") ||
+	     strpbrk(res->err_where, "\r\n") || !res->err_file[0]))
+		abort();
 	imp_format_detect((const char *)data, size < 65536 ? size : 65536);
 out:
 	ist_header_free(h);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "iostorm.h"
@@ -115,6 +116,38 @@ static void test_header(void)
 	ist_header_free(d);
 }
 
+/* Many keys (the index past 32 of them): set, replace, get, order kept. */
+static void test_header_many_keys(void)
+{
+	ist_header *h = ist_header_new(), *d;
+	const char *k, *v;
+	char key[32], val[32];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	for (unsigned i = 0; i < 5000; i++) {
+		snprintf(key, sizeof(key), "stream.%u", i);
+		snprintf(val, sizeof(val), "v%u", i);
+		CU_ASSERT_EQUAL(ist_header_set(h, key, val), 0);
+	}
+	for (unsigned i = 0; i < 5000; i += 7) {
+		snprintf(key, sizeof(key), "stream.%u", i);
+		CU_ASSERT_EQUAL(ist_header_set(h, key, "again"), 0);
+	}
+	CU_ASSERT_EQUAL(ist_header_meta_count(h), 5000);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(h, "stream.4999"), "v4999");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(h, "stream.4998"), "again");
+	CU_ASSERT_PTR_NULL(ist_header_get(h, "stream.5000"));
+	CU_ASSERT_EQUAL(ist_header_meta_at(h, 31, &k, &v), 0);
+	CU_ASSERT_STRING_EQUAL(k, "stream.31");
+	d = ist_header_dup(h);
+	ist_header_free(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(ist_header_meta_count(d), 5000);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(d, "stream.7"), "again");
+	CU_ASSERT_STRING_EQUAL(ist_header_get(d, "stream.8"), "v8");
+	ist_header_free(d);
+}
+
 static void test_strerror(void)
 {
 	CU_ASSERT_STRING_EQUAL(ist_strerror(IST_ECRC), "checksum mismatch");
@@ -132,6 +165,7 @@ int main(void)
 		{ "csv round trip", test_csv_round_trip },
 		{ "csv bad lines", test_csv_bad },
 		{ "header", test_header },
+		{ "header: many keys", test_header_many_keys },
 		{ "strerror", test_strerror },
 		{ NULL, NULL },
 	};
