@@ -18,16 +18,9 @@ shift
 [ $# -gt 0 ] || set -- ./iostorm
 RATE=${RATE:-50000}
 IOS=${IOS:-400000}
-[ "$(id -u)" -eq 0 ] || { echo "bench/record-cpu.sh: needs root" >&2; exit 77; }
-command -v fio >/dev/null || { echo "bench/record-cpu.sh: needs fio" >&2; exit 77; }
-[ -d /sys/kernel/tracing/events/block ] || mount -t tracefs nodev /sys/kernel/tracing
 . "$(dirname "$0")/zram-lib.sh"
-tmp=$(mktemp -d)
-cleanup() {
-	zram_remove
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+zram_bench_start bench/record-cpu.sh
+trap zram_bench_cleanup EXIT
 zram_new 256M
 secs=$(( IOS / (2 * RATE) + 2 ))
 

@@ -16,17 +16,13 @@ ROUNDS=${1:-5}
 SECS=${2:-1.5}
 shift 2 2>/dev/null || shift $#
 [ $# -gt 0 ] || set -- mono:1 mono:0 x86-tsc:1
-[ "$(id -u)" -eq 0 ] || { echo "bench/record-kernel.sh: needs root" >&2; exit 77; }
-command -v fio >/dev/null || { echo "bench/record-kernel.sh: needs fio" >&2; exit 77; }
-T=/sys/kernel/tracing
-[ -d $T/events/block ] || mount -t tracefs nodev $T
 . "$(dirname "$0")/zram-lib.sh"
-tmp=$(mktemp -d)
+zram_bench_start bench/record-kernel.sh
+T=/sys/kernel/tracing
 ti=$T/instances/iostorm-kernel-$$
 cleanup() {
 	[ -d "$ti" ] && { echo 0 >"$ti/tracing_on"; rmdir "$ti"; }
-	zram_remove
-	rm -rf "$tmp"
+	zram_bench_cleanup
 }
 trap cleanup EXIT
 zram_new 256M

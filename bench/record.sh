@@ -32,16 +32,9 @@ RUNS=${1:-5}
 SECS=${2:-4}
 top=$(cd "$(dirname "$0")/.." && pwd)
 IOSTORM=${IOSTORM:-$top/iostorm}
-[ "$(id -u)" -eq 0 ] || { echo "bench/record.sh: needs root" >&2; exit 77; }
-command -v fio >/dev/null || { echo "bench/record.sh: needs fio" >&2; exit 77; }
-[ -d /sys/kernel/tracing/events/block ] || mount -t tracefs nodev /sys/kernel/tracing
 . "$top/bench/zram-lib.sh"
-tmp=$(mktemp -d)
-cleanup() {
-	zram_remove
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+zram_bench_start bench/record.sh
+trap zram_bench_cleanup EXIT
 zram_new 256M
 
 # run_fio ENGINE JOBS DEPTH SECS OUT: fio's summary (normal and JSON) in OUT,
