@@ -20,9 +20,11 @@ struct pending {
 	struct ist_record rec;
 	uint64_t issue_ts;
 	uint64_t key;     /* sector, or a protocol's task tag          */
+	uint64_t next;    /* seq + 1 of the next entry in the hash chain */
 	uint32_t kdev;    /* device or connection the key belongs to   */
+	uint32_t bucket;  /* its hash bucket while linked: unlinking
+			     needs no second hash */
 	uint8_t kop;
-	uint64_t next; /* seq + 1 of the next entry in the hash chain */
 	uint8_t linked;
 	uint8_t done;
 };
@@ -164,6 +166,7 @@ static void link_entry(cap_match *m, uint64_t seq)
 	size_t b = hash_key(p->kdev, p->key, p->kop, 2 * m->cap);
 
 	p->next = m->bucket[b];
+	p->bucket = (uint32_t)b;
 	m->bucket[b] = seq + 1;
 	p->linked = 1;
 }
@@ -171,8 +174,7 @@ static void link_entry(cap_match *m, uint64_t seq)
 static void unlink_entry(cap_match *m, uint64_t seq)
 {
 	struct pending *p = at(m, seq);
-	size_t b = hash_key(p->kdev, p->key, p->kop, 2 * m->cap);
-	uint64_t *link = &m->bucket[b];
+	uint64_t *link = &m->bucket[p->bucket];
 
 	while (*link) {
 		if (*link == seq + 1) {
@@ -263,6 +265,46 @@ static int emit_head(cap_match *m, int force, cap_emit_fn emit, void *ctx)
 	return 0;
 }
 
+/* The slot for the next issued request (after an eviction when max_pending
+ * are in flight, or a growth of the ring), or NULL with *err set. */
+static struct pending *reserve(cap_match *m, cap_emit_fn emit, void *ctx,
+			       int *err)
+{
+	*err = 0;
+	if (m->tail - m->head >= m->max_pending) {
+		/* Bounded memory: the oldest goes out without latency. */
+		struct pending *h = at(m, m->head);
+
+		if (!h->done)
+			m->st.evicted++;
+		*err = emit_head(m, 1, emit, ctx);
+		if (*err < 0)
+			return NULL;
+	}
+	if (m->tail - m->head >= m->cap) {
+		*err = grow(m);
+		if (*err < 0)
+			return NULL;
+	}
+	return at(m, m->tail);
+}
+
+/* Queues the request filled in p (reserve()'s slot) under (key, kdev, kop). */
+static void commit(cap_match *m, struct pending *p, uint64_t ts, uint64_t key,
+		   uint32_t kdev, uint8_t kop)
+{
+	p->issue_ts = ts;
+	p->key = key;
+	p->kdev = kdev;
+	p->kop = kop;
+	p->done = 0;
+	link_entry(m, m->tail);
+	m->tail++;
+	m->st.issues++;
+	if (m->tail - m->head > m->st.max_pending)
+		m->st.max_pending = m->tail - m->head;
+}
+
 int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
 		    uint64_t key, uint32_t kdev, uint8_t kop, cap_emit_fn emit,
 		    void *ctx)
@@ -270,34 +312,12 @@ int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
 	struct pending *p;
 	int ret;
 
-	if (m->tail - m->head >= m->max_pending) {
-		/* Bounded memory: the oldest goes out without latency. */
-		struct pending *h = at(m, m->head);
-
-		if (!h->done)
-			m->st.evicted++;
-		ret = emit_head(m, 1, emit, ctx);
-		if (ret < 0)
-			return ret;
-	}
-	if (m->tail - m->head >= m->cap) {
-		ret = grow(m);
-		if (ret < 0)
-			return ret;
-	}
-	p = at(m, m->tail);
-	memset(p, 0, sizeof(*p));
+	p = reserve(m, emit, ctx, &ret);
+	if (!p)
+		return ret;
 	p->rec = *rec;
 	p->rec.lat_ns = 0;
-	p->issue_ts = ts;
-	p->key = key;
-	p->kdev = kdev;
-	p->kop = kop;
-	link_entry(m, m->tail);
-	m->tail++;
-	m->st.issues++;
-	if (m->tail - m->head > m->st.max_pending)
-		m->st.max_pending = m->tail - m->head;
+	commit(m, p, ts, key, kdev, kop);
 	return 0;
 }
 
@@ -305,22 +325,26 @@ int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 		       uint8_t kop, cap_emit_fn emit, void *ctx)
 {
 	size_t b = hash_key(kdev, key, kop, 2 * m->cap);
-	uint64_t found = 0;
+	uint64_t *link, *found = NULL;
 	struct pending *p;
 	int ret;
 
 	m->st.completions++;
-	for (uint64_t l = m->bucket[b]; l; l = at(m, l - 1)->next) {
-		p = at(m, l - 1);
+	/* Chains run newest first: the last match is the oldest request;
+	 * found is the link that points to it, for unlinking it at once. */
+	for (link = &m->bucket[b]; *link; link = &p->next) {
+		p = at(m, *link - 1);
 		if (p->key == key && p->kdev == kdev && p->kop == kop)
-			found = l; /* chains run newest first: keep the oldest */
+			found = link;
 	}
 	if (!found) {
 		m->st.orphan_completions++;
 		return 0;
 	}
-	p = at(m, found - 1);
-	unlink_entry(m, found - 1);
+	p = at(m, *found - 1);
+	*found = p->next;
+	p->next = 0;
+	p->linked = 0;
 	p->done = 1;
 	p->rec.lat_ns = ts > p->issue_ts ? ts - p->issue_ts : 1;
 	m->st.matched++;
@@ -331,7 +355,7 @@ int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		    void *ctx)
 {
-	struct ist_record rec;
+	struct pending *p;
 	int ret;
 
 	if (ev->complete) {
@@ -339,17 +363,23 @@ int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 					 ev->op, emit, ctx);
 		return ret < 0 ? ret : 0;
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
-	rec.offset = ev->sector * 512;
-	rec.len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
-						   : ev->nr_sector * 512;
-	rec.dev = ev->dev;
-	rec.op = ev->op;
-	rec.flags = ev->flags;
-	rec.stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
-	return cap_match_issue(m, &rec, ev->ts_ns, ev->sector, ev->dev, ev->op,
-			       emit, ctx);
+	/* Filled in place: no record on the stack to clear and copy. */
+	p = reserve(m, emit, ctx, &ret);
+	if (!p)
+		return ret;
+	p->rec.t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
+	p->rec.offset = ev->sector * 512;
+	p->rec.lat_ns = 0;
+	p->rec.stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
+	p->rec.txn = 0;
+	p->rec.len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
+						      : ev->nr_sector * 512;
+	p->rec.dev = ev->dev;
+	p->rec.flags = ev->flags;
+	p->rec.op = ev->op;
+	p->rec.reserved = 0;
+	commit(m, p, ev->ts_ns, ev->sector, ev->dev, ev->op);
+	return 0;
 }
 
 int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,
