@@ -109,36 +109,25 @@ int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
 int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
 		    uint8_t *op, uint16_t *flags)
 {
-	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t key = cap_rwbs_key(rwbs, len);
 	char s[16];
-	uint64_t x, z, low, key;
 	size_t n;
 
-	if (len >= 8) {
-		memcpy(&x, rwbs, 8);
-		x = le64toh(x);
-		/* Marks the zero bytes: the lowest mark is exact (the first
-		 * NUL); higher ones may be false and do not matter. */
-		z = (x - ones) & ~x & (ones << 7);
-		low = z & -z;
-		if (low > 0x80) { /* a NUL in bytes 1..7 */
-			unsigned i;
+	if (key) {
+		unsigned i = cap_rwbs_slot(key);
 
-			key = x & ((low >> 7) - 1);
-			i = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 61);
-			if (c->slot[i].key != key) {
-				uint64_t le = htole64(key);
+		if (c->slot[i].key != key) {
+			uint64_t le = htole64(key);
 
-				memcpy(s, &le, 8);
-				s[8] = '\0';
-				c->slot[i].ret = (int8_t)cap_rwbs_parse(
-					s, 8, &c->slot[i].op, &c->slot[i].flags);
-				c->slot[i].key = key;
-			}
-			*op = c->slot[i].op;
-			*flags = c->slot[i].flags;
-			return c->slot[i].ret;
+			memcpy(s, &le, 8);
+			s[8] = '\0';
+			c->slot[i].ret = (int8_t)cap_rwbs_parse(
+				s, 8, &c->slot[i].op, &c->slot[i].flags);
+			c->slot[i].key = key;
 		}
+		*op = c->slot[i].op;
+		*flags = c->slot[i].flags;
+		return c->slot[i].ret;
 	}
 	memset(s, 0, sizeof(s));
 	n = len < sizeof(s) - 1 ? len : sizeof(s) - 1;
@@ -256,6 +245,7 @@ static int emit_head(cap_match *m, int force, cap_emit_fn emit, void *ctx)
 		if (p->linked)
 			unlink_entry(m, m->head);
 		m->head++;
+		m->st.emitted++;
 		ret = emit(ctx, &p->rec);
 		if (ret < 0)
 			return ret;
