@@ -135,13 +135,15 @@ int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
 	return cap_rwbs_parse(s, n, op, flags);
 }
 
+/* One multiply: the product's high bits mix every bit of the key (dev and
+ * op folded into the sector's top bits, which real sectors leave 0; a
+ * collision only lengthens a chain). */
 static size_t hash_key(uint32_t dev, uint64_t sector, uint8_t op, size_t n)
 {
-	uint64_t h = sector * 0x9e3779b97f4a7c15ull;
+	uint64_t k = sector ^ ((uint64_t)dev << 40) ^ ((uint64_t)op << 60);
+	uint64_t h = k * 0x9e3779b97f4a7c15ull;
 
-	h ^= ((uint64_t)dev << 8 | op) * 0xc2b2ae3d27d4eb4full;
-	h ^= h >> 29;
-	return (size_t)(h & (n - 1));
+	return (size_t)((h ^ (h >> 32)) & (n - 1));
 }
 
 static struct pending *at(const cap_match *m, uint64_t seq)

@@ -722,7 +722,7 @@ static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
 			r->st.missed += (uint64_t)missed;
 		else if (missed < 0)
 			r->st.missed++; /* an unknown number: at least one */
-		while ((data = rb_page_next(&it, &len, &ts))) {
+		while ((data = rb_page_next_fast(&it, &len, &ts))) {
 			int ret = decode_event(r, cr, data, len, ts);
 
 			if (ret < 0)
