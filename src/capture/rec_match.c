@@ -361,7 +361,7 @@ int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		return ret;
 	p->rec.t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
 	p->rec.offset = ev->sector * 512;
-	p->rec.lat_ns = 0;
+	p->rec.lat_ns = ev->lat_ns;
 	p->rec.stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
 	p->rec.txn = 0;
 	p->rec.len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
@@ -370,8 +370,23 @@ int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 	p->rec.flags = ev->flags;
 	p->rec.op = ev->op;
 	p->rec.reserved = 0;
-	commit(m, p, ev->ts_ns, ev->sector, ev->dev, ev->op);
-	return 0;
+	if (!ev->lat_ns) {
+		commit(m, p, ev->ts_ns, ev->sector, ev->dev, ev->op);
+		return 0;
+	}
+	/* Paired already: done, never in the hash. */
+	p->issue_ts = ev->ts_ns;
+	p->linked = 0;
+	p->next = 0;
+	p->done = 1;
+	m->tail++;
+	m->st.issues++;
+	m->st.completions++;
+	m->st.matched++;
+	if (m->tail - m->head > m->st.max_pending)
+		m->st.max_pending = m->tail - m->head;
+	ret = emit_head(m, 0, emit, ctx);
+	return ret < 0 ? ret : 0;
 }
 
 int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,

@@ -24,6 +24,9 @@ struct cap_event {
 	uint8_t complete;   /* 0 issue/queue, 1 completion                 */
 	uint8_t op;         /* enum ist_op                                 */
 	uint16_t flags;     /* IST_F_*                                     */
+	uint64_t lat_ns;    /* an issue: 0, or its latency when its
+			       completion was already paired with it (the
+			       recorder's same-CPU shortcut)              */
 };
 
 /* Parses a kernel rwbs string ("WS", "FWFS", "RA", "FF", "D"...). */
@@ -111,7 +114,9 @@ typedef int (*cap_emit_fn)(void *ctx, const struct ist_record *rec);
 int cap_match_new(cap_match **m, size_t max_pending, uint64_t timeout_ns,
 		  uint64_t t0_ns);
 void cap_match_free(cap_match *m);
-/* Feeds one event (events must come in time order); may emit records. */
+/* Feeds one event (events must come in time order); may emit records.
+ * An issue with lat_ns set is complete already: it is queued done (never
+ * waits for a completion) and counted as issued, completed and matched. */
 int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		    void *ctx);
 /* Lower level, for protocol decoders: an issued request rec (t_ns set

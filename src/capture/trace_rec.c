@@ -663,6 +663,27 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 		flags &= (uint16_t)~IST_F_PREFLUSH;
 	}
 	complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
+	sector = !nr ? 0 : sector >= r->dev[d].start ? sector - r->dev[d].start
+						     : sector;
+	if (complete && cr->qn && !r->stopping) {
+		/* The same-CPU shortcut: a completion that follows its issue
+		 * on the same CPU with no event between them (a synchronous
+		 * driver such as zram completes in the issuing task; so
+		 * does a blk-mq request completed where it was issued)
+		 * is paired with it here.  It never enters the queue, the
+		 * merge or the matcher's hash; the matcher queues the issue
+		 * done.  Not while stopping: a late issue's completion stays
+		 * counted as one without issue. */
+		struct held_event *prev = &cr->q[cr->qhead + cr->qn - 1];
+
+		if (!prev->ev.complete && !prev->ev.lat_ns &&
+		    prev->ev.sector == sector && prev->ev.dev == d &&
+		    prev->ev.op == op) {
+			prev->ev.lat_ns = ts > prev->ev.ts_ns ? ts - prev->ev.ts_ns : 1;
+			r->st.paired++;
+			return 0;
+		}
+	}
 	memcpy(&pid, data + 4, 4);
 	if (!complete && pid != cr->named_pid &&
 	    !(r->stopping && ts > r->stop_ns)) {
@@ -677,14 +698,14 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 	if (!he)
 		return -ENOMEM;
 	he->ev.ts_ns = ts;
-	he->ev.sector = !nr ? 0 : sector >= r->dev[d].start ?
-				     sector - r->dev[d].start : sector;
+	he->ev.sector = sector;
 	he->ev.nr_sector = nr;
 	he->ev.dev = d;
 	he->ev.pid = pid;
 	he->ev.complete = complete;
 	he->ev.op = op;
 	he->ev.flags = flags;
+	he->ev.lat_ns = 0;
 	cr->qn++;
 	r->nheld++;
 	return 0;
