@@ -344,6 +344,23 @@ int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 	return ret < 0 ? ret : 1;
 }
 
+/* The record of an issue event. */
+static void fill_rec(const cap_match *m, const struct cap_event *ev,
+		     struct ist_record *rec)
+{
+	rec->t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
+	rec->offset = ev->sector * 512;
+	rec->lat_ns = ev->lat_ns;
+	rec->stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
+	rec->txn = 0;
+	rec->len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
+						    : ev->nr_sector * 512;
+	rec->dev = ev->dev;
+	rec->flags = ev->flags;
+	rec->op = ev->op;
+	rec->reserved = 0;
+}
+
 int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		    void *ctx)
 {
@@ -355,34 +372,38 @@ int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 					 ev->op, emit, ctx);
 		return ret < 0 ? ret : 0;
 	}
+	if (ev->lat_ns) {
+		/* Paired already: done, never in the hash; with nothing
+		 * pending before it (the common case) it leaves at once,
+		 * without a trip through the ring. */
+		m->st.issues++;
+		m->st.completions++;
+		m->st.matched++;
+		if (m->head == m->tail) {
+			struct ist_record rec;
+
+			fill_rec(m, ev, &rec);
+			if (!m->st.max_pending)
+				m->st.max_pending = 1;
+			m->st.emitted++;
+			ret = emit(ctx, &rec);
+			return ret < 0 ? ret : 0;
+		}
+	}
 	/* Filled in place: no record on the stack to clear and copy. */
 	p = reserve(m, emit, ctx, &ret);
 	if (!p)
 		return ret;
-	p->rec.t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
-	p->rec.offset = ev->sector * 512;
-	p->rec.lat_ns = ev->lat_ns;
-	p->rec.stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
-	p->rec.txn = 0;
-	p->rec.len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
-						      : ev->nr_sector * 512;
-	p->rec.dev = ev->dev;
-	p->rec.flags = ev->flags;
-	p->rec.op = ev->op;
-	p->rec.reserved = 0;
+	fill_rec(m, ev, &p->rec);
 	if (!ev->lat_ns) {
 		commit(m, p, ev->ts_ns, ev->sector, ev->dev, ev->op);
 		return 0;
 	}
-	/* Paired already: done, never in the hash. */
 	p->issue_ts = ev->ts_ns;
 	p->linked = 0;
 	p->next = 0;
 	p->done = 1;
 	m->tail++;
-	m->st.issues++;
-	m->st.completions++;
-	m->st.matched++;
 	if (m->tail - m->head > m->st.max_pending)
 		m->st.max_pending = m->tail - m->head;
 	ret = emit_head(m, 0, emit, ctx);
