@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -t, --to KIND           output kind: ist or csv\n"
 		"  -c, --chunk-records N   records per IST chunk (1..1048576, default 65536)\n"
 		"  -l, --level N           zlib level 1..9 for IST output (default 1)\n"
+		"      --fast              IST output: write faster, larger files (ANS or\n"
+		"                          plain columns only: no deflate or ARITH trials)\n"
 		"  -s, --salvage           IST input: skip damaged chunks (one warning\n"
 		"                          line each) instead of failing\n"
 		"  -h, --help              show this help\n"
@@ -427,6 +429,7 @@ int cmd_convert(int argc, char **argv)
 		{ "chunk-records", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "salvage", no_argument, NULL, 's' },
+		{ "fast", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -463,6 +466,9 @@ int cmd_convert(int argc, char **argv)
 		case 's':
 			salvage = 1;
 			break;
+		case 'F':
+			opts.effort = IST_EFFORT_FAST;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -472,6 +478,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
+	/* the fast writer does not deflate: a level would be ignored */
+	if (opts.level && opts.effort)
+		return cli_usage_error("convert", "--level and --fast exclude each other");
 	if (cli_check_output(argv[optind + 1],
 			     (const char *const *)&argv[optind], 1))
 		return EXIT_FAIL;
