@@ -10,6 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include "format/fmt.h"
 
@@ -75,6 +78,18 @@ static int write_all(ist_writer *w, const void *buf, size_t len)
 		w->file_off += (uint64_t)n;
 	}
 	return 0;
+}
+
+/* The CRC-32 of a chunk's directory and payload, continuing crc (zlib's:
+ * libdeflate's computes the same value several times as fast, 1-2 % of
+ * the fast writer's import in perf). */
+static uint32_t payload_crc(uint32_t crc, const uint8_t *p, size_t len)
+{
+#ifdef HAVE_LIBDEFLATE
+	return libdeflate_crc32(crc, p, len);
+#else
+	return (uint32_t)crc32(crc, p, (uInt)len);
+#endif
 }
 
 static int write_header(ist_writer *w, const ist_header *h)
@@ -425,8 +440,8 @@ static int write_chunk(ist_writer *w)
 	for (size_t i = 0; i < n; i++)
 		if (w->cols.t[i] > tmax)
 			tmax = w->cols.t[i];
-	crc = (uint32_t)crc32(0, dir, (uInt)dirlen);
-	crc = (uint32_t)crc32(crc, w->data, (uInt)dlen);
+	crc = payload_crc(0, dir, dirlen);
+	crc = payload_crc(crc, w->data, dlen);
 	memcpy(hdr, FMT_CHUNK_MAGIC, 4);
 	fmt_put32(hdr + 4, (uint32_t)n);
 	fmt_put64(hdr + 8, w->cols.t[0]);
