@@ -409,7 +409,8 @@ static int rq_classify(struct rq_cls *cl, struct rq_iv *iv)
 	if (st->have_c) {
 		int woken_at_start = st->have_r && st->r_b == iv->a;
 
-		if (woken_at_start && st->r_a == st->c_end) {
+		if ((woken_at_start && st->r_a == st->c_end) || iv->a == st->c_end) {
+			/* runnable from its end (or back on a CPU at once) */
 			iv->wk = WK_PREEMPT;
 			for (unsigned k = 0; k < RQ_WAKE_RING; k++)
 				if (cl->wake_at[k] == st->c_end && st->c_end) {
