@@ -49,8 +49,9 @@ const char *cli_fmt_bytes(double bytes, char *buf, size_t size);
 /* Reports an IST read error on file at pos: one line, file, chunk, byte
  * offset and reason. */
 void cli_err_ist(const char *file, const struct ist_position *pos, int err);
-/* An error of ist_reader_open(): "FILE: header: REASON" for a damaged or
- * unsupported header, "FILE: REASON" otherwise. */
+/* An error of ist_reader_open(): "FILE: empty file" for a file of 0
+ * bytes, "FILE: header: REASON" for a damaged or unsupported header,
+ * "FILE: REASON" otherwise. */
 void cli_err_open(const char *file, int err);
 struct rpl_source;
 /* An error of rpl_source_open() (replay, sweep, precondition: an IST trace

@@ -51,10 +51,17 @@ void cli_err_ist(const char *file, const struct ist_position *pos, int err)
 
 void cli_err_open(const char *file, int err)
 {
+	struct stat st;
+
+	/* An empty file (a recording that never started, a failed copy)
+	 * has no bad magic: it has none. */
+	if ((err == IST_EFORMAT || err == IST_ETRUNC) && !stat(file, &st) &&
+	    S_ISREG(st.st_mode) && !st.st_size)
+		cli_err("%s: empty file", file);
 	/* The reader's format errors at open, other than a bad magic, are
 	 * the header's: a damaged footer only loses the index (chunks are
 	 * then found by scanning) and chunk damage shows when read. */
-	if (err <= -IST_E_BASE && err != IST_EFORMAT)
+	else if (err <= -IST_E_BASE && err != IST_EFORMAT)
 		cli_err("%s: header: %s", file, ist_strerror(err));
 	else
 		cli_err("%s: %s", file, ist_strerror(err));
