@@ -194,9 +194,13 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			f->ev.op = IST_OP_DISCARD;
 		else if (cat & TC_WRITE)
 			f->ev.op = IST_OP_WRITE;
-		else if ((cat & TC_READ) || bytes)
+		else if (bytes)
 			f->ev.op = IST_OP_READ;
 		else if (cat & TC_FLUSH)
+			/* the kernel traces every op that is not a write as a
+			 * read: a flush request (REQ_OP_FLUSH) is TC_READ |
+			 * TC_FLUSH of no bytes, 'FN' in blkparse, which shows
+			 * 'R' only for bytes */
 			f->ev.op = IST_OP_FLUSH;
 		else
 			f->ev.op = -1;
@@ -282,6 +286,20 @@ static int blktrace_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 		if (!best) {
 			st->eof = 1;
 			continue;
+		}
+		if (imp_blk_zero_len(st->m, &best->ev)) {
+			/* its record; taken, so that the next call (--skip-bad)
+			 * goes on after it */
+			uint64_t off = best->offset, recno = best->recno;
+			int op = best->ev.op;
+
+			best->have = 0;
+			ret = read_event(c, st, best);
+			if (ret)
+				return ret;
+			return imp_bad_at(c, best->path, off, (int64_t)recno,
+					  "zero-length %s (only a flush has no length)",
+					  ist_op_name(op));
 		}
 		ret = dev_index(c, st, best->devt);
 		if (ret == IST_EPARSE) /* binary: its byte offset, not a line */
