@@ -21,6 +21,7 @@ enum {
 	TC_READ = 1 << 0, TC_WRITE = 1 << 1, TC_FLUSH = 1 << 2,
 	TC_SYNC = 1 << 3, TC_AHEAD = 1 << 11, TC_META = 1 << 12,
 	TC_DISCARD = 1 << 13, TC_FUA = 1 << 15, TC_NOTIFY = 1 << 10,
+	TC_PC = 1 << 9,
 };
 
 static const char action_letter[] = {
@@ -187,6 +188,11 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			continue;
 		}
 		f->ev.action = action_letter[act];
+		if (cat & TC_PC)
+			/* a packet command (SG_IO: smartctl, udev's scsi_id):
+			 * no sector, its CDB as PDU; blkparse shows "R 36
+			 * (12 00 ...)" and the text importer skips it */
+			f->ev.action = '?';
 		f->ev.nsect = bytes / 512;
 		if (f->ev.sector > UINT64_MAX / 512 - f->ev.nsect)
 			f->ev.sector = 0;

@@ -81,6 +81,14 @@ expect_status 0 "$IOSTORM" export -q -f csv "$TMP/z.ist" -o "$TMP/z.csv"
 # the kernel traces a flush request (REQ_OP_FLUSH) as a read of no bytes
 # with the flush bit: it was taken for a zero-length read
 expect_eq "$(cut -d, -f1,3,5,9 "$TMP/z.csv" | tr '\n' ' ')" "t_ns,op,len,flags 0,read,4096, 1000,flush,0, 4000,flush,0, " "blktrace records"
+# packet commands (TC_PC: SG_IO of smartctl, udev) have no sector: the
+# binary importer made reads at sector 0 and flushes of them, the text
+# importer skips them (blkparse shows 'D R 36 (12 00 ...)')
+PC=512
+{ blkrec 1000 0 4096 "R|D" 7; blkrec 2000 0 36 "R|PC|D" 7; blkrec 3000 0 0 "PC|D" 7
+  blkrec 4000 0 36 "R|PC|128" 8; } >"$TMP/pc.blktrace.0"
+expect_status 0 "$IOSTORM" import "$TMP/pc.blktrace.0" -o "$TMP/pc.ist"
+expect_grep "^imported 1 records" "$TMP/out"
 
 # flushes have no length: kept
 printf 'fio version 3 iolog\n0 /dev/sda add\n0 /dev/sda open\n1 /dev/sda sync\n2 /dev/sda write 0 4096\n' >"$TMP/f.iolog"
