@@ -229,6 +229,22 @@ struct rq_cls {
 	unsigned wake_next;
 };
 
+/* An interval read ahead: live until a gap takes it, in its stream's
+ * list until then, and in the stale heap until it is popped (then free). */
+struct rq_pend {
+	struct rq_iv iv;
+	unsigned prev, next;    /* its stream's list; next: the free list */
+	unsigned list;          /* the list (index in rq_head) */
+	int live;
+};
+
+/* A stale-heap entry: the interval goes stale when an I/O's issue passes
+ * key = its end + RQ_STALE_NS (computed as the sweep always did). */
+struct rq_stale {
+	uint64_t key;
+	unsigned slot;
+};
+
 struct rpl_closed {
 	struct u64map map;
 	struct cl_stream *s;
@@ -249,8 +265,16 @@ struct rpl_closed {
 	int rq_version;         /* of its header (checked before) */
 	struct rq_iv rq_next;
 	struct rq_cls cls;      /* what each on-CPU interval followed */
-	struct rq_iv *pend;     /* read ahead, not yet given to a gap */
-	unsigned npend, pcap;
+	/* the intervals read ahead, not yet given to a gap: in a pool, each
+	 * in its stream's list (its gaps take them) and in a heap by the time
+	 * they go stale (the other streams' I/Os sweep them): each I/O visits
+	 * its own stream's intervals and the stale ones, not all of them */
+	struct rq_pend *pend;
+	unsigned pcap, pfree;   /* pool size, free list (NIL: none) */
+	struct u64map rq_map;   /* stream id -> its list in rq_head */
+	unsigned *rq_head, nrqs, rqscap;
+	struct rq_stale *rq_heap;
+	unsigned nrqh;          /* heap entries (its capacity is pcap) */
 	/* --cpus: when each virtual CPU is free */
 	uint64_t *vcpu;
 };
@@ -595,18 +619,103 @@ static int rq_read(struct rpl_closed *c)
 /* Intervals read ahead and older than this go to their stream's open gap. */
 #define RQ_STALE_NS 100000000ull
 
+/* Takes slot i out of its stream's list (a gap took it, or it went stale). */
+static void rq_unlink(struct rpl_closed *c, unsigned i)
+{
+	struct rq_pend *p = &c->pend[i];
+
+	if (p->prev != NIL)
+		c->pend[p->prev].next = p->next;
+	else
+		c->rq_head[p->list] = p->next;
+	if (p->next != NIL)
+		c->pend[p->next].prev = p->prev;
+	p->live = 0;
+}
+
+static void rq_heap_pop(struct rpl_closed *c)
+{
+	struct rq_stale last = c->rq_heap[--c->nrqh];
+	unsigned i = 0, n = c->nrqh;
+
+	for (;;) {
+		unsigned l = 2 * i + 1, m = l;
+
+		if (l >= n)
+			break;
+		if (l + 1 < n && c->rq_heap[l + 1].key < c->rq_heap[l].key)
+			m = l + 1;
+		if (c->rq_heap[m].key >= last.key)
+			break;
+		c->rq_heap[i] = c->rq_heap[m];
+		i = m;
+	}
+	if (n)
+		c->rq_heap[i] = last;
+}
+
 static int rq_push(struct rpl_closed *c, const struct rq_iv *iv)
 {
-	if (c->npend == c->pcap) {
-		unsigned cap = c->pcap ? c->pcap * 2 : 256;
-		struct rq_iv *p = realloc(c->pend, cap * sizeof(*p));
+	struct rq_stale e = { iv->b + RQ_STALE_NS, 0 };
+	struct rq_pend *p;
+	unsigned i, list;
+	int found;
 
-		if (!p)
+	if (c->pfree == NIL) {
+		unsigned cap = c->pcap ? c->pcap * 2 : 256;
+		struct rq_pend *np = realloc(c->pend, cap * sizeof(*np));
+		struct rq_stale *nh;
+
+		if (!np)
 			return -ENOMEM;
-		c->pend = p;
+		c->pend = np;
+		nh = realloc(c->rq_heap, cap * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		c->rq_heap = nh;
+		for (i = c->pcap; i < cap; i++)
+			c->pend[i].next = i + 1 < cap ? i + 1 : NIL;
+		c->pfree = c->pcap;
 		c->pcap = cap;
 	}
-	c->pend[c->npend++] = *iv;
+	found = map_get(&c->rq_map, iv->stream, &list);
+	if (!found) {
+		if (c->nrqs == c->rqscap) {
+			unsigned cap = c->rqscap ? c->rqscap * 2 : 64;
+			unsigned *h = realloc(c->rq_head, cap * sizeof(*h));
+
+			if (!h)
+				return -ENOMEM;
+			c->rq_head = h;
+			c->rqscap = cap;
+		}
+		list = c->nrqs;
+		if (map_put(&c->rq_map, iv->stream, list) < 0)
+			return -ENOMEM;
+		c->rq_head[c->nrqs++] = NIL;
+	}
+	i = c->pfree;
+	p = &c->pend[i];
+	c->pfree = p->next;
+	p->iv = *iv;
+	p->list = list;
+	p->live = 1;
+	p->prev = NIL;
+	p->next = c->rq_head[list];
+	if (p->next != NIL)
+		c->pend[p->next].prev = i;
+	c->rq_head[list] = i;
+	/* the heap has room: it holds no more entries than the pool slots */
+	e.slot = i;
+	for (i = c->nrqh++; i; ) {
+		unsigned up = (i - 1) / 2;
+
+		if (c->rq_heap[up].key <= e.key)
+			break;
+		c->rq_heap[i] = c->rq_heap[up];
+		i = up;
+	}
+	c->rq_heap[i] = e;
 	return 0;
 }
 
@@ -662,7 +771,7 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	struct cl_stream *s = &c->s[si];
 	const struct ist_record *rec = &nd->io.rec;
 	uint64_t t = rec->t_ns, end = t + rec->lat_ns, sum[RQ_SUMS];
-	unsigned k = 0;
+	unsigned list;
 
 	while (c->rq_have && c->rq_next.b <= t + RQ_LOOK_NS) {
 		if (rq_push(c, &c->rq_next) < 0)
@@ -671,22 +780,33 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	}
 	memcpy(sum, s->rq_acc, sizeof(sum));
 	memset(s->rq_acc, 0, sizeof(s->rq_acc));
-	for (unsigned i = 0; i < c->npend; i++) {
-		const struct rq_iv *iv = &c->pend[i];
-		unsigned sj;
-
-		if (iv->stream == s->id && iv->a < t) {
-			rq_add(sum, s, iv, t);
-			continue;
+	/* the stream's intervals that started before t */
+	if (map_get(&c->rq_map, s->id, &list)) {
+		for (unsigned i = c->rq_head[list], next; i != NIL; i = next) {
+			next = c->pend[i].next;
+			if (c->pend[i].iv.a < t) {
+				rq_add(sum, s, &c->pend[i].iv, t);
+				rq_unlink(c, i);
+			}
 		}
-		if (iv->b + RQ_STALE_NS < t) {
+	}
+	/* the stale intervals of the other streams (none of s's is left:
+	 * stale, it started before t) to their streams' open gaps, dropped
+	 * for a stream without I/Os so far; sums, so the order is free */
+	while (c->nrqh && c->rq_heap[0].key < t) {
+		unsigned i = c->rq_heap[0].slot, sj;
+
+		rq_heap_pop(c);
+		if (c->pend[i].live) {
+			const struct rq_iv *iv = &c->pend[i].iv;
+
 			if (map_get(&c->map, iv->stream, &sj))
 				rq_add(c->s[sj].rq_acc, &c->s[sj], iv, UINT64_MAX);
-			continue;
+			rq_unlink(c, i);
 		}
-		c->pend[k++] = *iv;
+		c->pend[i].next = c->pfree;
+		c->pfree = i;
 	}
-	c->npend = k;
 	if (t > s->rq_from) {
 		nd->runq_wait = sum[RQ_FOREIGN];
 		nd->on_cpu = sum[RQ_CPU];
@@ -721,6 +841,7 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->free_head = 0;
 	c->commit_dev = -1;
 	c->lock_owner = NIL;
+	c->pfree = NIL;
 	if (w->run->o.cpus) {
 		c->vcpu = calloc(w->run->o.cpus, sizeof(*c->vcpu));
 		if (!c->vcpu) {
@@ -754,8 +875,11 @@ void rpl_closed_free(struct rpl_worker *w)
 	if (c->rq)
 		fclose(c->rq);
 	map_free(&c->map);
+	map_free(&c->rq_map);
 	free(c->pend);
 	rq_cls_free(&c->cls);
+	free(c->rq_head);
+	free(c->rq_heap);
 	free(c->vcpu);
 	free(c->s);
 	free(c->nodes);

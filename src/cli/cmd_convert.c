@@ -127,8 +127,12 @@ static int open_input(struct input *in, const char *arg)
 		cli_err("%s: %s", in->name, strerror(errno));
 		return -1;
 	}
-	if (c != EOF)
-		ungetc(c, in->f);
+	if (c == EOF) {
+		/* neither kind: no magic, no header row */
+		cli_err("%s: empty file", in->name);
+		return -1;
+	}
+	ungetc(c, in->f);
 	in->kind = c == 0x89 ? K_IST : K_CSV;
 	if (in->kind == K_CSV)
 		return 0;

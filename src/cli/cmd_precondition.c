@@ -346,6 +346,11 @@ int cmd_precondition(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* before the fill, which may take hours */
+	if (w.trace && cli_check_trace(w.trace)) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	w.region = v;
 	if (v < 131072) {
 		cli_err("%s: %llu bytes: too small to precondition", target ? target : "null target",

@@ -621,14 +621,7 @@ int cmd_replay(int argc, char **argv)
 
 	ret = rpl_source_open(&src, trace);
 	if (ret < 0) {
-		char where[96] = "";
-
-		if (src && src->ops->where)
-			src->ops->where(src, where, sizeof(where));
-		if (where[0])
-			cli_err("%s: %s: %s", trace, where, ist_strerror(ret));
-		else
-			cli_err("%s: %s", trace, ist_strerror(ret));
+		cli_err_source(trace, src, ret);
 		rpl_source_close(src);
 		return EXIT_FAIL;
 	}

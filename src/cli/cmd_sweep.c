@@ -366,6 +366,10 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (w.trace && cli_check_trace(w.trace)) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	if (w.pattern) {
 		/* the pattern covers the target, or --region of it */
 		if (o->base.backend == RPL_BACKEND_NULL) {

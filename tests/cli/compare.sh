@@ -29,7 +29,17 @@ expect_err_line "not comparable: different setting iodepth: 32 vs 64"
 expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/other-qd.json" $TH --ignore iodepth
 expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/afap-long.json"
 expect_err_line "interrupted"
-expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/sweep.json"
+# a sweep or preconditioning result is no replay run: bad input, exit 1
+# (it was 3, "not comparable", as if two runs differed), nothing on stdout
+for f in sweep precond; do
+	expect_status 1 "$IOSTORM" compare "$D/base.json" "$D/$f.json"
+	expect_err_line "^iostorm: .*/$f.json: a (sweep|preconditioning) result \\(iostorm-$f[a-z]*/1\\), not a replay's: compare takes replay results"
+	expect_status 1 "$IOSTORM" compare --json "$D/$f.json" "$D/base.json"
+	expect_err_line "/$f.json: a "
+	[ ! -s "$TMP/out" ] || fail "compare $f: output for a refused file"
+	ok
+done
+expect_status 1 "$IOSTORM" compare "$D/sweep.json" "$D/sweep.json"
 
 # --json for CI
 expect_status 1 "$IOSTORM" compare --json "$D/base.json" "$D/regress.json" $TH

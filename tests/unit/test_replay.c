@@ -1182,6 +1182,80 @@ static void test_closed_think_sched(void)
 	unlink(path);
 }
 
+/*
+ * --think-sched with a large sidecar: 4 streams of 1000 dependent I/Os,
+ * every 100 us (lat 30 us; of each think time of 70 us, 30 us waiting for
+ * a CPU), among 200000 intervals read ahead that no gap takes: a stream
+ * without I/Os, and the streams' own intervals inside their I/Os.
+ * Stream 5: two I/Os 190 ms apart, its wait read long before the second
+ * and swept stale by stream 6's I/O at 150 ms.  Each I/O looked at every
+ * pending interval (10^5 here); now at its stream's and the stale ones.
+ */
+static void test_closed_think_sched_large(void)
+{
+	enum { NS = 4, NK = 1000, NOISE = 200000 };
+	const uint64_t us = 1000;
+	static struct ist_record recs[NS * NK + 3];
+	size_t n = 0, cap = (size_t)(NS * NK * 2 + NOISE) * 48 + 256, len;
+	char *text = malloc(cap), path[64];
+	uint64_t base[NS + 1];
+	struct rpl_opts o;
+	rpl_run *r;
+	int bad = 0;
+
+	CU_ASSERT_FATAL(text != NULL);
+	len = (size_t)snprintf(text, cap, "# iostorm-sched 3 runq cpu client runtime\n");
+	recs[n++] = mkrec(0, IST_OP_READ, 0, 4096, 100 * us, 5, 0);
+	len += (size_t)snprintf(text + len, cap - len, "5 1000000 1500000\n");
+	for (unsigned k = 0, j = 0; k < NK; k++) {
+		for (unsigned i = 1; i <= NS; i++) {
+			uint64_t t = k * 100 * us + i * us;
+
+			recs[n] = mkrec(t, IST_OP_READ, n * 4096, 4096, 30 * us, i, 0);
+			recs[n++].flags = k ? IST_F_DEPENDENT : 0;
+			/* one inside the I/O, a wait in the gap after it */
+			len += (size_t)snprintf(text + len, cap - len,
+						"c %u %" PRIu64 " %" PRIu64 " 5\n%u %" PRIu64 " %"
+						PRIu64 "\n", i, t + 5 * us, t + 25 * us, i,
+						t + 40 * us, t + 70 * us);
+		}
+		/* 200 intervals of stream 9 per 100 us */
+		for (unsigned m = 0; m < NOISE / NK; m++, j++) {
+			uint64_t a = k * 100 * us + m * 500;
+
+			len += (size_t)snprintf(text + len, cap - len, "%s 9 %" PRIu64 " %" PRIu64 "%s\n",
+						j % 3 ? "r" : "w", a, a + 50 * us,
+						j % 3 ? "" : " 7");
+		}
+	}
+	recs[n++] = mkrec(150000 * us, IST_OP_READ, 0, 4096, 100 * us, 6, 0);
+	recs[n] = mkrec(190000 * us, IST_OP_READ, 0, 4096, 100 * us, 5, 0);
+	recs[n++].flags = IST_F_DEPENDENT;
+	CU_ASSERT_FATAL(len < cap);
+	write_tmp(path, text);
+	free(text);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.think_sched = path;
+	run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL_FATAL(evl.n, n);
+	/* each stream: 10 us of I/O, then 70 - 30 us of think time */
+	for (unsigned i = 1; i <= NS; i++)
+		base[i] = find_seq(&evl, i)->issue_ns;
+	for (unsigned k = 0; k < NK; k++)
+		for (unsigned i = 1; i <= NS; i++)
+			bad += find_seq(&evl, 1 + k * NS + i - 1)->issue_ns != base[i] + k * 50 * us;
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(base[1], 1 * us);
+	CU_ASSERT_EQUAL(base[4], 4 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, n - 2)->issue_ns, 150000 * us);
+	/* stream 5: 190 ms - 100 us of think time, 500 us of it waiting */
+	CU_ASSERT_EQUAL(find_seq(&evl, n - 1)->issue_ns, 10 * us + 190000 * us - 600 * us);
+	rpl_run_free(r);
+	unlink(path);
+}
+
 /* TPS-eq of a closed-loop replay of 4 x 4 transactions of 4 dependent
  * I/Os (recorded latency 100 us, then think) at a fixed device latency. */
 static double closed_tps(uint64_t think_ns, uint64_t dev_lat_ns)
@@ -1368,6 +1442,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
+	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
 	{ "closed loop: a client's CPU for the sleeps it ended", test_closed_client },
 	{ "closed loop: the runtime of sidecar version 3", test_closed_runtime },
