@@ -132,7 +132,10 @@ expect_grep '"ios": 2,' "$TMP/two.json"
 gz_ratio() { echo "$(stat -c %s "$1") $(gzip -c "$1" | wc -c)" | awk '{ printf "%.2f", $1 / $2 }'; }
 for spec in random zero compress:4 dedupe:50; do
 	rm -f "$TMP/d.img"
-	expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/d.img" --create --data "$spec" --timing afap
+	expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/d.img" --create --data "$spec" --timing afap \
+		--json "$TMP/d.json"
+	# the result says which data was written (compress:4 as its ratio)
+	expect_grep "\"data\": \"$(echo "$spec" | sed 's/^compress:4$/compress:4.00/')\"," "$TMP/d.json"
 	r=$(gz_ratio "$TMP/d.img")
 	mkdir -p "$TMP/blk" && rm -f "$TMP/blk/"* && (cd "$TMP/blk" && split -b 4096 "$TMP/d.img")
 	u=$(for b in "$TMP/blk/"*; do md5sum <"$b"; done | sort -u | wc -l)
