@@ -37,6 +37,10 @@ check_stamps() {
 	ok
 }
 
+# errors_of JSON : the I/O errors of the whole run (its first "errors":
+# the totals); a failed I/O does not change the exit status
+errors_of() { sed -n 's/^    "errors": \([0-9]*\),$/\1/p' "$1" | head -1; }
+
 # 1. every record replayed once, at its offset, file created to fit.
 gen 300 20000 >"$TMP/w.csv"
 expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/t.img" --create \
@@ -47,6 +51,7 @@ expect_grep '"schema": "iostorm-replay/1"' "$TMP/r.json"
 expect_grep '"interrupted": false' "$TMP/r.json"
 expect_grep '"complete": true' "$TMP/r.json"
 expect_grep '"ios": 300,' "$TMP/r.json"
+expect_eq "$(errors_of "$TMP/r.json")" 0 "I/O errors"
 expect_grep '"recorded_latency_ns": \{' "$TMP/r.json"
 expect_grep '^start_ns,length_ns,ios,' "$TMP/iv.csv"
 expect_eq "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/iv.csv")" 300 "interval rows sum"
@@ -90,6 +95,9 @@ expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img" --remap
 	--data stamp --timing afap --json "$TMP/wrap.json"
 expect_eq "$(stat -c %s "$TMP/small.img")" 524288 "wrap keeps the size"
 expect_grep '"wrapped": 172,' "$TMP/wrap.json"
+# each wrapped offset aligned for O_DIRECT: every I/O done, none failed
+expect_grep '"ios": 300,' "$TMP/wrap.json"
+expect_eq "$(errors_of "$TMP/wrap.json")" 0 "I/O errors with --remap wrap"
 # overlapping wraps: the stamps present must sit at their own offsets
 od -A d -t x1 -v -w512 "$TMP/small.img" | awk '
 	function hx(h) { return index("0123456789abcdef", substr(h, 1, 1)) * 16 + index("0123456789abcdef", substr(h, 2, 1)) - 17 }
@@ -104,7 +112,15 @@ expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img" --remap
 	--timing afap --json "$TMP/scale.json"
 expect_grep '"scaled": 300,' "$TMP/scale.json"
 expect_grep '"skipped_beyond_end": 0,' "$TMP/scale.json"
+expect_grep '"ios": 300,' "$TMP/scale.json"
+expect_eq "$(errors_of "$TMP/scale.json")" 0 "I/O errors with --remap scale"
 expect_eq "$(stat -c %s "$TMP/small.img")" 614400 "scale keeps the size"
+# a ratio that lands between blocks (700 KiB of 1200): aligned down
+truncate -s 0 "$TMP/small.img"; truncate -s 700K "$TMP/small.img"
+expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img" --remap scale \
+	--timing afap --json "$TMP/scale7.json"
+expect_grep '"ios": 300,' "$TMP/scale7.json"
+expect_eq "$(errors_of "$TMP/scale7.json")" 0 "I/O errors with --remap scale onto 700 KiB"
 
 # 5. --read-only: writes skipped and counted; alignment counted.
 awk -v hdr="$HDR" 'BEGIN { print hdr; for (i = 0; i < 40; i++)
