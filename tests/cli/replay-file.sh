@@ -136,6 +136,20 @@ expect_status 0 "$IOSTORM" replay "$TMP/mix.csv" --null --json "$TMP/null.json"
 expect_grep '"backend": "null"' "$TMP/null.json"
 expect_grep '"ios": 40,' "$TMP/null.json"
 
+# 6b. a window of an IST trace of 20 chunks (the reader seeks to --from
+# through the chunk index), looped: the 100 records of [15.5 ms, 15.6 ms)
+# twice, the second pass one mean gap after the first; as from the CSV
+awk -v hdr="$HDR" 'BEGIN { print hdr; for (i = 0; i < 20000; i++)
+	printf "%d,0,read,%d,4096,0,0,0,\n", i * 1000, i * 4096 }' >"$TMP/seq.csv"
+expect_status 0 "$IOSTORM" convert -c 1000 "$TMP/seq.csv" "$TMP/seq.ist"
+for src in seq.ist seq.csv; do
+	expect_status 0 "$IOSTORM" replay "$TMP/$src" --null --from 15.5ms --to 15.6ms --loop 2 \
+		--json "$TMP/win.json" --quiet
+	expect_grep '^    "ios": 200,$' "$TMP/win.json"
+	expect_grep '^    "schedule_ns": 199000,$' "$TMP/win.json"
+	expect_grep '"from_ns": 15500000,' "$TMP/win.json"
+done
+
 # 7. device mapping: DEV=PATH, a device without a target is refused.
 awk -v hdr="$HDR" 'BEGIN { print hdr; print "0,0,read,0,4096,0,0,0,"; print "10,1,read,4096,4096,0,0,0," }' >"$TMP/two.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/two.csv" --target 0="$TMP/m.img"
