@@ -26,6 +26,18 @@ need_shared() {
 	[ -d "$SHARED_DIR/realdata" ] || skip "no shared realdata at $SHARED_DIR"
 }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+# need_uring : replay on a file or a device needs io_uring (a kernel
+# without it, io_uring_disabled, a seccomp filter: SKIP, not a failure)
+need_uring() {
+	probe="$top_builddir/tests/cli/uring_probe"
+	[ -x "$probe" ] || fail "no $probe (built by make check)"
+	"$probe" >"$TMP/uring" 2>&1
+	case $? in
+	0) ;;
+	77) skip "no io_uring here: $(cat "$TMP/uring")" ;;
+	*) cat "$TMP/uring" >&2; fail "$probe failed" ;;
+	esac
+}
 
 # expect_status N CMD... : runs CMD, saves stdout/stderr in $TMP/out, $TMP/err
 expect_status() {

@@ -3,6 +3,7 @@
 # precondition.sh - iostorm precondition on the null back-end and a small
 # file: fill, rounds, steady-state verdict, JSON curve, report, errors.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 
 # null back-end, fewer rounds than a window: no steady state (exit 4),
 # the curve is written all the same

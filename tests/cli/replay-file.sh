@@ -3,6 +3,7 @@
 # replay-file.sh - iostorm replay on file targets: every record once at its
 # mapped offset (stamped writes read back), remap modes, --create, reports.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 
 HDR="t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
 

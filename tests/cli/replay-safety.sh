@@ -3,6 +3,7 @@
 # replay-safety.sh - iostorm replay on block devices (loop, zram; root):
 # --allow-write, filesystem signatures, mounted devices, the device's end.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 need_root
 command -v losetup >/dev/null || skip "no losetup"
 command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"

@@ -5,6 +5,7 @@
 # (--allow-write, signature refusal unless --force), a grid, a curve and
 # steady-state rounds on a real block device.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 need_root
 [ -w /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null
 [ -w /sys/class/zram-control/hot_add ] || skip "no zram (modprobe zram)"

@@ -3,6 +3,7 @@
 # sweep.sh - iostorm sweep on the null back-end, a small file and a trace:
 # grid and curve in the JSON result, report of it, errors.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 
 count() { grep -c "\"$1\"" "$2"; }
 
