@@ -102,6 +102,23 @@ expect_status 2 "$IOSTORM" precondition -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" precondition --null --max-rounds 0 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" precondition --null --round 1ms -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" precondition "$TMP/p.img" --null -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: --null and TARGET exclude each other" "TARGET with --null"
+expect_status 2 "$IOSTORM" precondition -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: no TARGET given" "no TARGET"
+expect_status 2 "$IOSTORM" precondition --null --size 1k -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: --size: bad size '1k'" "--size 1k"
+expect_status 2 "$IOSTORM" precondition --null --data bogus -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: --data: bad pattern 'bogus'" "--data bogus"
+# the null target's size: --size, else 1 GiB; --region of it
+expect_status 4 "$IOSTORM" precondition --null --size 4M --passes 1 --round 20ms --max-rounds 1 \
+	--threads 1 --qd 1 --quiet -o "$TMP/n4.json"
+expect_grep '"bytes": ?4194304' "$TMP/n4.json"
+expect_status 4 "$IOSTORM" precondition --null --size 4M --region 1M --passes 1 --round 20ms \
+	--max-rounds 1 --threads 1 --qd 1 --quiet -o "$TMP/n1.json"
+expect_grep '"bytes": ?1048576' "$TMP/n1.json"
+expect_status 4 "$IOSTORM" precondition --null --passes 0 --round 20ms --max-rounds 1 \
+	--threads 1 --qd 1 --quiet -o "$TMP/ng.json"
+expect_grep '"region": ?1073741824' "$TMP/ng.json"
 expect_status 0 "$IOSTORM" precondition --help
 expect_grep 'SNIA PTS' "$TMP/out"
 done_ok
