@@ -291,7 +291,7 @@ int rpl_source_csv(struct rpl_source **sp, const char *path)
 	c->lineno = 1;
 	ret = csv_header_line(c->f, &c->line, &c->cap);
 	if (ret < 0)
-		goto fail;
+		goto fail_keep; /* where() names line 1 */
 	ret = csv_prescan(s);
 	if (ret < 0)
 		goto fail_keep; /* *sp stays set: where() names the line */
@@ -305,6 +305,7 @@ int rpl_source_csv(struct rpl_source **sp, const char *path)
 	s->header = h;
 	return 0;
 fail_keep:
+	/* the caller closes it */
 	s->header = h;
 	return ret;
 fail:

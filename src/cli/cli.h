@@ -49,9 +49,19 @@ const char *cli_fmt_bytes(double bytes, char *buf, size_t size);
 /* Reports an IST read error on file at pos: one line, file, chunk, byte
  * offset and reason. */
 void cli_err_ist(const char *file, const struct ist_position *pos, int err);
-/* An error of ist_reader_open(): "FILE: header: REASON" for a damaged or
- * unsupported header, "FILE: REASON" otherwise. */
+/* An error of ist_reader_open(): "FILE: empty file" for a file of 0
+ * bytes, "FILE: header: REASON" for a damaged or unsupported header,
+ * "FILE: REASON" otherwise. */
 void cli_err_open(const char *file, int err);
+struct rpl_source;
+/* An error of rpl_source_open() (replay, sweep, precondition: an IST trace
+ * or a canonical CSV; src as it left it, may be NULL): an IST file's as
+ * cli_err_open(), a CSV's "FILE: line N: REASON". */
+void cli_err_source(const char *file, const struct rpl_source *src, int err);
+/* Opens the trace file (IST or CSV) as replay would and closes it: 0, or
+ * -1 after cli_err_source()'s line.  sweep and precondition check their
+ * trace workload so, before any I/O (precondition fills the target first). */
+int cli_check_trace(const char *file);
 
 /* Refuses an output path (one line on stderr, -1) that exists and is not a
  * regular file, or that is the same file as one of the n inputs; "-" and

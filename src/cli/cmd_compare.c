@@ -45,9 +45,28 @@ static void usage(FILE *f)
 		"  --list                 list the figures and their names\n"
 		"  -h, --help             this help\n"
 		"\n"
+		"A sweep or preconditioning result is refused (bad input): iostorm\n"
+		"report charts several of them on one page.\n"
+		"\n"
 		"Exit status: 0 within the thresholds, 1 a threshold failed (or bad\n"
 		"input), 2 usage error, 3 the runs are not comparable (another trace,\n"
 		"other settings, an interrupted run: the message says which).\n");
+}
+
+/*
+ * compare's figures and noise model are a replay's (one run, per-interval
+ * rows); a sweep is a grid of points and a preconditioning run a series
+ * of rounds, with neither.  Such a file is bad input (exit 1, one line),
+ * not a pair of runs that differ (exit 3 is for those).
+ */
+static int check_replay(const struct rpt_run *r)
+{
+	if (r->kind == RPT_REPLAY)
+		return 0;
+	cli_err("%s: a %s result (%s), not a replay's: compare takes replay results "
+		"(iostorm replay --json); iostorm report charts several on one page", r->path,
+		r->kind == RPT_SWEEP ? "sweep" : "preconditioning", r->schema);
+	return -1;
 }
 
 static int parse_pct(const char *s, double *v)
@@ -326,6 +345,10 @@ int cmd_compare(int argc, char **argv)
 		cli_err("%s: %s", argv[optind + 1], err[0] ? err : ist_strerror(e));
 		rpt_run_free(a);
 		return EXIT_FAIL;
+	}
+	if (check_replay(a) || check_replay(b)) {
+		rc = EXIT_FAIL;
+		goto out;
 	}
 	if (rpt_compare(a, b, &o, &cmp) < 0) {
 		cli_err("%s", strerror(ENOMEM));

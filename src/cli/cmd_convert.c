@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -t, --to KIND           output kind: ist or csv\n"
 		"  -c, --chunk-records N   records per IST chunk (1..1048576, default 65536)\n"
 		"  -l, --level N           zlib level 1..9 for IST output (default 1)\n"
+		"      --fast              IST output: write faster, larger files (ANS or\n"
+		"                          plain columns only: no deflate or ARITH trials)\n"
 		"  -s, --salvage           IST input: skip damaged chunks (one warning\n"
 		"                          line each) instead of failing\n"
 		"  -h, --help              show this help\n"
@@ -125,8 +127,12 @@ static int open_input(struct input *in, const char *arg)
 		cli_err("%s: %s", in->name, strerror(errno));
 		return -1;
 	}
-	if (c != EOF)
-		ungetc(c, in->f);
+	if (c == EOF) {
+		/* neither kind: no magic, no header row */
+		cli_err("%s: empty file", in->name);
+		return -1;
+	}
+	ungetc(c, in->f);
 	in->kind = c == 0x89 ? K_IST : K_CSV;
 	if (in->kind == K_CSV)
 		return 0;
@@ -427,6 +433,7 @@ int cmd_convert(int argc, char **argv)
 		{ "chunk-records", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "salvage", no_argument, NULL, 's' },
+		{ "fast", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -463,6 +470,9 @@ int cmd_convert(int argc, char **argv)
 		case 's':
 			salvage = 1;
 			break;
+		case 'F':
+			opts.effort = IST_EFFORT_FAST;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -472,6 +482,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
+	/* the fast writer does not deflate: a level would be ignored */
+	if (opts.level && opts.effort)
+		return cli_usage_error("convert", "--level and --fast exclude each other");
 	if (cli_check_output(argv[optind + 1],
 			     (const char *const *)&argv[optind], 1))
 		return EXIT_FAIL;

@@ -124,11 +124,16 @@ int cmd_export(int argc, char **argv)
 		/* exp_run() reads its input itself: a look at the footer
 		 * first, to warn of a trace that may be cut short */
 		ist_reader *r;
+		int e = ist_reader_open(&r, argv[optind]);
 
-		if (!ist_reader_open(&r, argv[optind])) {
-			cli_warn_no_footer(argv[optind], r);
-			ist_reader_close(r);
+		if (e < 0) {
+			/* said as every command says it */
+			cli_err_open(argv[optind], e);
+			free(map);
+			return EXIT_FAIL;
 		}
+		cli_warn_no_footer(argv[optind], r);
+		ist_reader_close(r);
 	}
 	ret = exp_run(argv[optind], out, f, &opt, &res);
 	free(map);

@@ -102,6 +102,10 @@ static int feed_csv(const char *path, struct rpt_stats **st,
 	if (rc >= 0 && ferror(f)) {
 		cli_err("%s: %s", path, strerror(EIO));
 		rc = -EIO;
+	} else if (rc >= 0 && !ln) {
+		/* as every command says it (an IST file: no magic) */
+		cli_err("%s: empty file", path);
+		rc = IST_EPARSE;
 	}
 	free(line);
 	free(buf);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "replay/replay.h"
 
 void cli_err(const char *fmt, ...)
 {
@@ -50,13 +51,52 @@ void cli_err_ist(const char *file, const struct ist_position *pos, int err)
 
 void cli_err_open(const char *file, int err)
 {
+	struct stat st;
+
+	/* An empty file (a recording that never started, a failed copy)
+	 * has no bad magic: it has none. */
+	if ((err == IST_EFORMAT || err == IST_ETRUNC) && !stat(file, &st) &&
+	    S_ISREG(st.st_mode) && !st.st_size)
+		cli_err("%s: empty file", file);
 	/* The reader's format errors at open, other than a bad magic, are
 	 * the header's: a damaged footer only loses the index (chunks are
 	 * then found by scanning) and chunk damage shows when read. */
-	if (err <= -IST_E_BASE && err != IST_EFORMAT)
+	else if (err <= -IST_E_BASE && err != IST_EFORMAT)
 		cli_err("%s: header: %s", file, ist_strerror(err));
 	else
 		cli_err("%s: %s", file, ist_strerror(err));
+}
+
+void cli_err_source(const char *file, const struct rpl_source *src, int err)
+{
+	char where[96] = "";
+
+	if (!src) {
+		/* rpl_source_open() keeps a CSV source that failed; what it
+		 * does not keep failed as an IST file, or to open at all */
+		cli_err_open(file, err);
+		return;
+	}
+	if (src->ops->where)
+		src->ops->where((struct rpl_source *)src, where, sizeof(where));
+	if (!strcmp(src->format, "csv") && err == IST_EFORMAT)
+		cli_err("%s: %s: expected the header row '%s'", file, where[0] ? where : "line 1",
+			IST_CSV_HEADER);
+	else if (where[0])
+		cli_err("%s: %s: %s", file, where, ist_strerror(err));
+	else
+		cli_err("%s: %s", file, ist_strerror(err));
+}
+
+int cli_check_trace(const char *file)
+{
+	struct rpl_source *src;
+	int err = rpl_source_open(&src, file);
+
+	if (err < 0)
+		cli_err_source(file, src, err);
+	rpl_source_close(src);
+	return err < 0 ? -1 : 0;
 }
 
 int cli_parse_double(const char *s, double *v)

@@ -221,12 +221,28 @@ enum { THEN_MTF = 16 };
  * them again. */
 #define DICT_IX_MIN 64
 
-/* a[0..n) all equal? */
+/* a[0..n) all equal?  The differences are OR-ed over blocks of 32
+ * values, a loop without an exit that the compiler vectorises, and
+ * tested once a block: constant columns (five of the nine in a vscsi
+ * import) are read whole, and a compare and branch per value was 3 % of
+ * the fast writer's import. */
+#define SAME_BLOCK 32
 #define DEFINE_ALL_SAME(name, T)                                               \
 	static int name(const T *a, size_t n)                                  \
 	{                                                                      \
-		for (size_t i = 1; i < n; i++)                                 \
-			if (a[i] != a[0])                                      \
+		const T x = a[0];                                              \
+		size_t i = 0;                                                  \
+                                                                               \
+		for (; i + SAME_BLOCK <= n; i += SAME_BLOCK) {                 \
+			T d = 0;                                               \
+                                                                               \
+			for (unsigned j = 0; j < SAME_BLOCK; j++)              \
+				d |= (T)(a[i + j] ^ x);                        \
+			if (d)                                                 \
+				return 0;                                      \
+		}                                                              \
+		for (; i < n; i++)                                             \
+			if (a[i] != x)                                         \
 				return 0;                                      \
 		return 1;                                                      \
 	}

@@ -30,10 +30,14 @@ tests_unit_test_format_SOURCES = tests/unit/test_format.c
 tests_unit_test_format_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_format_LDADD = $(TEST_LIBS)
 
-TESTS += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
-EXTRA_DIST += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh
+TESTS += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh \
+	tests/cli/trace_errors.sh
+EXTRA_DIST += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh \
+	tests/cli/trace_errors.sh
 TESTS += tests/cli/ist_golden.sh
 EXTRA_DIST += tests/cli/ist_golden.sh
+TESTS += tests/cli/fast.sh
+EXTRA_DIST += tests/cli/fast.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_ist_reader
 check_PROGRAMS += tests/fuzz/fuzz_ist_reader

@@ -10,6 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include "format/fmt.h"
 
@@ -23,6 +26,7 @@ struct ist_writer {
 	char *path;          /* final path (NULL for an fd writer) */
 	char *tmppath;       /* what we write, renamed to path at close */
 	int level;
+	int effort;          /* enum ist_effort */
 	unsigned chunk_records;
 	int err;             /* sticky I/O error: the writer is unusable */
 
@@ -74,6 +78,18 @@ static int write_all(ist_writer *w, const void *buf, size_t len)
 		w->file_off += (uint64_t)n;
 	}
 	return 0;
+}
+
+/* The CRC-32 of a chunk's directory and payload, continuing crc (zlib's:
+ * libdeflate's computes the same value several times as fast, 1-2 % of
+ * the fast writer's import in perf). */
+static uint32_t payload_crc(uint32_t crc, const uint8_t *p, size_t len)
+{
+#ifdef HAVE_LIBDEFLATE
+	return libdeflate_crc32(crc, p, len);
+#else
+	return (uint32_t)crc32(crc, p, (uInt)len);
+#endif
 }
 
 static int write_header(ist_writer *w, const ist_header *h)
@@ -152,23 +168,31 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 			return -EINVAL;
 		if (opts->level)
 			w->level = opts->level;
+		if (opts->effort != IST_EFFORT_DEFAULT &&
+		    opts->effort != IST_EFFORT_FAST)
+			return -EINVAL;
+		w->effort = opts->effort;
 	}
 	if (fmt_cols_alloc(&w->cols, w->chunk_records))
 		return -ENOMEM;
 	w->colbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
-	w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
-	w->abuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
 	w->anstmp = malloc(FMT_ANS_TMP(FMT_MAX_COL_BYTES(w->chunk_records)));
 	w->acc = ist_totals_acc_new();
 	w->hist = calloc(1, sizeof(*w->hist));
 	w->foot = ist_header_new();
-	if (!w->colbuf || !w->zbuf || !w->abuf || !w->anstmp || !w->acc ||
-	    !w->hist || !w->foot)
+	if (!w->colbuf || !w->anstmp || !w->acc || !w->hist || !w->foot)
 		return -ENOMEM;
-	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return IST_EZLIB;
-	w->zs_ready = 1;
+	if (w->effort == IST_EFFORT_DEFAULT) {
+		/* the fast writer neither deflates nor tries ARITH */
+		w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+		w->abuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+		if (!w->zbuf || !w->abuf)
+			return -ENOMEM;
+		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return IST_EZLIB;
+		w->zs_ready = 1;
+	}
 	if (h) {
 		ret = ist_totals_acc_reserve_dev(w->acc,
 						 ist_header_device_count(h));
@@ -369,17 +393,24 @@ static int write_chunk(ist_writer *w)
 		a = fmt_ans_encode(w->colbuf, d->raw_len,
 				   d->coding == FMT_CODE_HIST ? n : 0,
 				   w->data + dlen, limit, w->anstmp);
-		if (w->defl_skip[c]) {
-			w->defl_skip[c]--;
-			z = 0;
-		} else {
-			int full;
+		/* the fast writer keeps ANS or plain: a deflate trial
+		 * (zlib, even at level 1) costs more than ANS's count and
+		 * encode together, and ARITH's adaptive coder more still */
+		z = m = 0;
+		if (w->effort == IST_EFFORT_DEFAULT) {
+			if (w->defl_skip[c]) {
+				w->defl_skip[c]--;
+			} else {
+				int full;
 
-			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf, a ? a : limit, &full);
-			if (!z && full && a)
-				w->defl_skip[c] = DEFL_BACKOFF;
+				z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
+						a ? a : limit, &full);
+				if (!z && full && a)
+					w->defl_skip[c] = DEFL_BACKOFF;
+			}
+			m = try_arith(w->colbuf, d, n, w->abuf,
+				      z ? z : a ? a : limit);
 		}
-		m = try_arith(w->colbuf, d, n, w->abuf, z ? z : a ? a : limit);
 		if (m) {
 			memcpy(w->data + dlen, w->abuf, m);
 			d->store = FMT_STORE_ARITH;
@@ -409,8 +440,8 @@ static int write_chunk(ist_writer *w)
 	for (size_t i = 0; i < n; i++)
 		if (w->cols.t[i] > tmax)
 			tmax = w->cols.t[i];
-	crc = (uint32_t)crc32(0, dir, (uInt)dirlen);
-	crc = (uint32_t)crc32(crc, w->data, (uInt)dlen);
+	crc = payload_crc(0, dir, dirlen);
+	crc = payload_crc(crc, w->data, dlen);
 	memcpy(hdr, FMT_CHUNK_MAGIC, 4);
 	fmt_put32(hdr + 4, (uint32_t)n);
 	fmt_put64(hdr + 8, w->cols.t[0]);

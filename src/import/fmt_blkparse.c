@@ -197,6 +197,10 @@ static int blkparse_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 			st->eof = 1;
 			continue;
 		}
+		if (ret == 1 && imp_blk_zero_len(st->m, &e))
+			/* its line; the next call goes on after it */
+			return imp_bad(c, "zero-length %s (only a flush has no length)",
+				       ist_op_name(e.op));
 		if (ret == 1) {
 			ret = imp_blk_event(st->m, &e);
 			if (ret)

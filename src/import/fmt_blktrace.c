@@ -21,6 +21,7 @@ enum {
 	TC_READ = 1 << 0, TC_WRITE = 1 << 1, TC_FLUSH = 1 << 2,
 	TC_SYNC = 1 << 3, TC_AHEAD = 1 << 11, TC_META = 1 << 12,
 	TC_DISCARD = 1 << 13, TC_FUA = 1 << 15, TC_NOTIFY = 1 << 10,
+	TC_PC = 1 << 9,
 };
 
 static const char action_letter[] = {
@@ -187,6 +188,11 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			continue;
 		}
 		f->ev.action = action_letter[act];
+		if (cat & TC_PC)
+			/* a packet command (SG_IO: smartctl, udev's scsi_id):
+			 * no sector, its CDB as PDU; blkparse shows "R 36
+			 * (12 00 ...)" and the text importer skips it */
+			f->ev.action = '?';
 		f->ev.nsect = bytes / 512;
 		if (f->ev.sector > UINT64_MAX / 512 - f->ev.nsect)
 			f->ev.sector = 0;
@@ -194,9 +200,13 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			f->ev.op = IST_OP_DISCARD;
 		else if (cat & TC_WRITE)
 			f->ev.op = IST_OP_WRITE;
-		else if ((cat & TC_READ) || bytes)
+		else if (bytes)
 			f->ev.op = IST_OP_READ;
 		else if (cat & TC_FLUSH)
+			/* the kernel traces every op that is not a write as a
+			 * read: a flush request (REQ_OP_FLUSH) is TC_READ |
+			 * TC_FLUSH of no bytes, 'FN' in blkparse, which shows
+			 * 'R' only for bytes */
 			f->ev.op = IST_OP_FLUSH;
 		else
 			f->ev.op = -1;
@@ -282,6 +292,20 @@ static int blktrace_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 		if (!best) {
 			st->eof = 1;
 			continue;
+		}
+		if (imp_blk_zero_len(st->m, &best->ev)) {
+			/* its record; taken, so that the next call (--skip-bad)
+			 * goes on after it */
+			uint64_t off = best->offset, recno = best->recno;
+			int op = best->ev.op;
+
+			best->have = 0;
+			ret = read_event(c, st, best);
+			if (ret)
+				return ret;
+			return imp_bad_at(c, best->path, off, (int64_t)recno,
+					  "zero-length %s (only a flush has no length)",
+					  ist_op_name(op));
 		}
 		ret = dev_index(c, st, best->devt);
 		if (ret == IST_EPARSE) /* binary: its byte offset, not a line */

@@ -317,6 +317,14 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 	}
 }
 
+int imp_blk_zero_len(const struct imp_blk *m, const struct blk_event *e)
+{
+	if (e->action != m->mode || e->nsect || e->op < 0 || e->op == IST_OP_FLUSH)
+		return 0;
+	/* ring_push() makes a flush of an empty write with a preflush */
+	return !(e->op == IST_OP_WRITE && (e->flags & IST_F_PREFLUSH));
+}
+
 int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end)
 {
 	while (m->head < m->tail) {

@@ -45,6 +45,11 @@ int imp_blk_new(struct imp_blk **m, char mode, int64_t timeout_ns);
 void imp_blk_free(struct imp_blk *m);
 /* Feeds one event (in time order); 0 or -ENOMEM. */
 int imp_blk_event(struct imp_blk *m, const struct blk_event *e);
+/* Would e become a record (its action is the mode's) of a read, write or
+ * discard of no sectors?  Those move no data (only a flush has no length:
+ * a write with a preflush and none is one): the importers refuse them as
+ * bad records at e's position, as every other importer does. */
+int imp_blk_zero_len(const struct imp_blk *m, const struct blk_event *e);
 /* Next record ready in issue order: 1, or 0 if none is ready yet (at_end:
  * release everything still pending). */
 int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end);

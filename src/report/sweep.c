@@ -23,11 +23,12 @@ static int run_point(const struct rpl_opts *o, rpt_source_fn open_source, void *
 		     char *err, size_t errsize)
 {
 	for (int attempt = 0;; attempt++) {
-		struct rpl_source *src;
+		struct rpl_source *src = NULL;
 		int e = open_source(arg, &src);
 
 		if (e < 0) {
 			snprintf(err, errsize, "%s: %s", name ? name : "workload", ist_strerror(e));
+			rpl_source_close(src); /* a CSV source that failed is kept */
 			return e;
 		}
 		e = rpt_measure(o, src, stop, pt, err, errsize);

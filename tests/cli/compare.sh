@@ -29,7 +29,17 @@ expect_err_line "not comparable: different setting iodepth: 32 vs 64"
 expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/other-qd.json" $TH --ignore iodepth
 expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/afap-long.json"
 expect_err_line "interrupted"
-expect_status 3 "$IOSTORM" compare "$D/base.json" "$D/sweep.json"
+# a sweep or preconditioning result is no replay run: bad input, exit 1
+# (it was 3, "not comparable", as if two runs differed), nothing on stdout
+for f in sweep precond; do
+	expect_status 1 "$IOSTORM" compare "$D/base.json" "$D/$f.json"
+	expect_err_line "^iostorm: .*/$f.json: a (sweep|preconditioning) result \\(iostorm-$f[a-z]*/1\\), not a replay's: compare takes replay results"
+	expect_status 1 "$IOSTORM" compare --json "$D/$f.json" "$D/base.json"
+	expect_err_line "/$f.json: a "
+	[ ! -s "$TMP/out" ] || fail "compare $f: output for a refused file"
+	ok
+done
+expect_status 1 "$IOSTORM" compare "$D/sweep.json" "$D/sweep.json"
 
 # --json for CI
 expect_status 1 "$IOSTORM" compare --json "$D/base.json" "$D/regress.json" $TH
@@ -41,6 +51,8 @@ if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f={x["figure"]: x for x in d["figures"]}; assert f["iops"]["fails"] and f["iops"]["significant"] and f["iops"]["ci_high_pct"] < 0, f["iops"]' \
 		"$TMP/out" || fail "compare --json content"
 	ok
+else
+	skip_part "no python3: the content of compare --json"
 fi
 expect_status 0 "$IOSTORM" compare --json "$D/noisy-a.json" "$D/noisy-b.json" --max-iops-drop 1%
 expect_grep '"crossed_within_noise": ?1' "$TMP/out"
@@ -78,6 +90,8 @@ d = json.load(open(sys.argv[1])); ${e%%|*}; json.dump(d, open(sys.argv[2], 'w'))
 		expect_status 1 "$IOSTORM" report "$TMP/neg.json" -o "$TMP/neg.html"
 		expect_err_line "^iostorm: $TMP/neg.json: ${e#*|}$"
 	done
+else
+	skip_part "no python3: negative and non-numeric figures"
 fi
 expect_status 2 "$IOSTORM" compare "$D/base.json"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/base.json" "$D/base.json"

@@ -42,6 +42,54 @@ printf '\000\000\000\000' | dd of="$TMP/v0.bin" bs=1 seek=36 conv=notrunc 2>/dev
 expect_status 1 "$IOSTORM" import -q --format vscsi "$TMP/v0.bin" -o "$TMP/z.ist"
 expect_err_line "^iostorm: $TMP/v0.bin: byte offset 32: zero-length read \(only a flush has no length\)$"
 
+# blkparse, blktrace: the event that becomes the record (D, or Q with
+# --event Q) names its line or record; a flush keeps no length: 'FN' (a
+# flush request), 'FWS' (an empty write with a preflush).  Both took them.
+ev() { printf '  8,0    0 %8d %5d.%09d   100  %s\n' "$1" 0 "$1"00000 "$2"; }
+{ ev 1 'D R 0 + 8 [a]'; ev 2 'D R 8 + 0 [a]'; ev 3 'D FN 0 + 0 [a]'; ev 4 'D WS 16 + 0 [a]'
+  ev 5 'Q FWS 0 + 0 [a]'; ev 6 'D D 24 + 0 [a]'; ev 7 'C FN 0 [0]'; ev 8 'D FWS 0 + 0 [a]'; } >"$TMP/z.txt"
+expect_status 1 "$IOSTORM" import -q --format blkparse "$TMP/z.txt" -o "$TMP/z.ist"
+expect_err_line "^iostorm: $TMP/z.txt: line 2: zero-length read \(only a flush has no length\)$"
+[ ! -e "$TMP/z.ist" ] || fail "blkparse: output left behind"
+rm -f "$TMP/z.ist"
+expect_status 0 "$IOSTORM" import --skip-bad 3 "$TMP/z.txt" -o "$TMP/z.ist"
+expect_grep "^skipped 3 bad records, first at: $TMP/z.txt: line 2, $TMP/z.txt: line 4, $TMP/z.txt: line 6$" "$TMP/out"
+expect_status 0 "$IOSTORM" export -q -f csv "$TMP/z.ist" -o "$TMP/z.csv"
+expect_eq "$(cut -d, -f1,3,5 "$TMP/z.csv" | tr '\n' ' ')" "t_ns,op,len 0,read,4096 200000,flush,0 700000,flush,0 " "blkparse records"
+# --event Q: the Q of the flush is the record, the D events are not looked at
+expect_status 0 "$IOSTORM" import --event Q "$TMP/z.txt" -o "$TMP/z.ist"
+expect_grep "^imported 1 records" "$TMP/out"
+
+# blkrec T SECTOR BYTES CATEGORY ACTION: a little-endian blktrace v7
+# record (device 8,0, pid 1, no PDU)
+byte() { printf "\\$(printf %03o $(($1 & 255)))"; }
+le16() { byte $1; byte $(($1 >> 8)); }
+le32() { le16 $(($1 & 65535)); le16 $(($1 >> 16)); }
+le64() { le32 $(($1 & 4294967295)); le32 $(($1 >> 32)); }
+blkrec() { le32 $((0x65617407)); le32 0; le64 $1; le64 $2; le32 $3; le32 $((($4) << 16 | $5))
+	   le32 1; le32 $((8 << 20)); le32 0; le16 0; le16 0; }
+R=1 W=2 FL=4 D=64 DISC=8192
+{ blkrec 1000 0 4096 "R|D" 7; blkrec 2000 0 0 "R|FL|D" 7; blkrec 3000 8 0 "W|D" 7
+  blkrec 4000 16 0 "DISC|D" 7; blkrec 5000 0 0 "W|FL|D" 7; } >"$TMP/zb.blktrace.0"
+rm -f "$TMP/z.ist"
+expect_status 1 "$IOSTORM" import -q "$TMP/zb.blktrace.0" -o "$TMP/z.ist"
+expect_err_line "^iostorm: $TMP/zb.blktrace.0: record 3 \(byte offset 96\): zero-length write \(only a flush has no length\)$"
+[ ! -e "$TMP/z.ist" ] || fail "blktrace: output left behind"
+expect_status 0 "$IOSTORM" import --skip-bad 2 "$TMP/zb.blktrace.0" -o "$TMP/z.ist"
+expect_grep "^skipped 2 bad records, first at: $TMP/zb.blktrace.0: record 3 \(byte offset 96\), $TMP/zb.blktrace.0: record 4 \(byte offset 144\)$" "$TMP/out"
+expect_status 0 "$IOSTORM" export -q -f csv "$TMP/z.ist" -o "$TMP/z.csv"
+# the kernel traces a flush request (REQ_OP_FLUSH) as a read of no bytes
+# with the flush bit: it was taken for a zero-length read
+expect_eq "$(cut -d, -f1,3,5,9 "$TMP/z.csv" | tr '\n' ' ')" "t_ns,op,len,flags 0,read,4096, 1000,flush,0, 4000,flush,0, " "blktrace records"
+# packet commands (TC_PC: SG_IO of smartctl, udev) have no sector: the
+# binary importer made reads at sector 0 and flushes of them, the text
+# importer skips them (blkparse shows 'D R 36 (12 00 ...)')
+PC=512
+{ blkrec 1000 0 4096 "R|D" 7; blkrec 2000 0 36 "R|PC|D" 7; blkrec 3000 0 0 "PC|D" 7
+  blkrec 4000 0 36 "R|PC|128" 8; } >"$TMP/pc.blktrace.0"
+expect_status 0 "$IOSTORM" import "$TMP/pc.blktrace.0" -o "$TMP/pc.ist"
+expect_grep "^imported 1 records" "$TMP/out"
+
 # flushes have no length: kept
 printf 'fio version 3 iolog\n0 /dev/sda add\n0 /dev/sda open\n1 /dev/sda sync\n2 /dev/sda write 0 4096\n' >"$TMP/f.iolog"
 expect_status 0 "$IOSTORM" import "$TMP/f.iolog" -o "$TMP/f.ist"

@@ -62,6 +62,8 @@ if command -v tshark >/dev/null 2>&1; then
 		cmp -s "$TMP/$f.ts" "$CAP/$f.tshark" || fail "tshark now dissects $f differently"
 		ok
 	done
+else
+	skip_part "no tshark: its dissection of the captures again"
 fi
 
 # NBD: the qemu-io sequence, reads as tshark dissects them, snaplen too.
@@ -130,7 +132,11 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null; then
 		losetup -d "$L"
 		expect_err_line "^iostorm: $L: refused: a block device \(record writes a file; the device's data would be overwritten\)$"
 		expect_eq "$(cksum <"$TMP/dev.img")" "$sum" "the block device after a refused record"
+	else
+		skip_part "no loop device: a block device as the output"
 	fi
+else
+	skip_part "not root or no losetup: a block device as the output"
 fi
 # Usage errors.
 expect_status 2 "$IOSTORM" record --from-pcap "$CAP/nbd.pcap"
@@ -182,6 +188,8 @@ out.close()
 	expect_err_line "^iostorm: $TMP/luns.pcap: packet 58: more than 65536 devices$"
 	[ ! -e "$TMP/luns.ist" ] || fail "luns.ist left behind"
 	ok
+else
+	skip_part "no python3: a capture of more devices than IST holds"
 fi
 
 # A capture of a SYN flood, one new connection a packet: linear (80,000
@@ -203,5 +211,7 @@ for i in range(n):
 ' "$TMP/syn.pcap"
 	expect_status 1 timeout 60 "$IOSTORM" import "$TMP/syn.pcap" -o "$TMP/syn.ist"
 	expect_err_line "^iostorm: $TMP/syn.pcap: no I/O records"
+else
+	skip_part "no python3: a capture of a SYN flood"
 fi
 done_ok

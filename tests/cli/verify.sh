@@ -48,6 +48,19 @@ for cmd in verify cat info stats; do
 	expect_status 1 "$IOSTORM" $cmd "$TMP/head.ist"
 	expect_err_line "^iostorm: .*/head.ist: header: checksum mismatch$"
 done
+# replay, sweep, precondition and export said "FILE: checksum mismatch";
+# precondition said it only after filling the target (hours on a drive)
+for cmd in "replay --null" "sweep --null -o $TMP/sw.json" \
+	   "precondition --null --size 64M -o $TMP/pc.json --workload" "export -f csv -o $TMP/e.csv" \
+	   "annotate -o $TMP/a.ist"; do
+	expect_status 1 "$IOSTORM" $cmd "$TMP/head.ist"
+	expect_err_line "^iostorm: .*/head.ist: header: checksum mismatch$"
+	[ ! -s "$TMP/out" ] || { cat "$TMP/out" >&2; fail "$cmd: output before the refusal"; }
+	ok
+done
+[ ! -e "$TMP/sw.json" ] && [ ! -e "$TMP/pc.json" ] && [ ! -e "$TMP/e.csv" ] && [ ! -e "$TMP/a.ist" ] ||
+	fail "a result was written for a damaged trace"
+ok
 
 expect_status 1 "$IOSTORM" verify "$TMP/t.csv"
 expect_err_line "^iostorm: .*/t.csv: not an IST trace file \(bad magic\)$"
