@@ -27,7 +27,9 @@
 # recording: fio's extra CPU time per I/O plus the recorder's, over fio's
 # alone (what the slowdown is when fio keeps every CPU busy); stabler than
 # IOPS on a shared machine.  With both record and record2 it also prints
-# the medians of their per-round differences.
+# the medians of their per-round differences.  "other" is the share of the
+# CPUs that something else kept busy while fio ran (alone/recorded): high
+# in a round, that round measured a disturbed machine.
 set -euo pipefail
 RUNS=${1:-5}
 SECS=${2:-4}
@@ -38,14 +40,28 @@ zram_bench_start bench/record.sh
 trap zram_bench_cleanup EXIT
 zram_new 256M
 
+# busy: the machine's busy CPU time so far in clock ticks (/proc/stat: user,
+# nice, system, irq, softirq and steal: what the hypervisor gave others)
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 # run_fio ENGINE JOBS DEPTH SECS OUT: fio's summary (normal and JSON) in OUT,
-# its CPU seconds ("user system") in OUT.time
+# its CPU seconds ("user system") in OUT.time, the wall time (ns) and the
+# machine's busy ticks meanwhile in OUT.busy
 run_fio() {
-	local TIMEFORMAT='%U %S'
+	local TIMEFORMAT='%U %S' b0 w0
+	b0=$(busy); w0=$(date +%s%N)
 	{ time fio --name=rand --filename=$DEV --rw=randrw --rwmixread=50 --bs=4k \
 		--direct=1 --ioengine="$1" --numjobs="$2" --iodepth="$3" \
 		--time_based --runtime="$4" --randrepeat=0 --norandommap \
 		--group_reporting --output-format=json,normal --output="$5"; } 2>"$5.time"
+	echo "$(( $(date +%s%N) - w0 )) $(( $(busy) - b0 ))" >"$5.busy"
+}
+# other OUT RECCPU: the share (%) of the machine's CPUs that neither fio nor
+# the recorder (RECCPU s) used while fio ran but that was busy: processes
+# quiet-run does not stop, kernel threads, the hypervisor's steal.  A round
+# where it is high measured a disturbed machine.
+other() {
+	echo "$(cat "$1.busy") $(tail -1 "$1.time") $2 $(getconf CLK_TCK) $(nproc)" |
+		awk '{ o = $2 / $6 - $3 - $4 - $5; printf "%.0f", 100 * o / ($7 * $1 / 1e9) }'
 }
 # issued OUT: I/Os fio issued ("issued rwts: total=R,W,T,S"); "x" if any
 # was dropped or short
@@ -153,12 +169,12 @@ tp_run() {
 VARIANTS=${VARIANTS:-${MODE:-record}}
 read -r -a vars <<<"alone $VARIANTS"
 nv=${#vars[@]}
-printf '%-6s %-9s %10s %10s %9s %7s %7s %8s %9s %9s %10s %s\n' round variant fio-alone fio-rec \
-	slowdown us/io-a us/io-r cpu-cost fio-issued recorded rec-cpu loss
+printf '%-6s %-9s %10s %10s %9s %7s %7s %8s %9s %9s %10s %7s %s\n' round variant fio-alone fio-rec \
+	slowdown us/io-a us/io-r cpu-cost fio-issued recorded rec-cpu other loss
 for v in "${vars[@]}"; do
 	: >"$tmp/slow.$v"; : >"$tmp/rec.$v"; : >"$tmp/cr.$v"; : >"$tmp/cc.$v"; : >"$tmp/rc.$v"
 done
-: >"$tmp/base"; : >"$tmp/ca"
+: >"$tmp/base"; : >"$tmp/ca"; : >"$tmp/oth"
 for r in $(seq "$RUNS"); do
 	for i in $(seq 0 $((nv - 1))); do
 		v=${vars[$(( (i + r - 1) % nv ))]}
@@ -174,6 +190,7 @@ for r in $(seq "$RUNS"); do
 	base=$(iops "$tmp/base.out")
 	ca=$(cpu_per_io "$tmp/base.out")
 	echo "$base" >>"$tmp/base"; echo "$ca" >>"$tmp/ca"
+	oa=$(other "$tmp/base.out" 0)
 	for v in "${vars[@]:1}"; do
 		read -r status recorded reccpu <"$tmp/st.$v"
 		withrec=$(iops "$tmp/out.$v")
@@ -186,8 +203,10 @@ for r in $(seq "$RUNS"); do
 		slow=$(echo "$base $withrec" | awk '{ printf "%.1f", 100 * (1 - $2 / $1) }')
 		cc=$(echo "$ca $cr $reccpu $n" | awk '{ printf "%.1f", 100 * (($2 + 1e6 * $3 / $4) / $1 - 1) }')
 		rc=$(echo "$reccpu $n" | awk '{ printf "%.2f", 1e6 * $1 / $2 }')
-		printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %9s %9s %9ss %s\n' "$r" "$v" "$base" "$withrec" \
-			"$slow" "$ca" "$cr" "$cc" "$n" "$recorded" "$reccpu" "$loss"
+		orr=$(other "$tmp/out.$v" "$reccpu")
+		printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %9s %9s %9ss %7s %s\n' "$r" "$v" "$base" "$withrec" \
+			"$slow" "$ca" "$cr" "$cc" "$n" "$recorded" "$reccpu" "$oa/$orr" "$loss"
+		echo "$oa" >>"$tmp/oth"; echo "$orr" >>"$tmp/oth"
 		echo "$slow" >>"$tmp/slow.$v"; echo "$withrec" >>"$tmp/rec.$v"
 		echo "$cr" >>"$tmp/cr.$v"; echo "$cc" >>"$tmp/cc.$v"; echo "$rc" >>"$tmp/rc.$v"
 		[ "$loss" = 0 ] || { sed 's/^/       /' "$tmp/err.$v"; }
@@ -214,4 +233,5 @@ if [ -s "$tmp/slow.record" ] && [ -s "$tmp/slow.record2" ]; then
 			"$(awk '{ n += $2 } END { print n }' "$tmp/diff")" "$(wc -l <"$tmp/diff")"
 	done
 fi
+echo "# other (alone/recorded, % of the CPUs busy with neither fio nor the recorder): median $(median "$tmp/oth" %.0f)%"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
