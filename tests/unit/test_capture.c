@@ -198,6 +198,13 @@ static void test_rwbs_cached(void)
 				CU_ASSERT_EQUAL(op2, op);
 				CU_ASSERT_EQUAL(fl2, fl);
 			}
+			/* the inline lookup (its hit, or the call) likewise */
+			ret2 = cap_rwbs_lookup(&c, field, sizeof(field), &op2, &fl2);
+			CU_ASSERT_EQUAL(ret2, ret);
+			if (ret == 0 && ret2 == 0) {
+				CU_ASSERT_EQUAL(op2, op);
+				CU_ASSERT_EQUAL(fl2, fl);
+			}
 			/* a field shorter than a word: parsed, not cached */
 			if (n < 6) {
 				ret2 = cap_rwbs_cached(&c, field, n + 1, &op2, &fl2);
