@@ -38,7 +38,8 @@ static void usage(FILE *f)
 		"  -c, --chunk-records N   records per IST chunk (1..1048576, default 65536)\n"
 		"  -l, --level N           zlib level 1..9 for IST output (default 1)\n"
 		"      --fast              IST output: write faster, larger files (ANS or\n"
-		"                          plain columns only: no deflate or ARITH trials)\n"
+		"                          plain columns, deflate only where a sample\n"
+		"                          halves them; not with --level)\n"
 		"  -s, --salvage           IST input: skip damaged chunks (one warning\n"
 		"                          line each) instead of failing\n"
 		"  -h, --help              show this help\n"
@@ -482,7 +483,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
-	/* the fast writer does not deflate: a level would be ignored */
+	/* the fast writer deflates at level 1 only (and seldom) */
 	if (opts.level && opts.effort)
 		return cli_usage_error("convert", "--level and --fast exclude each other");
 	if (cli_check_output(argv[optind + 1],
