@@ -192,6 +192,24 @@ else
 	skip_part "no python3: a capture of more devices than IST holds"
 fi
 
+# record writes IST at the fast effort (convert --fast's bytes), --compact
+# at the default one (convert's bytes): the same records either way.
+expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/iscsi.pcap" -o "$TMP/rf.ist"
+expect_status 0 "$IOSTORM" record -q --compact --from-pcap "$CAP/iscsi.pcap" -o "$TMP/rc.ist"
+cmp -s "$TMP/rf.ist" "$TMP/rc.ist" && fail "record and record --compact wrote the same bytes"
+ok
+expect_status 0 "$IOSTORM" convert --fast "$TMP/rc.ist" "$TMP/rcf.ist"
+cmp -s "$TMP/rf.ist" "$TMP/rcf.ist" || fail "record is not convert --fast's bytes"
+ok
+expect_status 0 "$IOSTORM" convert "$TMP/rf.ist" "$TMP/rfc.ist"
+cmp -s "$TMP/rc.ist" "$TMP/rfc.ist" || fail "record --compact is not convert's bytes"
+ok
+expect_status 0 "$IOSTORM" cat "$TMP/rf.ist"
+mv "$TMP/out" "$TMP/rf.csv"
+expect_status 0 "$IOSTORM" cat "$TMP/rc.ist"
+cmp -s "$TMP/rf.csv" "$TMP/out" || fail "record --compact: other records"
+ok
+
 # A capture of a SYN flood, one new connection a packet: linear (80,000
 # took 84 s of CPU: a scan of every connection to evict one, and of the
 # header's keys for each stream.N; 0.4 s now), then "no I/O records".
