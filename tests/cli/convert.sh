@@ -78,6 +78,17 @@ expect_status 2 "$IOSTORM" convert "$D/small.csv"
 expect_status 2 "$IOSTORM" convert --to xml "$D/small.csv" "$TMP/x"
 expect_status 2 "$IOSTORM" convert --chunk-records 0 "$D/small.csv" "$TMP/x"
 expect_status 2 "$IOSTORM" convert --level 10 "$D/small.csv" "$TMP/x"
+# options for the other kind did nothing, silently: usage errors now
+rm -f "$TMP/x.csv" "$TMP/x.ist"
+expect_status 2 "$IOSTORM" convert --level 5 "$D/small.ist" "$TMP/x.csv"
+expect_eq "$(head -1 "$TMP/err")" "iostorm convert: --level applies to an IST output (OUT is CSV)" "convert --level to CSV"
+expect_status 2 "$IOSTORM" convert -c 10 --to csv "$D/small.csv" "$TMP/x.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm convert: --chunk-records applies to an IST output (OUT is CSV)" "convert -c to CSV"
+expect_status 2 "$IOSTORM" convert --salvage "$D/small.csv" "$TMP/x.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm convert: --salvage applies to an IST input ($D/small.csv is CSV)" "convert --salvage of CSV"
+[ ! -e "$TMP/x.csv" ] && [ ! -e "$TMP/x.ist" ] || fail "convert wrote an output after a usage error"
+ok
+expect_status 0 "$IOSTORM" convert --salvage -c 10 --level 5 "$D/small.ist" "$TMP/x.ist"
 expect_status 2 "$IOSTORM" convert --bogus "$D/small.csv" "$TMP/x"
 expect_status 0 "$IOSTORM" convert --help
 expect_grep '^Usage: iostorm convert' "$TMP/out"
