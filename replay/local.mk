@@ -30,9 +30,9 @@ TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-in
 	tests/cli/replay-closed.sh
 EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
 	tests/cli/replay-closed.sh
-# options a mode would ignore
-TESTS += tests/cli/replay-options.sh
-EXTRA_DIST += tests/cli/replay-options.sh
+# options a mode would ignore; convert's CSV
+TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh
+EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sched
