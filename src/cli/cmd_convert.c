@@ -40,8 +40,10 @@ static void usage(FILE *f)
 		"      --fast              IST output: write faster, larger files (ANS or\n"
 		"                          plain columns, deflate only where a sample\n"
 		"                          halves them; not with --level)\n"
+		"                          (these three: a usage error for a CSV output)\n"
 		"  -s, --salvage           IST input: skip damaged chunks (one warning\n"
-		"                          line each) instead of failing\n"
+		"                          line each) instead of failing (a usage error\n"
+		"                          for a CSV input)\n"
 		"  -h, --help              show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
@@ -505,6 +507,18 @@ int cmd_convert(int argc, char **argv)
 			out.kind = K_CSV;
 		else
 			out.kind = in.kind == K_IST ? K_CSV : K_IST;
+	}
+	/* the kinds are known now: options for the other kind did nothing */
+	if (out.kind == K_CSV && (opts.chunk_records || opts.level || opts.effort)) {
+		close_input(&in);
+		return cli_usage_error("convert", "--%s applies to an IST output (OUT is CSV)",
+				       opts.level ? "level" :
+				       opts.effort ? "fast" : "chunk-records");
+	}
+	if (in.kind == K_CSV && salvage) {
+		close_input(&in);
+		return cli_usage_error("convert", "--salvage applies to an IST input (%s is CSV)",
+				       in.name);
 	}
 	if (out.kind == K_IST && !strcmp(argv[optind + 1], "-") && isatty(1)) {
 		close_input(&in);
