@@ -33,6 +33,9 @@ EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/repl
 # whether io_uring can be set up here (the tests on files skip without)
 check_PROGRAMS += tests/cli/uring_probe
 tests_cli_uring_probe_SOURCES = tests/cli/uring_probe.c
+# options a mode would ignore; convert's CSV
+TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh
+EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sched

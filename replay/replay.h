@@ -41,6 +41,9 @@ struct rpl_source_ops {
 	 * "chunk 3 (byte offset 4096)"). */
 	void (*where)(struct rpl_source *s, char *buf, size_t size);
 	void (*close)(struct rpl_source *s);
+	/* The last error in words ("field op: unknown op 'rd'"), or NULL
+	 * (then ist_strerror() of the code); optional. */
+	const char *(*why)(struct rpl_source *s);
 };
 
 struct rpl_source {
@@ -54,10 +57,14 @@ struct rpl_source {
 /* An in-memory array (not copied: must outlive the source); h copied. */
 int rpl_source_array(struct rpl_source **s, const struct ist_record *recs,
 		     size_t n, const ist_header *h);
-/* A canonical CSV file (header line IST_CSV_HEADER); devices are named
- * "dev0", "dev1"... with sizes from the records. */
+/* A canonical CSV file (iostorm-trace(5)'s comment lines, then the header
+ * row IST_CSV_HEADER); the devices and metadata of its comment lines, the
+ * devices beyond them named "devN" with sizes from the records.  On an
+ * error in the file *s is left set (where() and why() name it): the
+ * caller closes it. */
 int rpl_source_csv(struct rpl_source **s, const char *path);
-/* An IST file (or CSV, recognised by its first line); what the CLI uses. */
+/* An IST file (or CSV, recognised by its first line: the header row or a
+ * comment); what the CLI uses. */
 int rpl_source_open(struct rpl_source **s, const char *path);
 void rpl_source_close(struct rpl_source *s);
 

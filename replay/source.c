@@ -149,54 +149,37 @@ nomem:
 
 /* ------------------------------------------------------------ CSV */
 
+/* The canonical CSV as convert and export write it: comment lines (the
+ * trace header: metadata, devices), the header row, the records; read
+ * through the library's reader, which names a bad line's field. */
 struct csv_src {
 	FILE *f;
-	char *line;
-	size_t cap;
-	uint64_t lineno;
+	ist_csv_reader *rd;
 	struct ist_totals totals;
 	int have_totals;
 };
-
-static int csv_header_line(FILE *f, char **line, size_t *cap)
-{
-	ssize_t n = getline(line, cap, f);
-
-	if (n < 0)
-		return ferror(f) ? -EIO : IST_ETRUNC;
-	while (n && ((*line)[n - 1] == '\n' || (*line)[n - 1] == '\r'))
-		(*line)[--n] = 0;
-	return strcmp(*line, IST_CSV_HEADER) ? IST_EFORMAT : 0;
-}
 
 static ssize_t csv_read(struct rpl_source *s, struct ist_record *recs,
 			size_t max)
 {
 	struct csv_src *c = s->priv;
-	size_t n = 0;
-	ssize_t len;
-	int ret;
+	ssize_t n = ist_csv_reader_read(c->rd, recs, max);
 
-	while (n < max) {
-		len = getline(&c->line, &c->cap, c->f);
-		if (len < 0) {
-			if (ferror(c->f))
-				return -EIO;
-			break;
-		}
-		c->lineno++;
-		while (len && (c->line[len - 1] == '\n' || c->line[len - 1] == '\r'))
-			len--;
-		if (!len)
-			continue;
-		ret = ist_csv_parse(c->line, (size_t)len, &recs[n]);
-		if (ret < 0)
-			return ret;
-		if (recs[n].dev >= IST_MAX_FOOTER_DEVICES)
+	for (ssize_t i = 0; i < n; i++)
+		if (recs[i].dev >= IST_MAX_FOOTER_DEVICES)
 			return IST_EDEVICE;
-		n++;
-	}
-	return (ssize_t)n;
+	return n;
+}
+
+/* A fresh reader at the start of the file, through the header row. */
+static int csv_begin(struct csv_src *c)
+{
+	if (c->rd)
+		ist_csv_reader_free(c->rd);
+	c->rd = ist_csv_reader_new(c->f);
+	if (!c->rd)
+		return -ENOMEM;
+	return ist_csv_reader_begin(c->rd);
 }
 
 static int csv_rewind(struct rpl_source *s)
@@ -205,8 +188,7 @@ static int csv_rewind(struct rpl_source *s)
 
 	if (fseek(c->f, 0, SEEK_SET))
 		return -errno;
-	c->lineno = 1;
-	return csv_header_line(c->f, &c->line, &c->cap);
+	return csv_begin(c);
 }
 
 static int csv_totals(struct rpl_source *s, struct ist_totals *t)
@@ -220,7 +202,17 @@ static int csv_totals(struct rpl_source *s, struct ist_totals *t)
 
 static void csv_where(struct rpl_source *s, char *buf, size_t size)
 {
-	snprintf(buf, size, "line %" PRIu64, ((struct csv_src *)s->priv)->lineno);
+	struct csv_src *c = s->priv;
+
+	snprintf(buf, size, "line %" PRIu64, c->rd ? ist_csv_reader_line(c->rd) : 1);
+}
+
+static const char *csv_why(struct rpl_source *s)
+{
+	struct csv_src *c = s->priv;
+	const char *d = c->rd ? ist_csv_reader_detail(c->rd) : NULL;
+
+	return d && *d ? d : NULL;
 }
 
 static void csv_close(struct rpl_source *s)
@@ -229,9 +221,9 @@ static void csv_close(struct rpl_source *s)
 
 	if (!c)
 		return;
+	ist_csv_reader_free(c->rd);
 	if (c->f)
 		fclose(c->f);
-	free(c->line);
 	ist_totals_release(&c->totals);
 	free(c);
 }
@@ -242,6 +234,7 @@ static const struct rpl_source_ops csv_ops = {
 	.rewind = csv_rewind,
 	.totals = csv_totals,
 	.where = csv_where,
+	.why = csv_why,
 	.close = csv_close,
 };
 
@@ -272,12 +265,12 @@ int rpl_source_csv(struct rpl_source **sp, const char *path)
 {
 	struct rpl_source *s = calloc(1, sizeof(*s));
 	struct csv_src *c = calloc(1, sizeof(*c));
-	ist_header *h = ist_header_new();
+	ist_header *h = NULL;
 	char name[32];
 	int ret = -ENOMEM;
 
 	*sp = s;
-	if (!s || !c || !h)
+	if (!s || !c)
 		goto fail;
 	s->ops = &csv_ops;
 	s->priv = c;
@@ -288,26 +281,29 @@ int rpl_source_csv(struct rpl_source **sp, const char *path)
 		ret = -errno;
 		goto fail;
 	}
-	c->lineno = 1;
-	ret = csv_header_line(c->f, &c->line, &c->cap);
+	ret = csv_begin(c);
+	if (ret == 0)
+		ret = csv_prescan(s);
 	if (ret < 0)
-		goto fail_keep; /* where() names line 1 */
-	ret = csv_prescan(s);
-	if (ret < 0)
-		goto fail_keep; /* *sp stays set: where() names the line */
-	for (uint32_t d = 0; d < c->totals.ndev; d++) {
+		return ret; /* *sp stays set: where() names the line, the caller closes */
+	/* the comment lines' devices and metadata (a CSV of convert or
+	 * export replays as its IST would), then devices the records use
+	 * beyond them, sized by the records */
+	h = ist_header_dup(ist_csv_reader_header(c->rd));
+	if (!h) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (uint32_t d = ist_header_device_count(h); d < c->totals.ndev; d++) {
 		snprintf(name, sizeof(name), "dev%u", d);
 		ret = ist_header_add_device(h, name, c->totals.dev_max_end[d], 0);
 		if (ret < 0)
 			goto fail;
 	}
-	ist_header_set(h, "source", "csv");
+	if (!ist_header_get(h, "source"))
+		ist_header_set(h, "source", "csv");
 	s->header = h;
 	return 0;
-fail_keep:
-	/* the caller closes it */
-	s->header = h;
-	return ret;
 fail:
 	if (s) {
 		s->header = h;
@@ -341,7 +337,9 @@ int rpl_source_open(struct rpl_source **sp, const char *path)
 		return -errno;
 	n = fread(first, 1, sizeof(first) - 1, f);
 	fclose(f);
-	if (n >= 5 && !memcmp(first, "t_ns,", 5))
+	/* a canonical CSV starts with its header row or a comment line (the
+	 * trace header that convert and export write) */
+	if ((n >= 5 && !memcmp(first, "t_ns,", 5)) || (n && first[0] == '#'))
 		return rpl_source_csv(sp, path);
 	return rpl_source_ist(sp, path);
 }

@@ -172,16 +172,18 @@ enum ist_effort {
 	/* smallest files: per column the shortest of plain, ANS, deflate
 	 * and (chunks of at most 8192 records) ARITH */
 	IST_EFFORT_DEFAULT = 0,
-	/* plain or ANS only, no deflate or ARITH trials: about twice the
-	 * writer's speed for files 0-25 % larger (bench/README.md) */
+	/* plain or ANS, no ARITH, and deflate (level 1) only where a 4 KiB
+	 * sample of a column promises half of ANS's size (long repeats):
+	 * about 1.3-2 times the writer's speed for files 0-25 % larger
+	 * (bench/README.md) */
 	IST_EFFORT_FAST = 1,
 };
 
 /* Options for ist_writer_open (zero-initialise; all fields optional). */
 struct ist_writer_opts {
 	unsigned chunk_records; /* records per chunk; 0 = 65536 (max 1 << 20)  */
-	int level;              /* zlib level 1..9; 0 = default (unused with
-				   IST_EFFORT_FAST, which does not deflate)     */
+	int level;              /* zlib level 1..9; 0 = default (ignored by
+				   IST_EFFORT_FAST, which deflates at 1)        */
 	int direct;             /* 1: write path itself, not path.tmp+rename;
 				   for recorders: a killed writer leaves every
 				   complete chunk readable                      */

@@ -45,8 +45,8 @@ static void usage(FILE *f)
 		"                          xact_commit / wal_sync): each commit cycle\n"
 		"                          is split into G commits on average\n"
 		"      --keep              keep transaction ids and flags already present\n"
-		"      --fast              write faster, larger IST (ANS or plain columns\n"
-		"                          only: no deflate or ARITH trials)\n"
+		"      --fast              write faster, larger IST (ANS or plain columns,\n"
+		"                          deflate only where a sample halves them)\n"
 		"  -q, --quiet             no report on standard output\n"
 		"  -h, --help              this help\n");
 }

@@ -38,9 +38,12 @@ static void usage(FILE *f)
 		"  -c, --chunk-records N   records per IST chunk (1..1048576, default 65536)\n"
 		"  -l, --level N           zlib level 1..9 for IST output (default 1)\n"
 		"      --fast              IST output: write faster, larger files (ANS or\n"
-		"                          plain columns only: no deflate or ARITH trials)\n"
+		"                          plain columns, deflate only where a sample\n"
+		"                          halves them; not with --level)\n"
+		"                          (these three: a usage error for a CSV output)\n"
 		"  -s, --salvage           IST input: skip damaged chunks (one warning\n"
-		"                          line each) instead of failing\n"
+		"                          line each) instead of failing (a usage error\n"
+		"                          for a CSV input)\n"
 		"  -h, --help              show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
@@ -482,7 +485,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
-	/* the fast writer does not deflate: a level would be ignored */
+	/* the fast writer deflates at level 1 only (and seldom) */
 	if (opts.level && opts.effort)
 		return cli_usage_error("convert", "--level and --fast exclude each other");
 	if (cli_check_output(argv[optind + 1],
@@ -504,6 +507,18 @@ int cmd_convert(int argc, char **argv)
 			out.kind = K_CSV;
 		else
 			out.kind = in.kind == K_IST ? K_CSV : K_IST;
+	}
+	/* the kinds are known now: options for the other kind did nothing */
+	if (out.kind == K_CSV && (opts.chunk_records || opts.level || opts.effort)) {
+		close_input(&in);
+		return cli_usage_error("convert", "--%s applies to an IST output (OUT is CSV)",
+				       opts.level ? "level" :
+				       opts.effort ? "fast" : "chunk-records");
+	}
+	if (in.kind == K_CSV && salvage) {
+		close_input(&in);
+		return cli_usage_error("convert", "--salvage applies to an IST input (%s is CSV)",
+				       in.name);
 	}
 	if (out.kind == K_IST && !strcmp(argv[optind + 1], "-") && isatty(1)) {
 		close_input(&in);

@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"      --seed N             seed of the write data\n"
 	"Timing:\n"
 	"      --timing MODE        original (default), afap, closed\n"
-	"      --speed F            original timing F times faster (default 1)\n"
+	"      --speed F            original (and closed) timing F times faster\n"
+	"                           (default 1)\n"
 	"      --rate IOPS          fixed arrival rate (implies --timing rate)\n"
 	"  -q, --iodepth N          in-flight cap per worker (default 64)\n"
 	"      --think-scale F      closed: think times times F (default 1)\n"
@@ -350,6 +351,8 @@ int cmd_replay(int argc, char **argv)
 	struct rpl_opts o;
 	const char *json = NULL, *csv = NULL, *trace;
 	int c, quiet = 0, progress = -1, ret, err, timing_set = 0;
+	/* given, for the options that only some modes use */
+	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0;
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
 	struct rpl_report_info info;
@@ -376,6 +379,7 @@ int cmd_replay(int argc, char **argv)
 		case O_NULL_LAT:
 			if (cli_parse_duration_ns(optarg, &o.null_latency_ns))
 				return cli_usage_error(CMD, "bad --null-latency '%s'", optarg);
+			null_lat_set = 1;
 			break;
 		case O_REMAP:
 			if ((ret = rpl_remap_parse(optarg)) < 0)
@@ -391,6 +395,7 @@ int cmd_replay(int argc, char **argv)
 		case O_SIZE:
 			if (cli_parse_size(optarg, &o.create_size))
 				return cli_usage_error(CMD, "bad --size '%s'", optarg);
+			size_set = 1;
 			break;
 		case O_ALLOW_WRITE:
 			o.allow_write = 1;
@@ -413,6 +418,10 @@ int cmd_replay(int argc, char **argv)
 			if ((ret = rpl_timing_parse(optarg)) < 0 || ret == RPL_TIMING_RATE)
 				return cli_usage_error(CMD, "bad --timing '%s' (original, afap, closed)",
 						       optarg);
+			/* after --rate: it was kept, the mode dropped */
+			if (o.timing == RPL_TIMING_RATE && ret != RPL_TIMING_ORIGINAL)
+				return cli_usage_error(CMD, "--rate and --timing %s exclude each other",
+						       rpl_timing_name((enum rpl_timing)ret));
 			if (o.timing != RPL_TIMING_RATE)
 				o.timing = (enum rpl_timing)ret;
 			timing_set = 1;
@@ -420,6 +429,7 @@ int cmd_replay(int argc, char **argv)
 		case O_SPEED:
 			if (cli_parse_double(optarg, &o.speed) || !(o.speed > 0))
 				return cli_usage_error(CMD, "bad --speed '%s'", optarg);
+			speed_set = 1;
 			break;
 		case O_RATE:
 			if (cli_parse_double(optarg, &o.rate_iops) || !(o.rate_iops > 0))
@@ -438,6 +448,7 @@ int cmd_replay(int argc, char **argv)
 			if (cli_parse_double(optarg, &d) || d < 0)
 				return cli_usage_error(CMD, "bad --think-scale '%s'", optarg);
 			o.think_scale = d;
+			think_set = 1;
 			break;
 		case O_TXN_PER:
 			if (cli_parse_uint(optarg, UINT32_MAX, &v) || !v)
@@ -579,6 +590,17 @@ int cmd_replay(int argc, char **argv)
 	trace = argv[optind];
 	if (o.virtual_clock && o.backend != RPL_BACKEND_NULL)
 		return cli_usage_error(CMD, "--virtual-time needs --null");
+	/* options that the mode would ignore, silently */
+	if (null_lat_set && o.backend != RPL_BACKEND_NULL)
+		return cli_usage_error(CMD, "--null-latency needs --null");
+	if (size_set && !o.create)
+		return cli_usage_error(CMD, "--size needs --create");
+	if (speed_set && (o.timing == RPL_TIMING_AFAP || o.timing == RPL_TIMING_RATE))
+		return cli_usage_error(CMD, "--speed and --%s exclude each other (it scales "
+				       "the recorded times of original and closed timing)",
+				       o.timing == RPL_TIMING_AFAP ? "timing afap" : "rate");
+	if (think_set && o.timing != RPL_TIMING_CLOSED)
+		return cli_usage_error(CMD, "--think-scale needs --timing closed");
 	if (o.backend != RPL_BACKEND_NULL && !o.ntargets)
 		return cli_usage_error(CMD, "no --target (or --null) given");
 	if (o.to_ns && o.to_ns <= o.from_ns)

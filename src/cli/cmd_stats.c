@@ -48,66 +48,77 @@ static void too_many_devices(const char *path, const char *what, uint64_t where,
 		path, what, where, dev, RPT_MAX_DEVICES - 1);
 }
 
+/* A canonical CSV through the library's reader, as convert and replay
+ * read it: its comment lines' header (device names), the header row, a
+ * bad line named with its field. */
 static int feed_csv(const char *path, struct rpt_stats **st,
-		    const struct rpt_stats_opts *o)
+		    const struct rpt_stats_opts *o, ist_header **hdr)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	uint64_t ln = 0;
-	struct ist_record *buf;
-	size_t n = 0;
+	ist_csv_reader *rd = NULL;
+	struct ist_record *buf = NULL;
+	ssize_t n = 0;
 	int rc;
 
 	if (!f) {
 		cli_err("%s: %s", path, strerror(errno));
 		return EXIT_FAIL;
 	}
-	rc = rpt_stats_new(st, NULL, o);
-	buf = malloc(BATCH * sizeof(*buf));
-	if (rc < 0 || !buf) {
-		cli_err("%s", strerror(ENOMEM));
-		free(buf);
+	if (getc(f) == EOF) {
+		/* as every command says it (an IST file: no magic) */
+		cli_err("%s: %s", path, ferror(f) ? strerror(EIO) : "empty file");
 		fclose(f);
 		return EXIT_FAIL;
 	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		ln++;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (!len || line[0] == '#' || (ln == 1 && !strncmp(line, "t_ns", 4)))
-			continue;
-		rc = ist_csv_parse(line, (size_t)len, &buf[n]);
-		if (rc < 0) {
-			cli_err("%s: line %" PRIu64 ": %s", path, ln, ist_strerror(rc));
-			break;
-		}
-		if (buf[n].dev >= RPT_MAX_DEVICES) {
-			too_many_devices(path, "line", ln, buf[n].dev);
-			rc = IST_ERANGE;
-			break;
-		}
-		if (++n == BATCH) {
-			rc = rpt_stats_add(*st, buf, n);
-			n = 0;
-			if (rc < 0) {
-				cli_err("%s", ist_strerror(rc));
-				break;
+	rewind(f);
+	rd = ist_csv_reader_new(f);
+	buf = malloc(BATCH * sizeof(*buf));
+	if (!rd || !buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = ist_csv_reader_begin(rd);
+	if (rc < 0)
+		goto bad;
+	*hdr = ist_header_dup(ist_csv_reader_header(rd));
+	rc = *hdr ? rpt_stats_new(st, *hdr, o) : -ENOMEM;
+	if (rc < 0)
+		goto out;
+	/* one record a call: a record of a device that stats does not keep
+	 * is named by its line (comment lines may come between records) */
+	for (;;) {
+		size_t k = 0;
+
+		while (k < BATCH && (n = ist_csv_reader_read(rd, &buf[k], 1)) > 0) {
+			if (buf[k].dev >= RPT_MAX_DEVICES) {
+				too_many_devices(path, "line", ist_csv_reader_line(rd), buf[k].dev);
+				rc = IST_ERANGE;
+				goto out_quiet;
 			}
+			k++;
 		}
+		if (k && (rc = rpt_stats_add(*st, buf, k)) < 0)
+			goto out;
+		if (n <= 0)
+			break;
 	}
-	if (rc >= 0 && n && (rc = rpt_stats_add(*st, buf, n)) < 0)
-		cli_err("%s", ist_strerror(rc));
-	if (rc >= 0 && ferror(f)) {
+	rc = (int)n;
+	if (rc < 0)
+		goto bad;
+	goto out;
+bad:
+	if (rc == -EIO)
 		cli_err("%s: %s", path, strerror(EIO));
-		rc = -EIO;
-	} else if (rc >= 0 && !ln) {
-		/* as every command says it (an IST file: no magic) */
-		cli_err("%s: empty file", path);
-		rc = IST_EPARSE;
-	}
-	free(line);
+	else
+		cli_err("%s: line %" PRIu64 ": %s", path, ist_csv_reader_line(rd),
+			ist_csv_reader_detail(rd) && *ist_csv_reader_detail(rd) ?
+			ist_csv_reader_detail(rd) : ist_strerror(rc));
+	goto out_quiet;
+out:
+	if (rc < 0)
+		cli_err("%s", ist_strerror(rc));
+out_quiet:
+	ist_csv_reader_free(rd);
 	free(buf);
 	fclose(f);
 	return rc < 0 ? EXIT_FAIL : EXIT_OK;
@@ -409,7 +420,8 @@ int cmd_stats(int argc, char **argv)
 		return cli_usage_error("stats", optind >= argc ? "no TRACE given" :
 				       "one TRACE only");
 	path = argv[optind];
-	rc = ends_with(path, ".csv") ? feed_csv(path, &st, &o) : feed_ist(path, &st, &o, &hdr);
+	rc = ends_with(path, ".csv") ? feed_csv(path, &st, &o, &hdr) :
+					 feed_ist(path, &st, &o, &hdr);
 	if (rc == EXIT_OK && rpt_stats_finish(st) < 0) {
 		cli_err("%s", strerror(ENOMEM));
 		rc = EXIT_FAIL;

@@ -62,9 +62,10 @@ static void usage(FILE *f)
 		"  -h, --help            this help\n"
 		"\n"
 		"LISTs are comma-separated; \"a,b,...,z\" continues the step from a to b up\n"
-		"to z.  Interrupted (SIGINT), the sweep writes what it measured, marked\n"
-		"interrupted.  Exit status: 0 done (also when interrupted), 1 failure or\n"
-		"refusal (safety rules of iostorm-replay(1)), 2 usage error.\n");
+		"to z; a value given twice is a usage error.  Interrupted (SIGINT), the\n"
+		"sweep writes what it measured, marked interrupted.  Exit status: 0 done\n"
+		"(also when interrupted), 1 failure or refusal (safety rules of\n"
+		"iostorm-replay(1)), 2 usage error.\n");
 }
 
 struct workload {
@@ -112,6 +113,18 @@ static int parse_count_list(const char *s, double max, double *v)
 		if (v[i] != floor(v[i]))
 			return -1;
 	return n;
+}
+
+/* The first value given twice in v, or NULL: a point measured twice
+ * (grid, or curve) took a second --point of the drive's time, and the
+ * list was more likely mistyped ("1,4,4" for "1,4,8") than meant. */
+static const double *list_dup(const double *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (v[i] == v[j])
+				return &v[i];
+	return NULL;
 }
 
 static char *list_text(const double *v, unsigned n)
@@ -294,6 +307,22 @@ int cmd_sweep(int argc, char **argv)
 	if (w.synth.nsets && !w.synth.profile) {
 		rc = cli_usage_error("sweep", "--set needs --synth");
 		goto out;
+	}
+	{
+		const struct { const char *name; const double *v; int n; } lists[] = {
+			{ "--threads", threads, nthreads }, { "--qd", qd, nqd },
+			{ "--rates", rates, nrates },
+		};
+
+		for (unsigned i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+			const double *d = list_dup(lists[i].v, lists[i].n);
+
+			if (d) {
+				rc = cli_usage_error("sweep", "%s: %g given twice (each point is "
+						     "measured once)", lists[i].name, *d);
+				goto out;
+			}
+		}
 	}
 	if (w.synth.profile) {
 		struct rpl_source *probe;

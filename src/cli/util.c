@@ -70,6 +70,7 @@ void cli_err_open(const char *file, int err)
 void cli_err_source(const char *file, const struct rpl_source *src, int err)
 {
 	char where[96] = "";
+	const char *why;
 
 	if (!src) {
 		/* rpl_source_open() keeps a CSV source that failed; what it
@@ -79,9 +80,9 @@ void cli_err_source(const char *file, const struct rpl_source *src, int err)
 	}
 	if (src->ops->where)
 		src->ops->where((struct rpl_source *)src, where, sizeof(where));
-	if (!strcmp(src->format, "csv") && err == IST_EFORMAT)
-		cli_err("%s: %s: expected the header row '%s'", file, where[0] ? where : "line 1",
-			IST_CSV_HEADER);
+	why = src->ops->why ? src->ops->why((struct rpl_source *)src) : NULL;
+	if (why)
+		cli_err("%s: %s%s%s", file, where, where[0] ? ": " : "", why);
 	else if (where[0])
 		cli_err("%s: %s: %s", file, where, ist_strerror(err));
 	else

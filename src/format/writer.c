@@ -182,17 +182,21 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	w->foot = ist_header_new();
 	if (!w->colbuf || !w->anstmp || !w->acc || !w->hist || !w->foot)
 		return -ENOMEM;
+	w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+	if (!w->zbuf)
+		return -ENOMEM;
 	if (w->effort == IST_EFFORT_DEFAULT) {
-		/* the fast writer neither deflates nor tries ARITH */
-		w->zbuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
+		/* the fast writer does not try ARITH */
 		w->abuf = malloc(FMT_MAX_COL_BYTES(w->chunk_records));
-		if (!w->zbuf || !w->abuf)
+		if (!w->abuf)
 			return -ENOMEM;
-		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
-				 Z_DEFAULT_STRATEGY) != Z_OK)
-			return IST_EZLIB;
-		w->zs_ready = 1;
+	} else {
+		w->level = DEFAULT_LEVEL; /* and deflates at level 1 */
 	}
+	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return IST_EZLIB;
+	w->zs_ready = 1;
 	if (h) {
 		ret = ist_totals_acc_reserve_dev(w->acc,
 						 ist_header_device_count(h));
@@ -308,6 +312,9 @@ static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
 	return 0;
 }
 
+/* Columns from which try_deflate() decides on a sample first. */
+#define DEFL_SAMPLE_MIN 16384
+
 /* Deflates [in, in + len) into out if that is shorter than limit;
  * returns the deflated size or 0, *full telling whether a large column
  * was deflated whole (not only its sample). */
@@ -317,7 +324,7 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	*full = 0;
 	if (len < 64)
 		return 0;
-	if (len > 16384) {
+	if (len > DEFL_SAMPLE_MIN) {
 		/* random offsets or latencies barely deflate, and ANS
 		 * often does better: a sample of the column says whether
 		 * the whole is worth trying (deflate on the whole does
@@ -337,7 +344,7 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	}
 	if (deflateReset(&w->zs) != Z_OK)
 		return 0;
-	*full = len > 16384; /* a deflate of a large column: the costly kind */
+	*full = len > DEFL_SAMPLE_MIN; /* a deflate of a large column: the costly kind */
 	w->zs.next_in = (Bytef *)in;
 	w->zs.avail_in = (uInt)len;
 	w->zs.next_out = out;
@@ -393,24 +400,37 @@ static int write_chunk(ist_writer *w)
 		a = fmt_ans_encode(w->colbuf, d->raw_len,
 				   d->coding == FMT_CODE_HIST ? n : 0,
 				   w->data + dlen, limit, w->anstmp);
-		/* the fast writer keeps ANS or plain: a deflate trial
-		 * (zlib, even at level 1) costs more than ANS's count and
-		 * encode together, and ARITH's adaptive coder more still */
 		z = m = 0;
-		if (w->effort == IST_EFFORT_DEFAULT) {
-			if (w->defl_skip[c]) {
-				w->defl_skip[c]--;
-			} else {
-				int full;
+		if (w->defl_skip[c]) {
+			w->defl_skip[c]--;
+		} else if (w->effort == IST_EFFORT_DEFAULT) {
+			int full;
 
-				z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
-						a ? a : limit, &full);
-				if (!z && full && a)
-					w->defl_skip[c] = DEFL_BACKOFF;
-			}
+			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
+					a ? a : limit, &full);
+			if (!z && full && a)
+				w->defl_skip[c] = DEFL_BACKOFF;
+		} else if (d->raw_len > DEFL_SAMPLE_MIN) {
+			int full;
+
+			/* The fast writer keeps ANS or plain: deflating a
+			 * column (zlib, even at level 1) costs more than
+			 * ANS's count and encode together, and ARITH's
+			 * adaptive coder more still.  But long repeats,
+			 * which only deflate's matches see (a replicated
+			 * sample: deflate 20 times smaller than ANS), are
+			 * not given up: a column whose 4 KiB sample
+			 * promises half of ANS's size is deflated, and a
+			 * column that promised nothing is not sampled
+			 * again for DEFL_BACKOFF chunks. */
+			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
+					(a ? a : limit) / 2, &full);
+			if (!z)
+				w->defl_skip[c] = DEFL_BACKOFF;
+		}
+		if (w->effort == IST_EFFORT_DEFAULT)
 			m = try_arith(w->colbuf, d, n, w->abuf,
 				      z ? z : a ? a : limit);
-		}
 		if (m) {
 			memcpy(w->data + dlen, w->abuf, m);
 			d->store = FMT_STORE_ARITH;

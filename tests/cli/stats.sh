@@ -40,7 +40,25 @@ expect_grep '"skew": \{"top1": [0-9.]+, "top10": 0\.(89|90|91)' "$TMP/out"
 
 # errors
 expect_status 1 "$IOSTORM" stats "$D/broken.csv"
-expect_err_line "^iostorm: $D/broken.csv: line 3: parse error\$"
+expect_err_line "^iostorm: $D/broken.csv: line 3: field op: unknown op 'rread'\$"
+# a CSV is read as convert and replay read it (it took any first line that
+# began with "t_ns", or none, and said "parse error" for any bad line)
+printf 't_ns,dev\n0,0,read,0,4096,100,1,0,\n' >"$TMP/hdr.csv"
+expect_status 1 "$IOSTORM" stats "$TMP/hdr.csv"
+expect_err_line "^iostorm: $TMP/hdr.csv: line 1: expected the header row 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags'\$"
+printf '0,0,read,0,4096,100,1,0,\n' >"$TMP/nohdr.csv"
+expect_status 1 "$IOSTORM" stats "$TMP/nohdr.csv"
+expect_err_line "^iostorm: $TMP/nohdr.csv: line 1: expected the header row "
+# convert's CSV: its trace header names the devices, as the IST's does
+expect_status 0 "$IOSTORM" stats "$DATA/format/small.ist"
+grep '^sda ' "$TMP/out" >"$TMP/ist.row" || fail "no sda row for the IST"
+ok
+expect_status 0 "$IOSTORM" convert "$DATA/format/small.ist" "$TMP/small.csv"
+expect_status 0 "$IOSTORM" stats "$TMP/small.csv"
+grep '^sda ' "$TMP/out" >"$TMP/csv.row" || fail "no sda row for its CSV"
+ok
+cmp -s "$TMP/ist.row" "$TMP/csv.row" || fail "the CSV's sda row differs from the IST's"
+ok
 expect_status 1 "$IOSTORM" stats "$TMP/missing.ist"
 expect_err_line "^iostorm: $TMP/missing.ist: "
 printf 'not a trace' >"$TMP/junk.ist"

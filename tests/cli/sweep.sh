@@ -109,6 +109,13 @@ expect_status 2 "$IOSTORM" sweep --pattern nope --null -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 0 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --rates 10,...,50 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --point 1ms -o "$TMP/x.json"
+# a value given twice is a usage error (--qd 1,4,4 measured 4 twice and
+# wrote both points)
+for l in "--qd 1,4,4" "--threads 2,1,2" "--rates 10,20,...,50,30"; do
+	expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null $l --point 10ms -o "$TMP/x.json"
+	expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: ${l%% *}: $(echo "$l" | sed 's/.*[,]//') given twice (each point is measured once)" "sweep $l"
+	[ ! -e "$TMP/x.json" ] || fail "sweep $l: result written"
+done
 # counts are whole numbers (1.5 threads ran 1 and the result said 1.5);
 # an empty item is no item (1,,2 was taken as 1,2)
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 1.5 -o "$TMP/x.json"

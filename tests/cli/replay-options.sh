@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# replay-options.sh - an option that the chosen mode would ignore is a
+# usage error (exit 2, nothing replayed), in any order of the options;
+# the combinations that use it still run.
+. "$top_srcdir/tests/cli/lib.sh"
+
+printf '%s\n' t_ns,dev,op,offset,len,lat_ns,stream,txn,flags \
+	0,0,read,0,4096,1000,1,1, 1000,0,write,4096,4096,1000,1,1,dependent \
+	2000,0,read,8192,4096,1000,2,2, >"$TMP/t.csv"
+
+# refused EXPECTED-MESSAGE OPTIONS...
+refused() {
+	msg=$1; shift
+	expect_status 2 "$IOSTORM" replay "$TMP/t.csv" "$@" --json "$TMP/r.json"
+	expect_eq "$(head -1 "$TMP/err")" "iostorm replay: $msg" "replay $*"
+	[ ! -e "$TMP/r.json" ] || fail "replay $*: result written"
+	ok
+}
+# --timing after --rate was dropped (the rate kept); before it, refused
+refused "--rate and --timing closed exclude each other" --null --rate 100 --timing closed
+refused "--rate and --timing closed exclude each other" --null --timing closed --rate 100
+refused "--rate and --timing afap exclude each other" --null --rate 100 --timing afap
+# --speed scales recorded times: afap and --rate have none
+refused "--speed and --timing afap exclude each other (it scales the recorded times of original and closed timing)" \
+	--null --timing afap --speed 2
+refused "--speed and --rate exclude each other (it scales the recorded times of original and closed timing)" \
+	--null --speed 2 --rate 100
+# think times are closed timing's
+refused "--think-scale needs --timing closed" --null --think-scale 2
+refused "--think-scale needs --timing closed" --null --timing afap --think-scale 0.5
+# the null back-end's latency, a created file's size
+refused "--null-latency needs --null" --target "$TMP/f.img" --create --null-latency 10us
+refused "--size needs --create" --target "$TMP/f.img" --size 1M
+[ ! -e "$TMP/f.img" ] || fail "a target was created"
+ok
+
+# used: still run
+for o in "--rate 100 --timing original" "--timing original --rate 100" "--speed 2" \
+	 "--timing closed --speed 2" "--timing closed --think-scale 0.5" \
+	 "--null-latency 10us --virtual-time"; do
+	expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null $o --quiet --json "$TMP/ok.json"
+done
+done_ok
