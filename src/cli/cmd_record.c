@@ -793,6 +793,10 @@ int cmd_record(int argc, char **argv)
 		if (!strcmp(a, b))
 			return cli_usage_error("record", "--sched FILE must not be the output");
 	}
+	ol = strlen(out);
+	/* as convert --fast: an option that would do nothing is refused */
+	if (compact && ol > 4 && !strcmp(out + ol - 4, ".csv"))
+		return cli_usage_error("record", "--compact applies to an IST output (OUT is CSV)");
 	if (check_written(out, &file, 1) || (sched && check_written(sched, &file, 1)))
 		return EXIT_FAIL;
 	s = calloc(1, sizeof(*s));
@@ -804,7 +808,6 @@ int cmd_record(int argc, char **argv)
 	s->sched_path = sched;
 	memcpy(s->sched_comm, comms, ncomm * sizeof(*comms));
 	s->nsched_comm = ncomm;
-	ol = strlen(out);
 	s->is_csv = ol > 4 && !strcmp(out + ol - 4, ".csv");
 	s->h = ist_header_new();
 	if (!s->h) {

@@ -209,6 +209,11 @@ mv "$TMP/out" "$TMP/rf.csv"
 expect_status 0 "$IOSTORM" cat "$TMP/rc.ist"
 cmp -s "$TMP/rf.csv" "$TMP/out" || fail "record --compact: other records"
 ok
+# with a CSV output --compact would do nothing: a usage error, no file
+expect_status 2 "$IOSTORM" record -q --compact --from-pcap "$CAP/iscsi.pcap" -o "$TMP/rc.csv"
+expect_grep "compact applies to an IST output" "$TMP/err"
+[ ! -e "$TMP/rc.csv" ] || fail "record --compact left a CSV behind"
+ok
 
 # A capture of a SYN flood, one new connection a packet: linear (80,000
 # took 84 s of CPU: a scan of every connection to evict one, and of the
