@@ -322,6 +322,8 @@ static int rq_parse(const char *line, struct rq_iv *iv, int version)
 	iv->kind = RQ_FOREIGN;
 	iv->cpu = 0;
 	iv->has_cpu = 0;
+	iv->wk = WK_FIRST; /* rq_classify() tells, for the "c" lines */
+	iv->sleep_from = 0;
 	if ((*line == 'c' || *line == 'r' || (*line == 'w' && version >= 2)) &&
 	    (line[1] == ' ' || line[1] == '\t')) {
 		iv->kind = *line == 'c' ? RQ_CPU : *line == 'r' ? RQ_RUNNABLE : RQ_CLIENT;
@@ -1007,8 +1009,9 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
  * stream's I/O when the replayed I/O completed in the issuing thread (no
  * sleep on the target), with the preemptions of other streams' bursts
  * that such wake-ups made; and the wake-ups after a lock wait (the gap
- * before a head that takes the commit lock), given back after the lock's
- * release when the replay does wait for it (lock_deadline).
+ * before a head that takes the commit lock) when the replay does not wait
+ * for the lock (when it does, lock_deadline, their cost is served on a
+ * virtual CPU as the I/O issues, rpl_closed_issued).
  */
 /* --wake-cost: the CPU time (at most cpu) taken off the gap before h for
  * the wake-ups the replay does not cause (see think_end). */

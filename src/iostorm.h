@@ -174,8 +174,8 @@ enum ist_effort {
 	IST_EFFORT_DEFAULT = 0,
 	/* plain or ANS, no ARITH, and deflate (level 1) only where a 4 KiB
 	 * sample of a column promises half of ANS's size (long repeats):
-	 * about 1.3-2 times the writer's speed for files 0-25 % larger
-	 * (bench/README.md) */
+	 * up to 2.3 times the writer's speed on the bench traces, files
+	 * 0-25 % larger, small ones more (bench/README.md) */
 	IST_EFFORT_FAST = 1,
 };
 

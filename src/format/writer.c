@@ -32,6 +32,9 @@ struct ist_writer {
 
 	struct fmt_cols cols; /* the current chunk, by field */
 	size_t nrecs;
+	/* per column, the OR of every value's difference from the chunk's
+	 * first: 0 for a constant column (see copy_cols()) */
+	uint64_t diff[FMT_NCOLS];
 
 	uint8_t *colbuf;     /* one coded column */
 	uint8_t *zbuf;       /* its deflated form */
@@ -390,6 +393,11 @@ static int write_chunk(ist_writer *w)
 		w->data = d;
 		w->data_cap = need;
 	}
+	/* which columns are constant, known from the copy */
+	w->cols.known = (1u << FMT_NCOLS) - 1;
+	w->cols.same = 0;
+	for (unsigned c = 0; c < FMT_NCOLS; c++)
+		w->cols.same |= (uint32_t)!w->diff[c] << c;
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		struct fmt_coldesc *d = &desc[c];
 		size_t a, m, z, limit;
@@ -483,6 +491,7 @@ static int write_chunk(ist_writer *w)
 	    (ret = write_all(w, w->data, dlen)))
 		return ret;
 	w->nrecs = 0;
+	memset(w->diff, 0, sizeof(w->diff));
 	return 0;
 }
 
@@ -500,9 +509,17 @@ static inline int check_record(const struct ist_record *r)
  * set, checks them on the way: one pass over the caller's records, which
  * are often not in the cache.  The arrays are held in locals: a store to
  * the op bytes may alias anything, and fmt_cols_set() through dst had
- * every pointer loaded again for every record. */
+ * every pointer loaded again for every record.
+ *
+ * On the way it ORs each field's difference from the chunk's first
+ * record into diff[] (only once the whole copy succeeded): a column whose
+ * diff stays 0 is constant.  The encoders had to read every value of the
+ * chunk again to find that out, from memory (a chunk's columns, 3.3 MiB,
+ * do not stay in the cache): 4 % of the fast writer's vscsi import, five
+ * of whose nine columns are constant. */
 static inline int copy_cols(const struct fmt_cols *dst, size_t at,
-			    const struct ist_record *recs, size_t n, int check)
+			    const struct ist_record *recs, size_t n, int check,
+			    uint64_t *diff)
 {
 	uint64_t *t = dst->t + at, *offset = dst->offset + at;
 	uint64_t *lat = dst->lat + at, *stream = dst->stream + at;
@@ -510,7 +527,30 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 	uint32_t *len = dst->len + at, *dev = dst->dev + at;
 	uint16_t *flags = dst->flags + at;
 	uint8_t *op = dst->op + at;
+	uint64_t bt, bo, bl, bs, bx, dt = 0, dof = 0, dl = 0, ds = 0, dx = 0;
+	uint32_t blen, bdev, bfo, dlen = 0, ddev = 0, dfo = 0; /* fo: flags, op */
 
+	if (!n)
+		return 0;
+	if (at) {
+		bt = dst->t[0];
+		bo = dst->offset[0];
+		bl = dst->lat[0];
+		bs = dst->stream[0];
+		bx = dst->txn[0];
+		blen = dst->len[0];
+		bdev = dst->dev[0];
+		bfo = dst->flags[0] | (uint32_t)dst->op[0] << 16;
+	} else {
+		bt = recs[0].t_ns;
+		bo = recs[0].offset;
+		bl = recs[0].lat_ns;
+		bs = recs[0].stream;
+		bx = recs[0].txn;
+		blen = recs[0].len;
+		bdev = recs[0].dev;
+		bfo = recs[0].flags | (uint32_t)recs[0].op << 16;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ist_record *r = &recs[i];
 
@@ -529,7 +569,24 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 		dev[i] = r->dev;
 		flags[i] = r->flags;
 		op[i] = r->op;
+		dt |= r->t_ns ^ bt;
+		dof |= r->offset ^ bo;
+		dl |= r->lat_ns ^ bl;
+		ds |= r->stream ^ bs;
+		dx |= r->txn ^ bx;
+		dlen |= r->len ^ blen;
+		ddev |= r->dev ^ bdev;
+		dfo |= (r->flags | (uint32_t)r->op << 16) ^ bfo;
 	}
+	diff[FMT_COL_T] |= dt;
+	diff[FMT_COL_OFFSET] |= dof;
+	diff[FMT_COL_LAT] |= dl;
+	diff[FMT_COL_STREAM] |= ds;
+	diff[FMT_COL_TXN] |= dx;
+	diff[FMT_COL_LEN] |= dlen;
+	diff[FMT_COL_DEV] |= ddev;
+	diff[FMT_COL_FLAGS] |= dfo & 0xffff;
+	diff[FMT_COL_OP] |= dfo >> 16;
 	return 0;
 }
 
@@ -545,7 +602,7 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 	 * chunk grows only once all is well), the rest on its own. */
 	if (k > n)
 		k = n;
-	ret = copy_cols(&w->cols, w->nrecs, recs, k, 1);
+	ret = copy_cols(&w->cols, w->nrecs, recs, k, 1, w->diff);
 	for (size_t i = k; !ret && i < n; i++)
 		ret = check_record(&recs[i]);
 	if (ret)
@@ -567,7 +624,7 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		k = w->chunk_records - w->nrecs;
 		if (k > n)
 			k = n;
-		copy_cols(&w->cols, w->nrecs, recs, k, 0);
+		copy_cols(&w->cols, w->nrecs, recs, k, 0, w->diff);
 		w->nrecs += k;
 		recs += k;
 		n -= k;
