@@ -17,6 +17,8 @@
 #
 # FORMATS="tencent vscsi" runs only those; BENCH_INPUTS=DIR keeps the
 # generated inputs in DIR and reuses them on later runs (same RECORDS).
+# IMPORT_OPTS="--fast" adds options to the imports that write (and, for
+# --fast, has "write s" measure the writer's fast effort too).
 #
 # Needs the built ./iostorm, perl, bc, GNU time, taskset and
 # ../shared/realdata (SHARED_DIR).  For blktrace and blkparse "records"
@@ -93,6 +95,9 @@ prep() {
 }
 
 SPEED=${IST_SPEED:-$PWD/bench/ist_speed}
+read -r -a iopts <<<"${IMPORT_OPTS:-}"
+sopts=()
+case " ${IMPORT_OPTS:-} " in *" --fast "*) sopts=(--fast) ;; esac
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)
@@ -111,14 +116,14 @@ for fmt in $FORMATS; do
 	blktrace) args=(--format blktrace); size=$(stat -c %s "$in.blktrace.0") ;;
 	*) size=$(stat -c %s "$in") ;;
 	esac
-	"$IOSTORM" import "${args[@]}" "$in" -o "$W/o.ist" >"$W/summary"
+	"$IOSTORM" import "${iopts[@]}" "${args[@]}" "$in" -o "$W/o.ist" >"$W/summary"
 	recs=$(sed -n 's/^imported \([0-9]*\) records.*/\1/p' "$W/summary")
 	# blktrace: the work is the events read (Q, G, I, D, C, ...), not the
 	# D records written
 	[ "$fmt" != blktrace ] || recs=$(cat "$IN/events")
 	# blkparse: likewise the event lines read (one D record per ~300 here)
 	[ "$fmt" != blkparse ] || recs=$(wc -l <"$in")
-	t=$(timeit taskset -c 0 "$IOSTORM" import -q "${args[@]}" "$in" -o "$W/o.ist")
+	t=$(timeit taskset -c 0 "$IOSTORM" import -q "${iopts[@]}" "${args[@]}" "$in" -o "$W/o.ist")
 	tp=$(timeit taskset -c 0 "$IOSTORM" import -q --check "${args[@]}" "$in")
 	if [ "$fmt" = blktrace ] || [ "$fmt" = vscsi ]; then
 		peer=$(timeit taskset -c 0 cat "${in}"* ); peer_name=cat
@@ -127,7 +132,7 @@ for fmt in $FORMATS; do
 	fi
 	wt=-
 	if [ -x "$SPEED" ]; then
-		wt=$(taskset -c 0 "$SPEED" "$W/o.ist" "$RUNS" |
+		wt=$(taskset -c 0 "$SPEED" "${sopts[@]}" "$W/o.ist" "$RUNS" |
 			awk '{ printf "%.3f", $2 / $4 }')
 	fi
 	printf '%-10s %9d %6.0f %11.0f %11.0f %8.3f %8.3f %8.3f %9s %8s %9s\n' "$fmt" "$recs" "$(echo "$size / 1048576" | bc -l)" \

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ist_speed.c - IST encode/decode speed on one core (bench/format.sh).
- *   ist_speed FILE.ist [RUNS [BATCH]]  median encode and decode records/s,
+ *   ist_speed [--fast] FILE.ist [RUNS [BATCH]]
+ *                                  median encode and decode records/s,
  *                                  decode reading BATCH records a call
- *                                  (65536: cat, convert; replay reads 512)
+ *                                  (65536: cat, convert; replay reads 512),
+ *                                  encode with IST_EFFORT_FAST if --fast
  *   ist_speed --synth N OUT.ist    writes a synthetic database-like trace
  */
 #include "config.h"
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
 	int runs = 5, ret;
 	size_t passes, batch = 65536;
 	double enc[32], dec[32];
+	struct ist_writer_opts wo = { 0 };
 
 	if (argc == 4 && !strcmp(argv[1], "--synth")) {
 		ret = synth(strtoull(argv[2], NULL, 10), argv[3]);
@@ -116,8 +119,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ist_speed: %s\n", ist_strerror(ret));
 		return ret ? 1 : 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--fast")) {
+		wo.effort = IST_EFFORT_FAST;
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: ist_speed FILE.ist [RUNS [BATCH]] | --synth N OUT.ist\n");
+		fprintf(stderr, "usage: ist_speed [--fast] FILE.ist [RUNS [BATCH]] | --synth N OUT.ist\n");
 		return 2;
 	}
 	if (argc > 2)
@@ -170,7 +178,7 @@ int main(int argc, char **argv)
 
 		/* encode: the same records, to /dev/null */
 		t0 = now();
-		ist_writer_open_fd(&w, fd, ist_reader_header(r), NULL);
+		ist_writer_open_fd(&w, fd, ist_reader_header(r), &wo);
 		for (size_t p = 0; p < passes; p++)
 			for (size_t j = 0; j < n; j += 65536)
 				ist_writer_write(w, all + j, n - j < 65536 ? n - j : 65536);

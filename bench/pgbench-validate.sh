@@ -23,6 +23,11 @@
 #   --cpus puts on the same CPUs; default pgbench; "": not recorded),
 #   AREF=1 (run A a second time, not recorded: the recorder's cost),
 #   CPU_SCALE (with CPUS: replay --cpu-scale F, a what-if),
+#   WAKE (with CPUS: replay --wake-cost WAKE, the recorded wake-ups the
+#   replay does not cause taken off the CPU; default auto; "": not),
+#   PAIR=1 (with WAKE: replay each capture also without --wake-cost, the
+#   previous model, on the same target: "# run N: paired" lines and their
+#   medians), BTWICE=1 (run B twice: B's own spread beside the error),
 #   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
 #   CPUs not in PIN's list; default: none), BREC=1 (record B's run too,
 #   into runN.b.cap.ist and .sched: B's recorded CPU, for diagnosis only).
@@ -40,6 +45,7 @@ GROUP=${GROUP:-auto}
 SCHED=${SCHED:-1}
 CPUS=${CPUS-auto}
 CLIENT=${CLIENT-pgbench}
+WAKE=${WAKE-auto}
 if [ "$CPUS" = auto ]; then # B's CPUs as the user pinned them: taskset -c LIST
 	CPUS=$(echo "$PIN" | awk '$1 == "taskset" && $2 == "-c" { n = split($3, a, ",")
 		for (i = 1; i <= n; i++) { if (split(a[i], r, "-") == 2) c += r[2] - r[1] + 1; else c++ }
@@ -173,13 +179,15 @@ bench() {
 			'BEGIN { printf "%.0f", (n > 0 ? (b - a) * 1e6 / hz / n : 0) }')"
 }
 
-# predict CAPTURE PREFIX G A_TXNS : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
+# predict CAPTURE PREFIX G A_TXNS [prev] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
 # (TPS: the streams' summed transaction rates, transactions.tps_streams)
 predict() {
 	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	ts=""
 	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${CPUS:+ --cpus $CPUS}${CPU_SCALE:+ --cpu-scale $CPU_SCALE}"
+	[ "$SCHED" = 1 ] && [ -n "$CPUS" ] && [ -n "$WAKE" ] && [ "${5:-}" != prev ] &&
+		ts="$ts --wake-cost $WAKE"
 	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts
 	python3 - "$2.json" <<'PY'
@@ -196,7 +204,7 @@ PY
 setup "$LOOP" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 echo "# A_cpu, B_cpu: us of busy time of PIN's CPUs per pgbench transaction; rec_cpu: us of recorded CPU time (streams' and clients') per A transaction"
@@ -218,11 +226,26 @@ while [ "$i" -le "$RUNS" ]; do
 	else
 		b=$(bench "$MNT_B" "$PORT_B" "$p.b")
 	fi
+	b2=""
+	if [ "${BTWICE:-0}" = 1 ]; then # B again: its own spread
+		b2=$(bench "$MNT_B" "$PORT_B" "$p.b2")
+		echo "# run $i: B again: tps p99 sync/s cpu: $b2"
+	fi
 	g=""
 	if [ "$GROUP" = auto ]; then # A's transactions per WAL fsync
 		g=$(echo "$a" | awk '{ g = $3 > 0 ? $1 / $3 : 1; printf "%.3f", g < 1 ? 1 : g }')
 	fi
-	c=$(predict "$p.cap.ist" "$p" "$g" "$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.pgbench")")
+	na=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.pgbench")
+	c=$(predict "$p.cap.ist" "$p" "$g" "$na")
+	if [ "${PAIR:-0}" = 1 ]; then # the previous model on the same capture
+		cp=$(predict "$p.cap.ist" "$p.prev" "$g" "$na" prev)
+		echo $a $b $cp $b2 | awk -v i="$i" '{ e = 100 * ($9 - $5) / $5; ep = 100 * ($10 - $6) / $6
+			printf "# run %s: paired: previous model pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)", i, $9, e, $10, ep
+			if (NF >= 15) printf "; B again %.1f TPS (%+.1f%% of B) p99 %.2f ms", $12, 100 * ($12 - $5) / $5, $13
+			printf "\n" }'
+		echo $a $b $cp $b2 | awk '{ printf "%.1f %.1f %s\n", 100 * ($9 - $5) / $5, 100 * ($10 - $6) / $6,
+			(NF >= 15 ? sprintf("%.1f", 100 * ($12 - $5) / $5) : "-") }' >>"$W/paired"
+	fi
 	set -- $a $b $c
 	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v ac="$4" -v bt="$5" -v bp="$6" -v bs="$7" -v bc="$8" -v ct="$9" -v cp="${10}" -v cc="${11}" -v i="$i" 'BEGIN {
 		printf "%-4s %9.1f %8.2f %8.1f %9.1f %8.2f %8.1f %9.1f %8.2f %+7.1f%% %+7.1f%% %6.0f %6.0f %6.0f\n", i, at, ap, as, bt, bp, bs, ct, cp,
@@ -241,3 +264,11 @@ awk '{ for (c = 2; c <= NF; c++) { v[c, NR] = $c + 0 } n = NR; nf = NF }
 		fmt = c >= 12 ? " %6.0f" : c >= 10 ? " %+7.1f%%" : (c == 2 || c == 5 || c == 8 ? " %9.1f" : (c == 4 || c == 7 ? " %8.1f" : " %8.2f")); printf fmt, m
 	      }
 	      printf "\n" }' "$W/rows"
+if [ -s "$W/paired" ]; then # medians of the paired errors (and of B's second runs)
+	awk '{ for (c = 1; c <= 3; c++) v[c, NR] = $c; n = NR }
+		END { for (c = 1; c <= 3; c++) {
+			k = 0; for (i = 1; i <= n; i++) if (v[c, i] != "-") a[++k] = v[c, i] + 0
+			for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			m[c] = !k ? "-" : sprintf("%+.1f%%", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) }
+		      printf "# med paired: previous model err_tps %s err_p99 %s; B again vs B %s\n", m[1], m[2], m[3] }' "$W/paired"
+fi

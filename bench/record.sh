@@ -26,7 +26,8 @@
 # tracepoints included) per I/O, alone and recorded, and the CPU cost of the
 # recording: fio's extra CPU time per I/O plus the recorder's, over fio's
 # alone (what the slowdown is when fio keeps every CPU busy); stabler than
-# IOPS on a shared machine.
+# IOPS on a shared machine.  With both record and record2 it also prints
+# the medians of their per-round differences.
 set -euo pipefail
 RUNS=${1:-5}
 SECS=${2:-4}
@@ -200,4 +201,17 @@ for v in "${vars[@]:1}"; do
 		"$(median "$tmp/rec.$v" %.0f)" "$(median "$tmp/slow.$v" %.1f)" "$(median "$tmp/ca" %.2f)" \
 		"$(median "$tmp/cr.$v" %.2f)" "$(median "$tmp/cc.$v" %.1f)" "$(median "$tmp/rc.$v" %.2f)us"
 done
+# Two recorders in the same rounds: their per-round differences (each
+# round's pair ran minutes apart at most, against the same fio alone), a
+# finer comparison than the difference of the two medians.
+if [ -s "$tmp/slow.record" ] && [ -s "$tmp/slow.record2" ]; then
+	echo "# paired, record - record2: median of the per-round differences (rounds where record is lower)"
+	for m in slow:slowdown:pts cc:cpu-cost:pts rc:rec-cpu:us; do
+		f=${m%%:*}; rest=${m#*:}
+		paste "$tmp/$f.record" "$tmp/$f.record2" | awk '{ print $1 - $2, ($1 < $2) }' >"$tmp/diff"
+		awk '{ print $1 }' "$tmp/diff" >"$tmp/d1"
+		printf '# %-9s %+8.3f %s (%d of %d)\n' "${rest%%:*}" "$(median "$tmp/d1" %.3f)" "${rest#*:}" \
+			"$(awk '{ n += $2 } END { print n }' "$tmp/diff")" "$(wc -l <"$tmp/diff")"
+	done
+fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -38,6 +38,9 @@ static int null_prep(struct rpl_worker *w, struct rpl_slot *s)
 	struct null_priv *n = w->be_priv;
 
 	s->done_at = s->issue + w->run->o.null_latency_ns;
+	/* --inline always: the null device completes its I/O in the issuing
+	 * thread, as a RAM device does (no sleep for the completion) */
+	s->io.sync = w->run->o.inline_io == RPL_INLINE_ALWAYS;
 	s->next = UINT32_MAX;
 	if (n->tail == UINT32_MAX)
 		n->head = s->idx;

@@ -359,6 +359,7 @@ static int inline_io(struct rpl_worker *w, struct uring_priv *u, struct rpl_slot
 		break;
 	}
 	w->inline_ios++;
+	s->io.sync = 1; /* the worker did it: no sleep for its completion */
 	u->done_idx[u->ndone] = s->idx;
 	u->done_res[u->ndone] = res;
 	u->done_t[u->ndone] = rpl_mono_ns();

@@ -136,6 +136,14 @@ struct cl_node {
 	uint64_t client_sleep; /* --think-sched: the part asleep until a
 				  client woke it, */
 	uint64_t client_cpu;   /* and the clients' CPU time for those sleeps */
+	/* --wake-cost: the bursts in the gap after a wake-up that was not a
+	 * client's: its I/O's completion (the sleep spanned the stream's
+	 * recorded completion that opened the gap), another (a lock), and
+	 * the preemptions by such a wake-up of another stream */
+	unsigned n_iowake, n_wake, n_prewake;
+	uint64_t wake_back;    /* the lock wake-ups' cost taken off, given
+				  back when the replay waits for the lock */
+	int lock_waited;       /* its lock deadline was a wait */
 	uint64_t cpu_end;      /* --cpus: its on-CPU part served until then */
 	int cpu_served;        /* cpu_end is set */
 	unsigned next;
@@ -160,7 +168,8 @@ struct cl_stream {
 	int in_sec;
 	/* --think-sched, in trace order (at add time) */
 	uint64_t rq_from;      /* max recorded completion of the added I/Os */
-	uint64_t rq_acc[6];    /* intervals of its open gap read early */
+	uint64_t rq_acc[9];    /* intervals of its open gap read early */
+	int last_sync;         /* its latest completion did not sleep */
 };
 
 /* A recorded commit section: a stream's first write of the commit device
@@ -187,13 +196,37 @@ static int ent_before(const struct cl_heap_ent *a, const struct cl_heap_ent *b)
  * a client woke the stream (cpu: the client's CPU time for it).
  * RQ_CLIENT_CPU, RQ_CPU_RT: the indexes of the clients' CPU and of the
  * streams' charged CPU in the sums. */
-enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE, RQ_CLIENT, RQ_CLIENT_CPU, RQ_CPU_RT, RQ_SUMS };
+enum { RQ_FOREIGN, RQ_CPU, RQ_RUNNABLE, RQ_CLIENT, RQ_CLIENT_CPU, RQ_CPU_RT,
+       RQ_N_IOWAKE, RQ_N_WAKE, RQ_N_PREWAKE, RQ_SUMS };
+/* What an on-CPU interval followed: the stream's first one, a client's
+ * wake-up, another wake-up (an I/O's completion, a lock), a preemption,
+ * a preemption by another stream's burst after such a wake-up. */
+enum { WK_FIRST, WK_CLIENT, WK_WAKE, WK_PREEMPT, WK_PREWAKE };
 _Static_assert(RQ_SUMS == sizeof(((struct cl_stream *)0)->rq_acc) / sizeof(uint64_t),
 	       "cl_stream.rq_acc holds the sums");
 struct rq_iv {
 	uint64_t stream, a, b, cpu;
 	int kind;
 	int has_cpu;            /* RQ_CPU: cpu is its runtime */
+	int wk;                 /* RQ_CPU: WK_*, what it followed */
+	uint64_t sleep_from;    /* WK_CLIENT, WK_WAKE: the sleep's start */
+};
+
+/* The classifier's state of one stream, in the sidecar's order: its latest
+ * on-CPU interval's end, its latest runnable interval and client sleep. */
+struct rq_cls_st {
+	uint64_t id, c_end, r_a, r_b, w_a;
+	int have_c, have_r, have_w;
+};
+#define RQ_WAKE_RING 64
+struct rq_cls {
+	struct u64map map;
+	struct rq_cls_st *st;
+	unsigned n, cap;
+	/* the starts of the latest bursts after a non-client wake-up: a
+	 * preemption at one of them was by that wake-up */
+	uint64_t wake_at[RQ_WAKE_RING];
+	unsigned wake_next;
 };
 
 /* An interval read ahead: live until a gap takes it, in its stream's
@@ -231,6 +264,7 @@ struct rpl_closed {
 	int rq_have;            /* rq_next holds the next interval */
 	int rq_version;         /* of its header (checked before) */
 	struct rq_iv rq_next;
+	struct rq_cls cls;      /* what each on-CPU interval followed */
 	/* the intervals read ahead, not yet given to a gap: in a pool, each
 	 * in its stream's list (its gaps take them) and in a heap by the time
 	 * they go stale (the other streams' I/Os sweep them): each I/O visits
@@ -288,6 +322,8 @@ static int rq_parse(const char *line, struct rq_iv *iv, int version)
 	iv->kind = RQ_FOREIGN;
 	iv->cpu = 0;
 	iv->has_cpu = 0;
+	iv->wk = WK_FIRST; /* rq_classify() tells, for the "c" lines */
+	iv->sleep_from = 0;
 	if ((*line == 'c' || *line == 'r' || (*line == 'w' && version >= 2)) &&
 	    (line[1] == ' ' || line[1] == '\t')) {
 		iv->kind = *line == 'c' ? RQ_CPU : *line == 'r' ? RQ_RUNNABLE : RQ_CLIENT;
@@ -344,6 +380,150 @@ static char *rq_gets(char *line, size_t size, FILE *f, size_t *len)
 	end = memrchr(line, '\0', size);
 	*len = end ? (size_t)(end - line) : 0;
 	return line;
+}
+
+/*
+ * What the on-CPU interval iv followed, from the stream's lines before it
+ * (the sidecar is in the order of the intervals' ends: a stream's "w"
+ * line, written at the client's wake-up, and its "r" line, written at the
+ * switch to it, come before the "c" line of that time on a CPU):
+ *   - a preemption: runnable from its previous time on a CPU's end;
+ *     by another stream's burst after a wake-up (not a client's) when
+ *     that burst started at the preemption;
+ *   - a client's wake-up: a "w" line from its previous time's end;
+ *   - another wake-up (an I/O's completion, a lock): asleep from its
+ *     previous time's end (sleep_from) until it was made runnable.
+ * Sets iv->wk and iv->sleep_from; 0 or -ENOMEM.
+ */
+static int rq_classify(struct rq_cls *cl, struct rq_iv *iv)
+{
+	struct rq_cls_st *st;
+	unsigned i;
+
+	if (iv->kind == RQ_FOREIGN)
+		return 0;
+	if (!map_get(&cl->map, iv->stream, &i)) {
+		if (cl->n == cl->cap) {
+			unsigned cap = cl->cap ? cl->cap * 2 : 16;
+			struct rq_cls_st *n = realloc(cl->st, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			cl->st = n;
+			cl->cap = cap;
+		}
+		i = cl->n++;
+		memset(&cl->st[i], 0, sizeof(cl->st[i]));
+		cl->st[i].id = iv->stream;
+		if (map_put(&cl->map, iv->stream, i) < 0)
+			return -ENOMEM;
+	}
+	st = &cl->st[i];
+	if (iv->kind == RQ_CLIENT) {
+		st->w_a = iv->a;
+		st->have_w = 1;
+		return 0;
+	}
+	if (iv->kind == RQ_RUNNABLE) {
+		st->r_a = iv->a;
+		st->r_b = iv->b;
+		st->have_r = 1;
+		return 0;
+	}
+	iv->wk = WK_FIRST;
+	iv->sleep_from = 0;
+	if (st->have_c) {
+		int woken_at_start = st->have_r && st->r_b == iv->a;
+
+		if ((woken_at_start && st->r_a == st->c_end) || iv->a == st->c_end) {
+			/* runnable from its end (or back on a CPU at once) */
+			iv->wk = WK_PREEMPT;
+			for (unsigned k = 0; k < RQ_WAKE_RING; k++)
+				if (cl->wake_at[k] == st->c_end && st->c_end) {
+					iv->wk = WK_PREWAKE;
+					break;
+				}
+		} else {
+			iv->wk = st->have_w && st->w_a == st->c_end ? WK_CLIENT : WK_WAKE;
+			iv->sleep_from = st->c_end;
+		}
+	}
+	if (iv->wk == WK_WAKE) {
+		cl->wake_at[cl->wake_next] = iv->a;
+		cl->wake_next = (cl->wake_next + 1) % RQ_WAKE_RING;
+	}
+	st->c_end = iv->b;
+	st->have_c = 1;
+	st->have_r = st->have_w = 0;
+	return 0;
+}
+
+static void rq_cls_free(struct rq_cls *cl)
+{
+	map_free(&cl->map);
+	free(cl->st);
+	memset(cl, 0, sizeof(*cl));
+}
+
+/* The bins of the wake-up bursts' CPU time (100 ns each, up to 1 ms). */
+#define WAKE_BIN_NS 100ull
+#define WAKE_BINS 10000u
+/* The bursts with the least work after a wake-up: their 10th percentile */
+#define WAKE_QUANTILE 0.10
+
+/*
+ * --wake-cost auto: the CPU cost of a wake-up (its switch to the thread,
+ * the return from the sleep, the cache it finds cold), from the sidecar
+ * alone.  A burst after a wake-up that was not a client's (an I/O's
+ * completion, a lock) is that cost plus the work the thread did before it
+ * slept again; the bursts with the least work show the cost: the 10th
+ * percentile of their CPU time (the runtime charged, the interval's wall
+ * time without it).  0 when the sidecar has no such bursts.
+ */
+uint64_t rpl_sched_wake_cost(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	struct rq_cls cl = { 0 };
+	uint32_t *bins;
+	uint64_t n = 0, cost = 0;
+	char line[256];
+	int version = 0;
+	struct rq_iv iv;
+
+	if (!f)
+		return 0;
+	bins = calloc(WAKE_BINS + 1, sizeof(*bins));
+	while (bins && fgets(line, sizeof(line), f)) {
+		if (!version) {
+			version = rq_version(line);
+			continue;
+		}
+		if (rq_parse(line, &iv, version) <= 0)
+			continue;
+		if (rq_classify(&cl, &iv) < 0)
+			break;
+		if (iv.kind == RQ_CPU && iv.wk == WK_WAKE) {
+			uint64_t t = iv.has_cpu ? iv.cpu : iv.b - iv.a;
+
+			bins[t / WAKE_BIN_NS < WAKE_BINS ? t / WAKE_BIN_NS : WAKE_BINS]++;
+			n++;
+		}
+	}
+	if (bins && n) {
+		uint64_t want = (uint64_t)((double)n * WAKE_QUANTILE), acc = 0;
+
+		for (unsigned i = 0; i <= WAKE_BINS; i++) {
+			acc += bins[i];
+			if (acc > want) {
+				cost = (uint64_t)i * WAKE_BIN_NS + WAKE_BIN_NS / 2;
+				break;
+			}
+		}
+	}
+	free(bins);
+	rq_cls_free(&cl);
+	fclose(f);
+	return cost;
 }
 
 int rpl_sched_check(const char *path, char *err, size_t errlen)
@@ -425,6 +605,8 @@ static int rq_read(struct rpl_closed *c)
 		}
 		k = rq_parse(line, &c->rq_next, c->rq_version);
 		if (k > 0) {
+			if (rq_classify(&c->cls, &c->rq_next) < 0)
+				break; /* out of memory: the rest unread */
 			c->rq_have = 1;
 			return 1;
 		}
@@ -560,6 +742,13 @@ static void rq_add(uint64_t *sum, const struct cl_stream *s, const struct rq_iv 
 	int idx = iv->kind == RQ_CLIENT ? RQ_CLIENT_CPU : RQ_CPU_RT;
 
 	sum[iv->kind] += part;
+	if (iv->kind == RQ_CPU && iv->a >= s->rq_from && iv->a < hi) {
+		/* a burst starting in the gap: what it followed */
+		if (iv->wk == WK_WAKE)
+			sum[iv->sleep_from < s->rq_from ? RQ_N_IOWAKE : RQ_N_WAKE]++;
+		else if (iv->wk == WK_PREWAKE)
+			sum[RQ_N_PREWAKE]++;
+	}
 	if (iv->kind == RQ_CPU && !iv->has_cpu)
 		sum[RQ_CPU_RT] += part;
 	if ((iv->kind != RQ_CLIENT && !(iv->kind == RQ_CPU && iv->has_cpu)) || !iv->cpu)
@@ -627,6 +816,9 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 		nd->runnable = sum[RQ_RUNNABLE];
 		nd->client_sleep = sum[RQ_CLIENT];
 		nd->client_cpu = sum[RQ_CLIENT_CPU];
+		nd->n_iowake = (unsigned)sum[RQ_N_IOWAKE];
+		nd->n_wake = (unsigned)sum[RQ_N_WAKE];
+		nd->n_prewake = (unsigned)sum[RQ_N_PREWAKE];
 	}
 	if (end > s->rq_from)
 		s->rq_from = end;
@@ -687,6 +879,7 @@ void rpl_closed_free(struct rpl_worker *w)
 	map_free(&c->map);
 	map_free(&c->rq_map);
 	free(c->pend);
+	rq_cls_free(&c->cls);
 	free(c->rq_head);
 	free(c->rq_heap);
 	free(c->vcpu);
@@ -810,7 +1003,40 @@ static int takes_lock(const struct rpl_worker *w, unsigned si)
  * it.  --cpu-scale F scales the CPU time served
  * (the target's CPU cost per unit of work against the recording's); the
  * part of the gap it replaced is not slept.
+ *
+ * --wake-cost K takes K of CPU time off the gap for each recorded wake-up
+ * that the replay does not cause: the wake-ups by the completion of the
+ * stream's I/O when the replayed I/O completed in the issuing thread (no
+ * sleep on the target), with the preemptions of other streams' bursts
+ * that such wake-ups made; and the wake-ups after a lock wait (the gap
+ * before a head that takes the commit lock) when the replay does not wait
+ * for the lock (when it does, lock_deadline, their cost is served on a
+ * virtual CPU as the I/O issues, rpl_closed_issued).
  */
+/* --wake-cost: the CPU time (at most cpu) taken off the gap before h for
+ * the wake-ups the replay does not cause (see think_end). */
+static uint64_t wake_drop(struct rpl_worker *w, const struct cl_stream *s, struct cl_node *h,
+			  int lock, uint64_t cpu)
+{
+	uint64_t k = w->run->o.wake_cost_ns, n = 0, kept = 0, drop;
+
+	if (s->last_sync)
+		n += h->n_iowake + h->n_prewake;
+	else
+		kept += h->n_iowake + h->n_prewake;
+	if (lock)
+		n += h->n_wake;
+	else
+		kept += h->n_wake;
+	drop = k * n < cpu ? k * n : cpu;
+	/* the lock wake-ups' share, given back if the replay waits */
+	h->wake_back = lock && n ? (uint64_t)((double)drop * h->n_wake / (double)n) : 0;
+	w->wakes_dropped += n;
+	w->wakes_kept += kept;
+	w->wake_cpu_dropped += drop;
+	return drop;
+}
+
 static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_node *h,
 			  int lock)
 {
@@ -830,8 +1056,10 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 			for (unsigned i = 1; i < o->cpus; i++)
 				if (c->vcpu[i] < c->vcpu[k])
 					k = i;
-			cpu = (uint64_t)((double)(h->on_cpu_rt + h->client_cpu) * o->think_scale *
-					 o->cpu_scale);
+			cpu = h->on_cpu_rt + h->client_cpu;
+			if (o->wake_cost_ns)
+				cpu -= wake_drop(w, s, h, lock, cpu);
+			cpu = (uint64_t)((double)cpu * o->think_scale * o->cpu_scale);
 			h->cpu_end = (from > c->vcpu[k] ? from : c->vcpu[k]) + cpu;
 			c->vcpu[k] = h->cpu_end;
 			h->cpu_served = 1;
@@ -853,7 +1081,14 @@ static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 	uint64_t ready = think_end(w, s, h, 1);
 
 	*asked = ready;
-	return ready > w->closed->lock_released ? ready : w->closed->lock_released;
+	if (ready >= w->closed->lock_released) {
+		h->lock_waited = 0;
+		return ready;
+	}
+	/* it waits for the lock: woken by its release (the wake-up's cost
+	 * is served when it issues, rpl_closed_issued) */
+	h->lock_waited = 1;
+	return w->closed->lock_released;
 }
 
 /*
@@ -1038,6 +1273,9 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].client_sleep = c->nodes[n].client_cpu = 0;
 	c->nodes[n].on_cpu_rt = 0;
 	c->nodes[n].cpu_served = 0;
+	c->nodes[n].n_iowake = c->nodes[n].n_wake = c->nodes[n].n_prewake = 0;
+	c->nodes[n].wake_back = 0;
+	c->nodes[n].lock_waited = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;
 	if (w->run->o.serial_commits) {
@@ -1089,6 +1327,23 @@ void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 		return;
 	if (takes_lock(w, si))
 		c->lock_owner = si;
+	if (w->run->o.wake_cost_ns && c->nodes[n].lock_waited && c->nodes[n].n_wake &&
+	    c->nodes[n].cpu_served) {
+		/* its lock wake-ups happened after all: their cost goes on the
+		 * first free virtual CPU from now (it delays the others' CPU,
+		 * not this I/O, already due) */
+		uint64_t back = (uint64_t)((double)c->nodes[n].wake_back * w->run->o.think_scale *
+					   w->run->o.cpu_scale);
+		unsigned k = 0;
+
+		for (unsigned i = 1; i < w->run->o.cpus; i++)
+			if (c->vcpu[i] < c->vcpu[k])
+				k = i;
+		c->vcpu[k] = (c->vcpu[k] > issue ? c->vcpu[k] : issue) + back;
+		w->wakes_dropped -= c->nodes[n].n_wake;
+		w->wakes_kept += c->nodes[n].n_wake;
+		w->wake_cpu_dropped -= c->nodes[n].wake_back;
+	}
 	s->head = c->nodes[n].next;
 	if (s->head == NIL)
 		s->tail = NIL;
@@ -1119,6 +1374,7 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 		s->inflight--;
 	if (done > s->last_done)
 		s->last_done = done;
+	s->last_sync = io->sync;
 	/* The lock holder releases it with its commit, or when it drained and
 	 * its next I/O is not for the commit device. */
 	if (c->lock_owner == si && ((io->rec.flags & IST_F_COMMIT) ||

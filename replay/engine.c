@@ -233,6 +233,18 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		r->o.cpu_scale = 1.0;
 	if (r->o.cpu_scale != 1.0 && !r->o.cpus)
 		return fail(r, -EINVAL, "--cpu-scale needs --cpus");
+	if ((r->o.wake_cost_ns || r->o.wake_cost_auto) && !r->o.cpus)
+		return fail(r, -EINVAL, "--wake-cost needs --cpus");
+	if (r->o.wake_cost_auto) {
+		r->o.wake_cost_ns = rpl_sched_wake_cost(r->o.think_sched);
+		if (r->o.wake_cost_ns)
+			rpl_note(r, "wake-up cost %.1f us (the sidecar's bursts after wake-ups "
+				 "that were not a client's: their 10th percentile)",
+				 (double)r->o.wake_cost_ns / 1e3);
+		else
+			rpl_note(r, "wake-up cost: the sidecar has no bursts after wake-ups "
+				 "(not a client's) to tell it; none taken off");
+	}
 
 	ret = src->ops->totals ? src->ops->totals(src, &r->totals) : -ENOENT;
 	if (ret == 0)
@@ -362,6 +374,7 @@ static int worker_prep(struct rpl_worker *w, const struct rpl_io *io,
 	int ret;
 
 	s->io = *io;
+	s->io.sync = 0; /* the back-end sets it when it did the I/O inline */
 	s->deadline = deadline;
 	s->issue = now;
 	ret = w->be->prep(w, s);

@@ -48,6 +48,9 @@ struct rpl_io {
 	uint64_t sched_ns;
 	uint64_t seq;
 	uint32_t txn_ent; /* worker's transaction entry (set at issue) */
+	uint8_t sync;     /* completed in the issuing thread (no sleep: an
+			     inline I/O of a RAM device; the null back-end
+			     with --inline always) */
 };
 
 /* ------------------------------------------------------------ queue */
@@ -124,6 +127,7 @@ struct rpl_worker {
 	double tps_streams; /* sum of the streams' transaction rates */
 	uint64_t starved, max_inflight;
 	uint64_t inline_ios; /* done by the worker itself (--inline) */
+	uint64_t wakes_dropped, wakes_kept, wake_cpu_dropped; /* --wake-cost */
 	uint64_t last_done;
 	/* current interval, merged into the run's table when it ends */
 	uint64_t cur_interval;
@@ -231,6 +235,9 @@ int rpl_closed_init(struct rpl_worker *w);
 #define RPL_SCHED_HAS_CLIENT 2
 #define RPL_SCHED_HAS_RUNTIME 4
 int rpl_sched_check(const char *path, char *err, size_t errlen);
+/* --wake-cost auto: the CPU cost of a wake-up in the sidecar's bursts
+ * (see closed.c), 0 when it has none to tell. */
+uint64_t rpl_sched_wake_cost(const char *path);
 void rpl_closed_free(struct rpl_worker *w);
 /* Takes an I/O from the queue into the per-stream state; 0 or -ENOMEM. */
 int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io);

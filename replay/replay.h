@@ -184,6 +184,10 @@ struct rpl_opts {
 	double cpu_scale;           /* closed, cpus: that on-CPU time x F (the
 				       target's CPU time per unit of work
 				       against the recording's; 0 = 1.0) */
+	uint64_t wake_cost_ns;      /* closed, cpus: the CPU cost of a wake-up
+				       taken off the gaps for the wake-ups the
+				       replay does not cause (0: none) */
+	int wake_cost_auto;         /* derive it from think_sched's bursts */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;
@@ -290,6 +294,10 @@ struct rpl_result {
 	uint64_t decoder_starved; /* times a worker found its queue empty     */
 	uint64_t max_inflight;
 	uint64_t inline_ios;         /* I/Os the workers did themselves        */
+	uint64_t wake_cost_ns;       /* --wake-cost used (derived or given)    */
+	uint64_t wakes_dropped;      /* recorded wake-ups the replay did not
+					cause, and the CPU time taken off   */
+	uint64_t wakes_kept, wake_cpu_dropped_ns;
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	struct rpl_op_result op[IST_OP_COUNT];

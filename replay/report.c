@@ -140,6 +140,8 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "think_sched", op->think_sched ? json_object_new_string(op->think_sched) : NULL);
 	add(o, "cpus", op->cpus ? json_object_new_int64(op->cpus) : NULL);
 	add(o, "cpu_scale", json_object_new_double(op->cpu_scale));
+	add(o, "wake_cost_ns", op->wake_cost_auto || op->wake_cost_ns ?
+	    ju64(res->wake_cost_ns) : NULL);
 	tg = json_object_new_array();
 	for (unsigned i = 0; i < res->ntargets; i++) {
 		json_object *t = json_object_new_object();
@@ -269,6 +271,15 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 	add(tx, "count", ju64(res->txns));
 	add(tx, "tps", json_object_new_double(per_s(res->txns, el)));
 	add(tx, "tps_streams", json_object_new_double(res->tps_streams));
+	if (in->opts->wake_cost_auto || in->opts->wake_cost_ns) {
+		json_object *wk = json_object_new_object();
+
+		add(wk, "cost_ns", ju64(res->wake_cost_ns));
+		add(wk, "dropped", ju64(res->wakes_dropped));
+		add(wk, "kept", ju64(res->wakes_kept));
+		add(wk, "cpu_dropped_ns", ju64(res->wake_cpu_dropped_ns));
+		add(tx, "wakeups", wk);
+	}
 	add(tx, "latency_ns", pcts(&res->txn_lat));
 	add(tx, "recorded_latency_ns", res->rec_txn_lat.count ? pcts(&res->rec_txn_lat) : NULL);
 	add(root, "transactions", tx);

@@ -215,6 +215,9 @@ int rpl_results_build(struct rpl_run *r)
 		res->tps_streams += w->tps_streams;
 		res->decoder_starved += w->starved;
 		res->inline_ios += w->inline_ios;
+		res->wakes_dropped += w->wakes_dropped;
+		res->wakes_kept += w->wakes_kept;
+		res->wake_cpu_dropped_ns += w->wake_cpu_dropped;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
 		if (w->wake_margin_max > res->wake_margin_max_ns)
@@ -250,6 +253,7 @@ int rpl_results_build(struct rpl_run *r)
 				issued + r->skipped_ro + r->skipped_end + r->skipped_big ==
 				r->records_read;
 	}
+	res->wake_cost_ns = r->o.wake_cost_ns;
 	res->ntargets = r->ntgt;
 	res->targets = calloc(r->ntgt ? r->ntgt : 1, sizeof(*res->targets));
 	if (!res->targets) {

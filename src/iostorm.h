@@ -163,13 +163,32 @@ struct ist_totals {
 
 typedef struct ist_writer ist_writer;
 
+/*
+ * How hard the writer works on size (ist_writer_opts.effort).  Both write
+ * ordinary IST files that every reader reads; only the storage the
+ * writer chooses per column differs.
+ */
+enum ist_effort {
+	/* smallest files: per column the shortest of plain, ANS, deflate
+	 * and (chunks of at most 8192 records) ARITH */
+	IST_EFFORT_DEFAULT = 0,
+	/* plain or ANS, no ARITH, and deflate (level 1) only where a 4 KiB
+	 * sample of a column promises half of ANS's size (long repeats):
+	 * up to 2.3 times the writer's speed on the bench traces, files
+	 * 0-25 % larger, small ones more (bench/README.md) */
+	IST_EFFORT_FAST = 1,
+};
+
 /* Options for ist_writer_open (zero-initialise; all fields optional). */
 struct ist_writer_opts {
 	unsigned chunk_records; /* records per chunk; 0 = 65536 (max 1 << 20)  */
-	int level;              /* zlib level 1..9; 0 = default                 */
+	int level;              /* zlib level 1..9; 0 = default (ignored by
+				   IST_EFFORT_FAST, which deflates at 1)        */
 	int direct;             /* 1: write path itself, not path.tmp+rename;
 				   for recorders: a killed writer leaves every
 				   complete chunk readable                      */
+	int effort;             /* enum ist_effort; 0 = IST_EFFORT_DEFAULT;
+				   another value: -EINVAL                       */
 };
 
 /*

@@ -61,6 +61,14 @@ tests_fuzz_fuzz_rb_page_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_rb_page_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_rb_page_LDADD = $(TEST_LIBS)
 
+# The recorder's user-space CPU on a fixed input (it includes the
+# recorder's sources for their internals): bench/record-replay.sh.
+check_PROGRAMS += bench/record_replay
+bench_record_replay_SOURCES = bench/record_replay.c
+bench_record_replay_CFLAGS = $(AM_CFLAGS) $(DEP_CFLAGS)
+bench_record_replay_LDADD = libiostorm-core.la $(DEP_LIBS)
+EXTRA_DIST += bench/record-replay.sh
+
 dist_man_MANS += man/iostorm-record.1
 dist_noinst_SCRIPTS += bench/record.sh
 TESTS += tests/cli/pcap_live.sh

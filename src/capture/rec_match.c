@@ -20,9 +20,11 @@ struct pending {
 	struct ist_record rec;
 	uint64_t issue_ts;
 	uint64_t key;     /* sector, or a protocol's task tag          */
+	uint64_t next;    /* seq + 1 of the next entry in the hash chain */
 	uint32_t kdev;    /* device or connection the key belongs to   */
+	uint32_t bucket;  /* its hash bucket while linked: unlinking
+			     needs no second hash */
 	uint8_t kop;
-	uint64_t next; /* seq + 1 of the next entry in the hash chain */
 	uint8_t linked;
 	uint8_t done;
 };
@@ -107,36 +109,25 @@ int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
 int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
 		    uint8_t *op, uint16_t *flags)
 {
-	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t key = cap_rwbs_key(rwbs, len);
 	char s[16];
-	uint64_t x, z, low, key;
 	size_t n;
 
-	if (len >= 8) {
-		memcpy(&x, rwbs, 8);
-		x = le64toh(x);
-		/* Marks the zero bytes: the lowest mark is exact (the first
-		 * NUL); higher ones may be false and do not matter. */
-		z = (x - ones) & ~x & (ones << 7);
-		low = z & -z;
-		if (low > 0x80) { /* a NUL in bytes 1..7 */
-			unsigned i;
+	if (key) {
+		unsigned i = cap_rwbs_slot(key);
 
-			key = x & ((low >> 7) - 1);
-			i = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 61);
-			if (c->slot[i].key != key) {
-				uint64_t le = htole64(key);
+		if (c->slot[i].key != key) {
+			uint64_t le = htole64(key);
 
-				memcpy(s, &le, 8);
-				s[8] = '\0';
-				c->slot[i].ret = (int8_t)cap_rwbs_parse(
-					s, 8, &c->slot[i].op, &c->slot[i].flags);
-				c->slot[i].key = key;
-			}
-			*op = c->slot[i].op;
-			*flags = c->slot[i].flags;
-			return c->slot[i].ret;
+			memcpy(s, &le, 8);
+			s[8] = '\0';
+			c->slot[i].ret = (int8_t)cap_rwbs_parse(
+				s, 8, &c->slot[i].op, &c->slot[i].flags);
+			c->slot[i].key = key;
 		}
+		*op = c->slot[i].op;
+		*flags = c->slot[i].flags;
+		return c->slot[i].ret;
 	}
 	memset(s, 0, sizeof(s));
 	n = len < sizeof(s) - 1 ? len : sizeof(s) - 1;
@@ -144,13 +135,15 @@ int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
 	return cap_rwbs_parse(s, n, op, flags);
 }
 
+/* One multiply: the product's high bits mix every bit of the key (dev and
+ * op folded into the sector's top bits, which real sectors leave 0; a
+ * collision only lengthens a chain). */
 static size_t hash_key(uint32_t dev, uint64_t sector, uint8_t op, size_t n)
 {
-	uint64_t h = sector * 0x9e3779b97f4a7c15ull;
+	uint64_t k = sector ^ ((uint64_t)dev << 40) ^ ((uint64_t)op << 60);
+	uint64_t h = k * 0x9e3779b97f4a7c15ull;
 
-	h ^= ((uint64_t)dev << 8 | op) * 0xc2b2ae3d27d4eb4full;
-	h ^= h >> 29;
-	return (size_t)(h & (n - 1));
+	return (size_t)((h ^ (h >> 32)) & (n - 1));
 }
 
 static struct pending *at(const cap_match *m, uint64_t seq)
@@ -164,6 +157,7 @@ static void link_entry(cap_match *m, uint64_t seq)
 	size_t b = hash_key(p->kdev, p->key, p->kop, 2 * m->cap);
 
 	p->next = m->bucket[b];
+	p->bucket = (uint32_t)b;
 	m->bucket[b] = seq + 1;
 	p->linked = 1;
 }
@@ -171,8 +165,7 @@ static void link_entry(cap_match *m, uint64_t seq)
 static void unlink_entry(cap_match *m, uint64_t seq)
 {
 	struct pending *p = at(m, seq);
-	size_t b = hash_key(p->kdev, p->key, p->kop, 2 * m->cap);
-	uint64_t *link = &m->bucket[b];
+	uint64_t *link = &m->bucket[p->bucket];
 
 	while (*link) {
 		if (*link == seq + 1) {
@@ -254,6 +247,7 @@ static int emit_head(cap_match *m, int force, cap_emit_fn emit, void *ctx)
 		if (p->linked)
 			unlink_entry(m, m->head);
 		m->head++;
+		m->st.emitted++;
 		ret = emit(ctx, &p->rec);
 		if (ret < 0)
 			return ret;
@@ -263,6 +257,46 @@ static int emit_head(cap_match *m, int force, cap_emit_fn emit, void *ctx)
 	return 0;
 }
 
+/* The slot for the next issued request (after an eviction when max_pending
+ * are in flight, or a growth of the ring), or NULL with *err set. */
+static struct pending *reserve(cap_match *m, cap_emit_fn emit, void *ctx,
+			       int *err)
+{
+	*err = 0;
+	if (m->tail - m->head >= m->max_pending) {
+		/* Bounded memory: the oldest goes out without latency. */
+		struct pending *h = at(m, m->head);
+
+		if (!h->done)
+			m->st.evicted++;
+		*err = emit_head(m, 1, emit, ctx);
+		if (*err < 0)
+			return NULL;
+	}
+	if (m->tail - m->head >= m->cap) {
+		*err = grow(m);
+		if (*err < 0)
+			return NULL;
+	}
+	return at(m, m->tail);
+}
+
+/* Queues the request filled in p (reserve()'s slot) under (key, kdev, kop). */
+static void commit(cap_match *m, struct pending *p, uint64_t ts, uint64_t key,
+		   uint32_t kdev, uint8_t kop)
+{
+	p->issue_ts = ts;
+	p->key = key;
+	p->kdev = kdev;
+	p->kop = kop;
+	p->done = 0;
+	link_entry(m, m->tail);
+	m->tail++;
+	m->st.issues++;
+	if (m->tail - m->head > m->st.max_pending)
+		m->st.max_pending = m->tail - m->head;
+}
+
 int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
 		    uint64_t key, uint32_t kdev, uint8_t kop, cap_emit_fn emit,
 		    void *ctx)
@@ -270,34 +304,12 @@ int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
 	struct pending *p;
 	int ret;
 
-	if (m->tail - m->head >= m->max_pending) {
-		/* Bounded memory: the oldest goes out without latency. */
-		struct pending *h = at(m, m->head);
-
-		if (!h->done)
-			m->st.evicted++;
-		ret = emit_head(m, 1, emit, ctx);
-		if (ret < 0)
-			return ret;
-	}
-	if (m->tail - m->head >= m->cap) {
-		ret = grow(m);
-		if (ret < 0)
-			return ret;
-	}
-	p = at(m, m->tail);
-	memset(p, 0, sizeof(*p));
+	p = reserve(m, emit, ctx, &ret);
+	if (!p)
+		return ret;
 	p->rec = *rec;
 	p->rec.lat_ns = 0;
-	p->issue_ts = ts;
-	p->key = key;
-	p->kdev = kdev;
-	p->kop = kop;
-	link_entry(m, m->tail);
-	m->tail++;
-	m->st.issues++;
-	if (m->tail - m->head > m->st.max_pending)
-		m->st.max_pending = m->tail - m->head;
+	commit(m, p, ts, key, kdev, kop);
 	return 0;
 }
 
@@ -305,22 +317,26 @@ int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 		       uint8_t kop, cap_emit_fn emit, void *ctx)
 {
 	size_t b = hash_key(kdev, key, kop, 2 * m->cap);
-	uint64_t found = 0;
+	uint64_t *link, *found = NULL;
 	struct pending *p;
 	int ret;
 
 	m->st.completions++;
-	for (uint64_t l = m->bucket[b]; l; l = at(m, l - 1)->next) {
-		p = at(m, l - 1);
+	/* Chains run newest first: the last match is the oldest request;
+	 * found is the link that points to it, for unlinking it at once. */
+	for (link = &m->bucket[b]; *link; link = &p->next) {
+		p = at(m, *link - 1);
 		if (p->key == key && p->kdev == kdev && p->kop == kop)
-			found = l; /* chains run newest first: keep the oldest */
+			found = link;
 	}
 	if (!found) {
 		m->st.orphan_completions++;
 		return 0;
 	}
-	p = at(m, found - 1);
-	unlink_entry(m, found - 1);
+	p = at(m, *found - 1);
+	*found = p->next;
+	p->next = 0;
+	p->linked = 0;
 	p->done = 1;
 	p->rec.lat_ns = ts > p->issue_ts ? ts - p->issue_ts : 1;
 	m->st.matched++;
@@ -328,10 +344,27 @@ int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 	return ret < 0 ? ret : 1;
 }
 
+/* The record of an issue event. */
+static void fill_rec(const cap_match *m, const struct cap_event *ev,
+		     struct ist_record *rec)
+{
+	rec->t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
+	rec->offset = ev->sector * 512;
+	rec->lat_ns = ev->lat_ns;
+	rec->stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
+	rec->txn = 0;
+	rec->len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
+						    : ev->nr_sector * 512;
+	rec->dev = ev->dev;
+	rec->flags = ev->flags;
+	rec->op = ev->op;
+	rec->reserved = 0;
+}
+
 int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		    void *ctx)
 {
-	struct ist_record rec;
+	struct pending *p;
 	int ret;
 
 	if (ev->complete) {
@@ -339,17 +372,42 @@ int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 					 ev->op, emit, ctx);
 		return ret < 0 ? ret : 0;
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.t_ns = ev->ts_ns > m->t0_ns ? ev->ts_ns - m->t0_ns : 0;
-	rec.offset = ev->sector * 512;
-	rec.len = ev->nr_sector > UINT32_MAX / 512 ? UINT32_MAX
-						   : ev->nr_sector * 512;
-	rec.dev = ev->dev;
-	rec.op = ev->op;
-	rec.flags = ev->flags;
-	rec.stream = ev->pid > 0 ? (uint64_t)ev->pid : 0;
-	return cap_match_issue(m, &rec, ev->ts_ns, ev->sector, ev->dev, ev->op,
-			       emit, ctx);
+	if (ev->lat_ns) {
+		/* Paired already: done, never in the hash; with nothing
+		 * pending before it (the common case) it leaves at once,
+		 * without a trip through the ring. */
+		m->st.issues++;
+		m->st.completions++;
+		m->st.matched++;
+		if (m->head == m->tail) {
+			struct ist_record rec;
+
+			fill_rec(m, ev, &rec);
+			if (!m->st.max_pending)
+				m->st.max_pending = 1;
+			m->st.emitted++;
+			ret = emit(ctx, &rec);
+			return ret < 0 ? ret : 0;
+		}
+	}
+	/* Filled in place: no record on the stack to clear and copy. */
+	p = reserve(m, emit, ctx, &ret);
+	if (!p)
+		return ret;
+	fill_rec(m, ev, &p->rec);
+	if (!ev->lat_ns) {
+		commit(m, p, ev->ts_ns, ev->sector, ev->dev, ev->op);
+		return 0;
+	}
+	p->issue_ts = ev->ts_ns;
+	p->linked = 0;
+	p->next = 0;
+	p->done = 1;
+	m->tail++;
+	if (m->tail - m->head > m->st.max_pending)
+		m->st.max_pending = m->tail - m->head;
+	ret = emit_head(m, 0, emit, ctx);
+	return ret < 0 ? ret : 0;
 }
 
 int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,

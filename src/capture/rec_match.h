@@ -3,8 +3,10 @@
 #ifndef CAP_REC_MATCH_H
 #define CAP_REC_MATCH_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "iostorm.h"
 
@@ -22,6 +24,9 @@ struct cap_event {
 	uint8_t complete;   /* 0 issue/queue, 1 completion                 */
 	uint8_t op;         /* enum ist_op                                 */
 	uint16_t flags;     /* IST_F_*                                     */
+	uint64_t lat_ns;    /* an issue: 0, or its latency when its
+			       completion was already paired with it (the
+			       recorder's same-CPU shortcut)              */
 };
 
 /* Parses a kernel rwbs string ("WS", "FWFS", "RA", "FF", "D"...). */
@@ -46,6 +51,45 @@ struct cap_rwbs_cache {
 int cap_rwbs_cached(struct cap_rwbs_cache *c, const uint8_t *rwbs, size_t len,
 		    uint8_t *op, uint16_t *flags);
 
+/* The key of a cached string: the field's first word up to its NUL, or 0
+ * when it cannot be cached (no NUL in bytes 1..7, or a field shorter than
+ * a word). */
+static inline uint64_t cap_rwbs_key(const uint8_t *rwbs, size_t len)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t x, z, low;
+
+	if (len < 8)
+		return 0;
+	memcpy(&x, rwbs, 8);
+	x = le64toh(x);
+	/* Marks the zero bytes: the lowest mark is exact (the first NUL);
+	 * higher ones may be false and do not matter. */
+	z = (x - ones) & ~x & (ones << 7);
+	low = z & -z;
+	return low > 0x80 ? x & ((low >> 7) - 1) : 0;
+}
+
+static inline unsigned cap_rwbs_slot(uint64_t key)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 61);
+}
+
+/* cap_rwbs_cached() with its hit inline, for a per-event loop. */
+static inline int cap_rwbs_lookup(struct cap_rwbs_cache *c, const uint8_t *rwbs,
+				  size_t len, uint8_t *op, uint16_t *flags)
+{
+	uint64_t key = cap_rwbs_key(rwbs, len);
+	unsigned i = cap_rwbs_slot(key);
+
+	if (key && c->slot[i].key == key) {
+		*op = c->slot[i].op;
+		*flags = c->slot[i].flags;
+		return c->slot[i].ret;
+	}
+	return cap_rwbs_cached(c, rwbs, len, op, flags);
+}
+
 struct cap_match_stats {
 	uint64_t issues;
 	uint64_t completions;
@@ -54,6 +98,7 @@ struct cap_match_stats {
 	uint64_t no_completion;      /* issue whose completion never came     */
 	uint64_t evicted;            /* forced out: too many in flight        */
 	uint64_t max_pending;
+	uint64_t emitted;            /* records passed to emit              */
 };
 
 typedef struct cap_match cap_match;
@@ -69,7 +114,9 @@ typedef int (*cap_emit_fn)(void *ctx, const struct ist_record *rec);
 int cap_match_new(cap_match **m, size_t max_pending, uint64_t timeout_ns,
 		  uint64_t t0_ns);
 void cap_match_free(cap_match *m);
-/* Feeds one event (events must come in time order); may emit records. */
+/* Feeds one event (events must come in time order); may emit records.
+ * An issue with lat_ns set is complete already: it is queued done (never
+ * waits for a completion) and counted as issued, completed and matched. */
 int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		    void *ctx);
 /* Lower level, for protocol decoders: an issued request rec (t_ns set

@@ -145,6 +145,7 @@ struct cpu_reader {
 	uint8_t *page;
 	size_t page_size;
 	uint64_t drained_ns; /* everything before this time has been read */
+	int32_t named_pid;   /* the last pid seen named on this CPU */
 	struct held_event *q;
 	size_t qhead, qn, qcap;
 };
@@ -153,6 +154,8 @@ struct cap_rec {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
 	struct ev_layout ev[EV_COUNT];
+	int nused;            /* the events enabled, for decode_event() */
+	int used_id[EV_COUNT], used_k[EV_COUNT];
 	struct cap_devinfo *dev;
 	unsigned ndev;
 	struct cpu_reader *cpu;
@@ -310,6 +313,8 @@ static int setup_events(cap_rec *r, char *err, size_t errlen)
 				return -EIO;
 			}
 			r->ev[i].used = 1;
+			r->used_id[r->nused] = r->ev[i].id;
+			r->used_k[r->nused++] = i;
 		}
 	}
 	return 0;
@@ -584,7 +589,10 @@ static struct held_event *queue_push(struct cpu_reader *cr)
 	return &cr->q[cr->qhead + cr->qn];
 }
 
-/* Decodes one raw event into cr's queue (or ignores it). */
+/* Decodes one raw event into cr's queue (or ignores it).  Once per event
+ * of the recording: the held event is written field by field (nothing
+ * cleared first), the rwbs string found in the cache inline, and a pid
+ * named on this CPU just before is not looked up again. */
 static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 			uint32_t len, uint64_t ts)
 {
@@ -595,14 +603,19 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 	uint32_t dev;
 	uint64_t sector;
 	uint32_t nr;
+	int32_t pid;
+	uint16_t flags;
+	uint8_t op, complete;
 	unsigned d;
 
 	if (len < 8)
 		return 0;
 	memcpy(&type, data, 2);
-	for (int i = 0; i < EV_COUNT; i++)
-		if (r->ev[i].used && r->ev[i].id == type)
-			k = i;
+	for (int i = 0; i < r->nused; i++)
+		if (r->used_id[i] == type) {
+			k = r->used_k[i];
+			break;
+		}
 	if (k < 0)
 		return 0;
 	l = &r->ev[k];
@@ -628,47 +641,71 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 		r->st.ignored++;
 		return 0;
 	}
-	he = queue_push(cr);
-	if (!he)
-		return -ENOMEM;
-	memset(he, 0, sizeof(*he));
-	he->ev.ts_ns = ts;
-	he->ev.dev = d;
-	he->ev.sector = nr && sector >= r->dev[d].start ? sector - r->dev[d].start
-						       : sector;
-	if (!nr)
-		he->ev.sector = 0;
-	he->ev.nr_sector = nr;
-	he->ev.complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
-	memcpy(&he->ev.pid, data + 4, 4);
-	if (cap_rwbs_cached(&r->rwbs, data + l->off_rwbs, (size_t)l->len_rwbs,
-			    &he->ev.op, &he->ev.flags) < 0) {
+	if (cap_rwbs_lookup(&r->rwbs, data + l->off_rwbs, (size_t)l->len_rwbs,
+			    &op, &flags) < 0) {
 		r->st.ignored++;
 		return 0;
 	}
-	if (he->ev.op == IST_OP_COUNT) {
+	if (op == IST_OP_COUNT) {
 		if (!nr) { /* a driver-private request: no data */
 			r->st.ignored++;
 			return 0;
 		}
-		he->ev.op = IST_OP_WRITE_ZEROES;
+		op = IST_OP_WRITE_ZEROES;
 	}
-	if (he->ev.op == IST_OP_WRITE && !nr) {
+	if (op == IST_OP_WRITE && !nr) {
 		/* An empty write is a flush carrier (REQ_PREFLUSH). */
-		if (!(he->ev.flags & IST_F_PREFLUSH)) {
+		if (!(flags & IST_F_PREFLUSH)) {
 			r->st.ignored++;
 			return 0;
 		}
-		he->ev.op = IST_OP_FLUSH;
-		he->ev.flags &= (uint16_t)~IST_F_PREFLUSH;
+		op = IST_OP_FLUSH;
+		flags &= (uint16_t)~IST_F_PREFLUSH;
 	}
-	if (!he->ev.complete && !(r->stopping && ts > r->stop_ns)) {
-		int ret = note_pid(r, he->ev.pid, l->off_comm >= 0 ?
+	complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
+	sector = !nr ? 0 : sector >= r->dev[d].start ? sector - r->dev[d].start
+						     : sector;
+	if (complete && cr->qn && !r->stopping) {
+		/* The same-CPU shortcut: a completion that follows its issue
+		 * on the same CPU with no event between them (a synchronous
+		 * driver such as zram completes in the issuing task; so
+		 * does a blk-mq request completed where it was issued)
+		 * is paired with it here.  It never enters the queue, the
+		 * merge or the matcher's hash; the matcher queues the issue
+		 * done.  Not while stopping: a late issue's completion stays
+		 * counted as one without issue. */
+		struct held_event *prev = &cr->q[cr->qhead + cr->qn - 1];
+
+		if (!prev->ev.complete && !prev->ev.lat_ns &&
+		    prev->ev.sector == sector && prev->ev.dev == d &&
+		    prev->ev.op == op) {
+			prev->ev.lat_ns = ts > prev->ev.ts_ns ? ts - prev->ev.ts_ns : 1;
+			r->st.paired++;
+			return 0;
+		}
+	}
+	memcpy(&pid, data + 4, 4);
+	if (!complete && pid != cr->named_pid &&
+	    !(r->stopping && ts > r->stop_ns)) {
+		int ret = note_pid(r, pid, l->off_comm >= 0 ?
 					   data + l->off_comm : NULL);
 
 		if (ret < 0)
 			return ret;
+		cr->named_pid = pid;
 	}
+	he = queue_push(cr);
+	if (!he)
+		return -ENOMEM;
+	he->ev.ts_ns = ts;
+	he->ev.sector = sector;
+	he->ev.nr_sector = nr;
+	he->ev.dev = d;
+	he->ev.pid = pid;
+	he->ev.complete = complete;
+	he->ev.op = op;
+	he->ev.flags = flags;
+	he->ev.lat_ns = 0;
 	cr->qn++;
 	r->nheld++;
 	return 0;
@@ -706,7 +743,7 @@ static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
 			r->st.missed += (uint64_t)missed;
 		else if (missed < 0)
 			r->st.missed++; /* an unknown number: at least one */
-		while ((data = rb_page_next(&it, &len, &ts))) {
+		while ((data = rb_page_next_fast(&it, &len, &ts))) {
 			int ret = decode_event(r, cr, data, len, ts);
 
 			if (ret < 0)
@@ -726,62 +763,71 @@ static int held_before(const struct held_event *x, const struct held_event *y)
 	return x->ev.complete < y->ev.complete;
 }
 
-/* The CPU whose next event comes first, or NULL when none is held. */
-static struct cpu_reader *first_cpu(cap_rec *r)
+/* The CPU whose next event comes first (ties: the lowest CPU), or NULL
+ * when none is held; *next gets the CPU whose next event follows it. */
+static struct cpu_reader *first_cpu(cap_rec *r, struct cpu_reader **next)
 {
-	struct cpu_reader *best = NULL;
+	struct cpu_reader *best = NULL, *second = NULL;
 
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
 
-		if (cr->qn && (!best || held_before(&cr->q[cr->qhead],
-						     &best->q[best->qhead])))
+		if (!cr->qn)
+			continue;
+		if (!best || held_before(&cr->q[cr->qhead], &best->q[best->qhead])) {
+			second = best;
 			best = cr;
+		} else if (!second || held_before(&cr->q[cr->qhead],
+						  &second->q[second->qhead])) {
+			second = cr;
+		}
 	}
+	*next = second;
 	return best;
 }
 
-struct emit_ctx {
-	cap_rec *r;
-	cap_emit_fn emit;
-	void *ctx;
-};
-
-static int count_emit(void *c, const struct ist_record *rec)
+/* Whether cr's next event still comes before next's (the CPU that
+ * first_cpu() found second), or is equal and cr the lower CPU. */
+static int still_first(const struct cpu_reader *cr, const struct cpu_reader *next)
 {
-	struct emit_ctx *e = c;
+	const struct held_event *a = &cr->q[cr->qhead], *b;
 
-	e->r->st.records++;
-	return e->emit(e->ctx, rec);
+	if (!next)
+		return 1;
+	b = &next->q[next->qhead];
+	return held_before(a, b) || (!held_before(b, a) && cr < next);
 }
 
 /* Feeds held events up to watermark into the matcher, in time order:
- * merges the CPUs' queues. */
+ * merges the CPUs' queues, taking from the first CPU as long as its
+ * events come before the second's (a run; a scan of every CPU per
+ * event otherwise).  The matcher emits straight to emit and counts. */
 static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
 			void *ctx)
 {
-	struct emit_ctx ec = { r, emit, ctx };
-	struct cpu_reader *cr;
+	struct cpu_reader *cr, *next;
 	int ret;
 
-	while ((cr = first_cpu(r))) {
-		struct held_event *he = &cr->q[cr->qhead];
+	while ((cr = first_cpu(r, &next))) {
+		do {
+			struct held_event *he = &cr->q[cr->qhead];
 
-		if (he->ev.ts_ns > watermark && r->nheld < HELD_MAX)
-			break;
-		cr->qhead++;
-		if (!--cr->qn)
-			cr->qhead = 0;
-		r->nheld--;
-		if (!he->ev.complete && r->stopping &&
-		    he->ev.ts_ns > r->stop_ns) {
-			r->st.late_issues++;
-			continue;
-		}
-		ret = cap_match_event(r->match, &he->ev, count_emit, &ec);
-		if (ret < 0)
-			return ret;
+			if (he->ev.ts_ns > watermark && r->nheld < HELD_MAX)
+				goto done;
+			cr->qhead++;
+			cr->qn--;
+			r->nheld--;
+			if (!he->ev.complete && r->stopping &&
+			    he->ev.ts_ns > r->stop_ns) {
+				r->st.late_issues++;
+				continue;
+			}
+			ret = cap_match_event(r->match, &he->ev, emit, ctx);
+			if (ret < 0)
+				return ret;
+		} while (cr->qn && still_first(cr, next));
 	}
+done:
 	/* What is left (past the watermark: a few ms) moves to the front,
 	 * so that the queues are reused from their start. */
 	for (int c = 0; c < r->ncpu; c++) {
@@ -790,7 +836,7 @@ static int process_held(cap_rec *r, uint64_t watermark, cap_emit_fn emit,
 			memmove(cr->q, cr->q + cr->qhead, cr->qn * sizeof(*cr->q));
 		cr->qhead = 0;
 	}
-	return cap_match_advance(r->match, watermark, count_emit, &ec);
+	return cap_match_advance(r->match, watermark, emit, ctx);
 }
 
 int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
@@ -838,7 +884,6 @@ static void read_overruns(cap_rec *r)
 
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 {
-	struct emit_ctx ec = { r, emit, ctx };
 	uint64_t deadline;
 	int ret;
 
@@ -871,7 +916,7 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 	ret = process_held(r, UINT64_MAX, emit, ctx);
 	if (ret < 0)
 		return ret;
-	ret = cap_match_drain(r->match, count_emit, &ec);
+	ret = cap_match_drain(r->match, emit, ctx);
 	if (ret < 0)
 		return ret;
 	read_overruns(r);
@@ -892,8 +937,10 @@ uint64_t cap_rec_t0(const cap_rec *r)
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 {
 	*st = r->st;
-	if (r->match)
+	if (r->match) {
 		cap_match_get_stats(r->match, &st->match);
+		st->records = st->match.emitted;
+	}
 }
 
 void cap_rec_close(cap_rec *r)

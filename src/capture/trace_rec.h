@@ -45,6 +45,8 @@ struct cap_rec_stats {
 	uint64_t missed;       /* events a sub-buffer said were missed        */
 	uint64_t ignored;      /* events outside the devices or without data  */
 	uint64_t late_issues;  /* issues after stop (not recorded)            */
+	uint64_t paired;       /* completions paired with the issue just
+				  before them on the same CPU (no matching) */
 };
 
 typedef struct cap_rec cap_rec;

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"                          xact_commit / wal_sync): each commit cycle\n"
 		"                          is split into G commits on average\n"
 		"      --keep              keep transaction ids and flags already present\n"
+		"      --fast              write faster, larger IST (ANS or plain columns,\n"
+		"                          deflate only where a sample halves them)\n"
 		"  -q, --quiet             no report on standard output\n"
 		"  -h, --help              this help\n");
 }
@@ -121,6 +123,7 @@ int cmd_annotate(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "flush-owner", no_argument, NULL, 'F' },
 		{ "group-commits", required_argument, NULL, 'G' },
+		{ "fast", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -191,6 +194,9 @@ int cmd_annotate(int argc, char **argv)
 			    o.group_commits > 1000)
 				return cli_usage_error("annotate", "bad --group-commits '%s' (1 to 1000)",
 						       optarg);
+			break;
+		case 'f':
+			wo.effort = IST_EFFORT_FAST;
 			break;
 		case 'q':
 			quiet = 1;

@@ -37,7 +37,10 @@ static void usage(FILE *f)
 		"  -t, --to KIND           output kind: ist or csv\n"
 		"  -c, --chunk-records N   records per IST chunk (1..1048576, default 65536)\n"
 		"  -l, --level N           zlib level 1..9 for IST output (default 1)\n"
-		"                          (both: a usage error for a CSV output)\n"
+		"      --fast              IST output: write faster, larger files (ANS or\n"
+		"                          plain columns, deflate only where a sample\n"
+		"                          halves them; not with --level)\n"
+		"                          (these three: a usage error for a CSV output)\n"
 		"  -s, --salvage           IST input: skip damaged chunks (one warning\n"
 		"                          line each) instead of failing (a usage error\n"
 		"                          for a CSV input)\n"
@@ -433,6 +436,7 @@ int cmd_convert(int argc, char **argv)
 		{ "chunk-records", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "salvage", no_argument, NULL, 's' },
+		{ "fast", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -469,6 +473,9 @@ int cmd_convert(int argc, char **argv)
 		case 's':
 			salvage = 1;
 			break;
+		case 'F':
+			opts.effort = IST_EFFORT_FAST;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -478,6 +485,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT");
+	/* the fast writer deflates at level 1 only (and seldom) */
+	if (opts.level && opts.effort)
+		return cli_usage_error("convert", "--level and --fast exclude each other");
 	if (cli_check_output(argv[optind + 1],
 			     (const char *const *)&argv[optind], 1))
 		return EXIT_FAIL;
@@ -499,10 +509,11 @@ int cmd_convert(int argc, char **argv)
 			out.kind = in.kind == K_IST ? K_CSV : K_IST;
 	}
 	/* the kinds are known now: options for the other kind did nothing */
-	if (out.kind == K_CSV && (opts.chunk_records || opts.level)) {
+	if (out.kind == K_CSV && (opts.chunk_records || opts.level || opts.effort)) {
 		close_input(&in);
 		return cli_usage_error("convert", "--%s applies to an IST output (OUT is CSV)",
-				       opts.level ? "level" : "chunk-records");
+				       opts.level ? "level" :
+				       opts.effort ? "fast" : "chunk-records");
 	}
 	if (in.kind == K_CSV && salvage) {
 		close_input(&in);

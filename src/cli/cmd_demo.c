@@ -67,6 +67,8 @@ int cmd_demo(int argc, char **argv)
 	unsigned nsets = 0;
 	char work[4096], trace[4200], target[4200];
 	char *sargv[48], *rargv[16];
+	const char *base;
+	size_t blen;
 	int c, ret, keep = 0, n;
 	uint64_t ns;
 
@@ -118,7 +120,15 @@ int cmd_demo(int argc, char **argv)
 		cli_err("%s: cannot create a directory: %s", dir, strerror(errno));
 		return EXIT_FAIL;
 	}
-	snprintf(trace, sizeof(trace), "%s/%s.ist", work, profile);
+	/* the trace is named after the profile; an INI profile's path gives
+	 * its file name (the whole path made a name in directories that do
+	 * not exist, and synth failed) */
+	base = strrchr(profile, '/');
+	base = base ? base + 1 : profile;
+	blen = strlen(base);
+	if (blen > 4 && !strcmp(base + blen - 4, ".ini"))
+		blen -= 4;
+	snprintf(trace, sizeof(trace), "%s/%.*s.ist", work, (int)(blen < 200 ? blen : 200), base);
 	snprintf(target, sizeof(target), "%s/target.img", work);
 
 	n = 0;

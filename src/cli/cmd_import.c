@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"      --sort-window N   records held in memory for sorting (default 131072)\n"
 		"      --check           parse and count only, write nothing (no -o)\n"
 		"      --absolute-time   keep the source's time origin (no shift to 0)\n"
+		"      --fast            write faster, larger IST (ANS or plain columns,\n"
+		"                        deflate only where a sample halves them)\n"
 		"  -q, --quiet           no summary on standard output\n"
 		"  -h, --help            this help\n"
 		"\n"
@@ -99,7 +101,7 @@ static int expand_inputs(char **in, int n, char ***outp, int *nout)
 int cmd_import(int argc, char **argv)
 {
 	enum { O_LIST = 256, O_EVENT, O_COLUMNS, O_DELIM, O_QUOTE, O_HEADER,
-	       O_DEVICE, O_SKIP, O_WINDOW, O_ABS, O_CHECK };
+	       O_DEVICE, O_SKIP, O_WINDOW, O_ABS, O_CHECK, O_FAST };
 	static const struct option lopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "list-formats", no_argument, NULL, O_LIST },
@@ -114,6 +116,7 @@ int cmd_import(int argc, char **argv)
 		{ "sort-window", required_argument, NULL, O_WINDOW },
 		{ "absolute-time", no_argument, NULL, O_ABS },
 		{ "check", no_argument, NULL, O_CHECK },
+		{ "fast", no_argument, NULL, O_FAST },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -187,6 +190,9 @@ int cmd_import(int argc, char **argv)
 		case O_CHECK:
 			check = 1;
 			break;
+		case O_FAST:
+			opt.writer.effort = IST_EFFORT_FAST;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -203,6 +209,8 @@ int cmd_import(int argc, char **argv)
 		return cli_usage_error("import", "no output file (-o OUT.ist)");
 	if (out && check)
 		return cli_usage_error("import", "--check writes nothing: no -o");
+	if (opt.writer.effort && check)
+		return cli_usage_error("import", "--check writes nothing: no --fast");
 	/* an option the format does not use would be ignored (--columns
 	 * replaced an explicit --format by csv without a word) */
 	if (opt.format && imp_unused_option(&opt, opt.format))

@@ -104,8 +104,7 @@ static void print_point(void *arg, const char *phase, const struct rpt_point *p)
 	fflush(stdout);
 }
 
-enum { O_PASSES = 256, O_WORKLOAD, O_SET, O_ROUND, O_MAXR, O_THREADS, O_QD, O_REGION, O_NULL,
-       O_CREATE, O_SIZE, O_BUFFERED, O_ALLOW, O_FORCE, O_DATA, O_QUIET };
+enum { O_PASSES = 256, O_WORKLOAD, O_SET, O_ROUND, O_MAXR, O_THREADS, O_QD, O_REGION, O_QUIET };
 
 int cmd_precondition(int argc, char **argv)
 {
@@ -118,13 +117,13 @@ int cmd_precondition(int argc, char **argv)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "qd", required_argument, NULL, O_QD },
 		{ "region", required_argument, NULL, O_REGION },
-		{ "null", no_argument, NULL, O_NULL },
-		{ "create", no_argument, NULL, O_CREATE },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "buffered", no_argument, NULL, O_BUFFERED },
-		{ "allow-write", no_argument, NULL, O_ALLOW },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "data", required_argument, NULL, O_DATA },
+		{ "null", no_argument, NULL, CLI_O_NULL },
+		{ "create", no_argument, NULL, CLI_O_CREATE },
+		{ "size", required_argument, NULL, CLI_O_SIZE },
+		{ "buffered", no_argument, NULL, CLI_O_BUFFERED },
+		{ "allow-write", no_argument, NULL, CLI_O_ALLOW },
+		{ "force", no_argument, NULL, CLI_O_FORCE },
+		{ "data", required_argument, NULL, CLI_O_DATA },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, O_QUIET },
@@ -205,32 +204,10 @@ int cmd_precondition(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case O_NULL:
-			o->base.backend = RPL_BACKEND_NULL;
-			break;
-		case O_CREATE:
-			o->base.create = 1;
-			break;
-		case O_SIZE:
-			if (cli_parse_size(optarg, &size) < 0 || size < 4096) {
-				rc = cli_usage_error("precondition", "--size: bad size '%s'", optarg);
+		CLI_TARGET_CASES:
+			rc = cli_target_option("precondition", c, optarg, &o->base, &size);
+			if (rc)
 				goto out;
-			}
-			break;
-		case O_BUFFERED:
-			o->base.buffered = 1;
-			break;
-		case O_ALLOW:
-			o->base.allow_write = 1;
-			break;
-		case O_FORCE:
-			o->base.force = 1;
-			break;
-		case O_DATA:
-			if (rpl_data_parse(optarg, &o->base.data, &o->base.data_param) < 0) {
-				rc = cli_usage_error("precondition", "--data: bad pattern '%s'", optarg);
-				goto out;
-			}
 			break;
 		case 'o':
 			output = optarg;
@@ -256,35 +233,14 @@ int cmd_precondition(int argc, char **argv)
 		rc = cli_usage_error("precondition", "no output: give -o FILE");
 		goto out;
 	}
-	if (o->base.backend == RPL_BACKEND_NULL) {
-		if (target) {
-			rc = cli_usage_error("precondition", "--null and TARGET exclude each other");
-			goto out;
-		}
-		v = size ? size : 1ull << 30;
-	} else {
-		if (!target) {
-			rc = cli_usage_error("precondition", "no TARGET given");
-			goto out;
-		}
-		o->base.targets[0].dev = -1;
-		o->base.targets[0].path = target;
-		o->base.ntargets = 1;
-		o->base.create_size = size;
-		e = rpt_target_size(target, &v);
-		if (e < 0) {
-			if (!(e == -ENOENT && o->base.create && size)) {
-				cli_err("%s: %s", target, strerror(-e));
-				rc = EXIT_FAIL;
-				goto out;
-			}
-			v = size;
-		}
-		if (o->base.create && size > v)
-			v = size;
+	rc = cli_target_set("precondition", "TARGET", target, &o->base, size);
+	if (rc)
+		goto out;
+	/* the fill and the pattern cover the target, or --region of it */
+	if (cli_target_bytes(target, &o->base, size, region, &v)) {
+		rc = EXIT_FAIL;
+		goto out;
 	}
-	if (region && region < v)
-		v = region;
 	v -= v % 131072;
 	w.pattern = rpt_pattern_find(wname);
 	if (!w.pattern && synth_known(wname)) {

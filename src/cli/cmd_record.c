@@ -52,6 +52,10 @@ static void usage(FILE *f)
 		"  -n, --max-ios N        stop after N I/Os\n"
 		"      --allow-loss       exit 0 even when events were lost\n"
 		"      --buffer-size SIZE trace ring buffer per CPU (default 16M)\n"
+		"      --compact          IST output: the smallest file (the writer's\n"
+		"                         deflate and ARITH trials: more CPU while\n"
+		"                         recording); by default columns are stored\n"
+		"                         plain or ANS-coded, as convert --fast does\n"
 		"      --sched FILE       also write to FILE when the streams waited for a\n"
 		"                         CPU behind threads that are not streams (from\n"
 		"                         the scheduler's tracepoints; replay --think-sched),\n"
@@ -91,6 +95,7 @@ struct sink {
 	uint64_t max_ios;
 	uint64_t last_flush_ns;
 	int err;
+	int compact;            /* --compact: the writer's default effort */
 	const char *sched_path; /* --sched */
 	const char *sched_comm[8]; /* --sched-comm */
 	unsigned nsched_comm;
@@ -121,7 +126,14 @@ static void chown_to_sudo_user(const char *path)
 
 static int sink_open(struct sink *s)
 {
-	struct ist_writer_opts wo = { .direct = 1 };
+	/* The fast effort unless --compact: a recorder takes its CPU from
+	 * the workload it records, and the deflate and ARITH trials were a
+	 * quarter of its CPU at 230,000 I/Os a second, for files 0-8% smaller
+	 * (bench/README.md, "Record"); `iostorm convert` compacts later. */
+	struct ist_writer_opts wo = {
+		.direct = 1,
+		.effort = s->compact ? IST_EFFORT_DEFAULT : IST_EFFORT_FAST,
+	};
 	int ret;
 
 	if (s->w || s->csv)
@@ -646,7 +658,7 @@ static int check_written(const char *path, const char *const *inputs, size_t n)
 
 enum {
 	OPT_ALLOW_LOSS = 256, OPT_BUFFER, OPT_PCAP, OPT_FROM_PCAP, OPT_FILTER,
-	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED, OPT_SCHED_COMM,
+	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED, OPT_SCHED_COMM, OPT_COMPACT,
 };
 
 int cmd_record(int argc, char **argv)
@@ -658,6 +670,7 @@ int cmd_record(int argc, char **argv)
 		{ "max-ios", required_argument, NULL, 'n' },
 		{ "allow-loss", no_argument, NULL, OPT_ALLOW_LOSS },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "pcap", required_argument, NULL, OPT_PCAP },
 		{ "from-pcap", required_argument, NULL, OPT_FROM_PCAP },
 		{ "filter", required_argument, NULL, OPT_FILTER },
@@ -676,7 +689,7 @@ int cmd_record(int argc, char **argv)
 	unsigned ncomm = 0;
 	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
 	struct cap_pcap_opts po;
-	int allow_loss = 0, quiet = 0, c, ret;
+	int allow_loss = 0, quiet = 0, compact = 0, c, ret;
 	struct sink *s;
 	size_t ol;
 
@@ -703,6 +716,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_ALLOW_LOSS:
 			allow_loss = 1;
+			break;
+		case OPT_COMPACT:
+			compact = 1;
 			break;
 		case OPT_BUFFER:
 			if (cli_parse_size(optarg, &buffer) || buffer < 4096 ||
@@ -784,6 +800,7 @@ int cmd_record(int argc, char **argv)
 		return EXIT_FAIL;
 	s->path = out;
 	s->max_ios = max_ios;
+	s->compact = compact;
 	s->sched_path = sched;
 	memcpy(s->sched_comm, comms, ncomm * sizeof(*comms));
 	s->nsched_comm = ncomm;

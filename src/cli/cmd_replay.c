@@ -62,6 +62,11 @@ static const char usage_text[] =
 	"      --cpu-scale F        with --cpus: that CPU time times F (the target's\n"
 	"                           CPU cost per unit of work against the\n"
 	"                           recording's; default 1)\n"
+	"      --wake-cost T|auto   with --cpus: take T of CPU time off a gap for\n"
+	"                           each recorded wake-up the replay does not cause\n"
+	"                           (I/O completions where the target completes the\n"
+	"                           I/O in the caller, lock waits not redone); auto:\n"
+	"                           T from the sidecar's bursts (default: none)\n"
 	"      --txn-latency FROM   a transaction's latency from its first I/O\n"
 	"                           (first, default) or from the end of its stream's\n"
 	"                           previous transaction (cycle, as clients see it)\n"
@@ -99,7 +104,7 @@ enum {
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
 	O_SERIAL_COMMITS, O_TXN_LATENCY,
-	O_THINK_SCHED, O_CPUS, O_CPU_SCALE,
+	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST,
 };
 
 static const struct option longopts[] = {
@@ -126,6 +131,7 @@ static const struct option longopts[] = {
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "cpu-scale", required_argument, NULL, O_CPU_SCALE },
+	{ "wake-cost", required_argument, NULL, O_WAKE_COST },
 	{ "txn-latency", required_argument, NULL, O_TXN_LATENCY },
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
@@ -272,6 +278,11 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		printf("\ntransactions %" PRIu64 ", TPS-eq %.1f, streams' sum %.1f\n", res->txns,
 		       rate(res->txns, res->elapsed_ns), res->tps_streams);
 		print_pcts_row("txn", &res->txn_lat);
+		if (o->wake_cost_auto || o->wake_cost_ns)
+			printf("  wake-ups   %" PRIu64 " of the recorded not caused by the replay, "
+			       "%.1f ms of CPU off at %.1f us each; %" PRIu64 " kept\n",
+			       res->wakes_dropped, (double)res->wake_cpu_dropped_ns / 1e6,
+			       (double)res->wake_cost_ns / 1e3, res->wakes_kept);
 		if (res->rec_txn_lat.count)
 			print_pcts_row(" recorded", &res->rec_txn_lat);
 	}
@@ -463,6 +474,15 @@ int cmd_replay(int argc, char **argv)
 						       optarg);
 			o.cpu_scale = d;
 			break;
+		case O_WAKE_COST:
+			o.wake_cost_auto = !strcmp(optarg, "auto");
+			o.wake_cost_ns = 0;
+			if (!o.wake_cost_auto &&
+			    (cli_parse_duration_ns(optarg, &o.wake_cost_ns) ||
+			     o.wake_cost_ns > 1000000000ull))
+				return cli_usage_error(CMD, "bad --wake-cost '%s' (auto, or a time "
+						       "up to 1s)", optarg);
+			break;
 		case O_TXN_LATENCY:
 			if (!strcmp(optarg, "first"))
 				o.txn_latency_cycle = 0;
@@ -593,6 +613,8 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--cpus needs --think-sched (its on-CPU times)");
 	if (o.cpu_scale != 1.0 && !o.cpus)
 		return cli_usage_error(CMD, "--cpu-scale needs --cpus");
+	if ((o.wake_cost_auto || o.wake_cost_ns) && !o.cpus)
+		return cli_usage_error(CMD, "--wake-cost needs --cpus");
 	if (o.serial_commits && o.workers > 1)
 		return cli_usage_error(CMD, "--serial-commits needs one worker");
 	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)

@@ -138,8 +138,8 @@ static char *list_text(const double *v, unsigned n)
 	return s;
 }
 
-enum { O_SYNTH = 256, O_SET, O_PATTERN, O_REMAP, O_REGION, O_SEED, O_THREADS, O_QD, O_RATES, O_POINT, O_NULL,
-       O_CREATE, O_SIZE, O_BUFFERED, O_ALLOW, O_FORCE, O_DATA, O_QUIET, O_LIST };
+enum { O_SYNTH = 256, O_SET, O_PATTERN, O_REMAP, O_REGION, O_SEED, O_THREADS, O_QD, O_RATES, O_POINT,
+       O_QUIET, O_LIST };
 
 int cmd_sweep(int argc, char **argv)
 {
@@ -155,13 +155,13 @@ int cmd_sweep(int argc, char **argv)
 		{ "rates", required_argument, NULL, O_RATES },
 		{ "point", required_argument, NULL, O_POINT },
 		{ "target", required_argument, NULL, 't' },
-		{ "null", no_argument, NULL, O_NULL },
-		{ "create", no_argument, NULL, O_CREATE },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "buffered", no_argument, NULL, O_BUFFERED },
-		{ "allow-write", no_argument, NULL, O_ALLOW },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "data", required_argument, NULL, O_DATA },
+		{ "null", no_argument, NULL, CLI_O_NULL },
+		{ "create", no_argument, NULL, CLI_O_CREATE },
+		{ "size", required_argument, NULL, CLI_O_SIZE },
+		{ "buffered", no_argument, NULL, CLI_O_BUFFERED },
+		{ "allow-write", no_argument, NULL, CLI_O_ALLOW },
+		{ "force", no_argument, NULL, CLI_O_FORCE },
+		{ "data", required_argument, NULL, CLI_O_DATA },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, O_QUIET },
@@ -273,32 +273,10 @@ int cmd_sweep(int argc, char **argv)
 		case 't':
 			target = optarg;
 			break;
-		case O_NULL:
-			o->base.backend = RPL_BACKEND_NULL;
-			break;
-		case O_CREATE:
-			o->base.create = 1;
-			break;
-		case O_SIZE:
-			if (cli_parse_size(optarg, &size) < 0 || size < 4096) {
-				rc = cli_usage_error("sweep", "--size: bad size '%s'", optarg);
+		CLI_TARGET_CASES:
+			rc = cli_target_option("sweep", c, optarg, &o->base, &size);
+			if (rc)
 				goto out;
-			}
-			break;
-		case O_BUFFERED:
-			o->base.buffered = 1;
-			break;
-		case O_ALLOW:
-			o->base.allow_write = 1;
-			break;
-		case O_FORCE:
-			o->base.force = 1;
-			break;
-		case O_DATA:
-			if (rpl_data_parse(optarg, &o->base.data, &o->base.data_param) < 0) {
-				rc = cli_usage_error("sweep", "--data: bad pattern '%s'", optarg);
-				goto out;
-			}
 			break;
 		case 'o':
 			output = optarg;
@@ -386,21 +364,9 @@ int cmd_sweep(int argc, char **argv)
 		rc = cli_usage_error("sweep", "no output: give -o FILE");
 		goto out;
 	}
-	if (o->base.backend == RPL_BACKEND_NULL) {
-		if (target) {
-			rc = cli_usage_error("sweep", "--null and --target exclude each other");
-			goto out;
-		}
-	} else {
-		if (!target) {
-			rc = cli_usage_error("sweep", "no --target given");
-			goto out;
-		}
-		o->base.targets[0].dev = -1;
-		o->base.targets[0].path = target;
-		o->base.ntargets = 1;
-		o->base.create_size = size;
-	}
+	rc = cli_target_set("sweep", "--target", target, &o->base, size);
+	if (rc)
+		goto out;
 	{
 		/* written when the sweep ends: checked before any I/O */
 		const char *in[2] = { w.trace, target };
@@ -416,20 +382,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (w.pattern) {
 		/* the pattern covers the target, or --region of it */
-		if (o->base.backend == RPL_BACKEND_NULL) {
-			v = size ? size : 1ull << 30;
-		} else if ((e = rpt_target_size(target, &v)) < 0) {
-			if (!(e == -ENOENT && o->base.create && size)) {
-				cli_err("%s: %s", target, strerror(-e));
-				rc = EXIT_FAIL;
-				goto out;
-			}
-			v = size;
+		if (cli_target_bytes(target, &o->base, size, region, &v)) {
+			rc = EXIT_FAIL;
+			goto out;
 		}
-		if (o->base.create && size > v)
-			v = size;
-		if (region && region < v)
-			v = region;
 		if (v < w.pattern->bs) {
 			cli_err("%s: %llu bytes: too small for %s", target ? target : "null target",
 				(unsigned long long)v, w.pattern->name);

@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -d, --duration T      trace length (default 60s; e.g. 500ms, 2m)\n"
 		"  -S, --seed N          random seed (default 1)\n"
 		"  -o, --output FILE     output trace (.ist; .csv for canonical CSV)\n"
+		"      --fast            write IST faster, larger (ANS or plain columns,\n"
+		"                        deflate only where a sample halves them)\n"
 		"      --discard         generate, write nothing, print the speed\n"
 		"  -l, --list            list the profiles\n"
 		"  -D, --describe        list PROFILE's parameters, defaults and sources\n"
@@ -87,9 +89,10 @@ struct out {
  * removed if SIGINT, SIGTERM or SIGHUP ends the run (imp_tmp_guard): the
  * IST writer's own temporary file would stay behind, its name unknown here.
  */
-static int out_open(struct out *o, const char *path, const ist_header *h)
+static int out_open(struct out *o, const char *path, const ist_header *h,
+		    int effort)
 {
-	struct ist_writer_opts wo = { .direct = 1 };
+	struct ist_writer_opts wo = { .direct = 1, .effort = effort };
 	size_t n = strlen(path) + 32;
 	int ret;
 
@@ -189,11 +192,13 @@ int cmd_synth(int argc, char **argv)
 		{ "describe", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "discard", no_argument, NULL, 'X' },
+		{ "fast", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sets[MAX_SETS], *out_path = NULL, *name, *file = NULL;
 	unsigned nsets = 0;
 	int do_list = 0, do_describe = 0, discard = 0, c, rc, ok = 0;
+	int effort = IST_EFFORT_DEFAULT;
 	struct timespec t0, t1, c0, c1;
 	uint64_t duration = 60ull * 1000000000, seed = 1;
 	const struct syn_profile *p;
@@ -230,6 +235,9 @@ int cmd_synth(int argc, char **argv)
 		case 'X':
 			discard = 1;
 			break;
+		case 'F':
+			effort = IST_EFFORT_FAST;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -262,6 +270,8 @@ int cmd_synth(int argc, char **argv)
 		return cli_usage_error("synth", "no output: -o OUT.ist");
 	if (out_path && discard)
 		return cli_usage_error("synth", "--discard and -o exclude each other");
+	if (effort && discard)
+		return cli_usage_error("synth", "--discard writes nothing: no --fast");
 	if (cli_check_output(out_path, &file, file ? 1 : 0))
 		return EXIT_FAIL;
 	rc = syn_gen_new(&g, p);
@@ -329,7 +339,7 @@ int cmd_synth(int argc, char **argv)
 		syn_gen_free(g);
 		return n == 0 ? EXIT_OK : EXIT_FAIL;
 	}
-	rc = out_open(&o, out_path, syn_gen_header(g));
+	rc = out_open(&o, out_path, syn_gen_header(g), effort);
 	if (rc < 0) {
 		cli_err("%s: %s", out_path, rc > -IST_E_BASE ? strerror(-rc) :
 			ist_strerror(rc));

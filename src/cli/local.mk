@@ -9,3 +9,5 @@ iostorm_SOURCES += \
 	src/cli/util.c
 iostorm_SOURCES += src/cli/cmd_demo.c
 dist_man_MANS += man/iostorm-demo.1
+TESTS += tests/cli/demo.sh
+EXTRA_DIST += tests/cli/demo.sh

@@ -24,7 +24,8 @@ static void print_help(FILE *f)
 		"\n"
 		"'iostorm <command> --help' describes a command; the manual\n"
 		"pages iostorm(1) and iostorm-<command>(1) describe them in full.\n"
-		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
+		"Exit status: 0 success, 1 bad input or failure, 2 usage error; compare\n"
+		"and record also 3, precondition 4 (see their --help).\n");
 }
 
 static const struct cli_command *find_command(const char *name)

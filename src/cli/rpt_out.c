@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/rpt_out.h"
+#include "report/measure.h"
 
 int cli_outfile_open(struct cli_outfile *o, const char *path)
 {
@@ -184,4 +185,76 @@ void cli_now_iso(char *buf, size_t size)
 
 	gmtime_r(&now, &tm);
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int cli_target_option(const char *cmd, int opt, const char *arg, struct rpl_opts *o,
+		      uint64_t *size)
+{
+	switch (opt) {
+	case CLI_O_NULL:
+		o->backend = RPL_BACKEND_NULL;
+		break;
+	case CLI_O_CREATE:
+		o->create = 1;
+		break;
+	case CLI_O_SIZE:
+		if (cli_parse_size(arg, size) < 0 || *size < 4096)
+			return cli_usage_error(cmd, "--size: bad size '%s'", arg);
+		break;
+	case CLI_O_BUFFERED:
+		o->buffered = 1;
+		break;
+	case CLI_O_ALLOW:
+		o->allow_write = 1;
+		break;
+	case CLI_O_FORCE:
+		o->force = 1;
+		break;
+	case CLI_O_DATA:
+		if (rpl_data_parse(arg, &o->data, &o->data_param) < 0)
+			return cli_usage_error(cmd, "--data: bad pattern '%s'", arg);
+		break;
+	}
+	return 0;
+}
+
+int cli_target_set(const char *cmd, const char *what, const char *target, struct rpl_opts *o,
+		   uint64_t size)
+{
+	if (o->backend == RPL_BACKEND_NULL) {
+		if (target)
+			return cli_usage_error(cmd, "--null and %s exclude each other", what);
+		return 0;
+	}
+	if (!target)
+		return cli_usage_error(cmd, "no %s given", what);
+	o->targets[0].dev = -1;
+	o->targets[0].path = target;
+	o->ntargets = 1;
+	o->create_size = size;
+	return 0;
+}
+
+int cli_target_bytes(const char *target, const struct rpl_opts *o, uint64_t size,
+		     uint64_t region, uint64_t *bytes)
+{
+	uint64_t v;
+	int e;
+
+	if (o->backend == RPL_BACKEND_NULL) {
+		v = size ? size : 1ull << 30;
+	} else if ((e = rpt_target_size(target, &v)) < 0) {
+		/* a file --create makes */
+		if (!(e == -ENOENT && o->create && size)) {
+			cli_err("%s: %s", target, strerror(-e));
+			return -1;
+		}
+		v = size;
+	}
+	if (o->create && size > v)
+		v = size;
+	if (region && region < v)
+		v = region;
+	*bytes = v;
+	return 0;
 }

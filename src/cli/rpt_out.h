@@ -8,7 +8,10 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "replay/replay.h"
 
 struct cli_outfile {
 	FILE *f;
@@ -37,4 +40,32 @@ void cli_release_stop(void);
  * ISO 8601. */
 char *cli_command_line(int argc, char **argv, const char *cmd);
 void cli_now_iso(char *buf, size_t size);
+
+/* The target options sweep and precondition share (--null, --create,
+ * --size, --buffered, --allow-write, --force, --data): the getopt_long
+ * values of their option tables (beyond their own, from 256), and the
+ * cases of their switch that cli_target_option() handles. */
+enum {
+	CLI_O_NULL = 0x1000, CLI_O_CREATE, CLI_O_SIZE, CLI_O_BUFFERED, CLI_O_ALLOW,
+	CLI_O_FORCE, CLI_O_DATA,
+};
+#define CLI_TARGET_CASES \
+	case CLI_O_NULL: case CLI_O_CREATE: case CLI_O_SIZE: case CLI_O_BUFFERED: \
+	case CLI_O_ALLOW: case CLI_O_FORCE: case CLI_O_DATA
+
+/* Applies target option opt (its argument arg) to o, or to *size for
+ * --size; 0, or the usage error's EXIT_USAGE (printed, naming cmd). */
+int cli_target_option(const char *cmd, int opt, const char *arg, struct rpl_opts *o,
+		      uint64_t *size);
+
+/* The target of the run: target (its option named what in messages) or
+ * the null back-end, one of them; 0, or EXIT_USAGE (printed). */
+int cli_target_set(const char *cmd, const char *what, const char *target, struct rpl_opts *o,
+		   uint64_t size);
+
+/* The bytes a pattern or a fill covers: the null target's --size (1 GiB
+ * without one), or target's size (--size when --create makes or extends
+ * it), at most region when given.  0, or -1 with the error printed. */
+int cli_target_bytes(const char *target, const struct rpl_opts *o, uint64_t size,
+		     uint64_t region, uint64_t *bytes);
 #endif

@@ -186,10 +186,12 @@ static inline uint32_t enc_step(uint32_t x, const struct ans_esym *y,
 }
 
 /* Codes in[0..len) backwards, byte i with state x[i % 2] and context
- * ctx[i] (all 0 when ctx is NULL); returns the lowest word written. */
-static uint16_t *enc_run(const struct ans_esym (*e)[256], const uint8_t *in,
-			 const uint8_t *ctx, size_t len, uint32_t *x,
-			 uint16_t *wend)
+ * ctx[i] (all 0 when ctx is NULL); returns the lowest word written.
+ * Inlined into each call, whose constant ctx (NULL or not) removes the
+ * test from the loop. */
+static inline __attribute__((always_inline)) uint16_t *
+enc_run(const struct ans_esym (*e)[256], const uint8_t *in,
+	const uint8_t *ctx, size_t len, uint32_t *x, uint16_t *wend)
 {
 	uint16_t *wp = wend;
 	uint32_t x0 = x[0], x1 = x[1];
@@ -348,7 +350,10 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 	/* the symbols backwards, words downwards from wend (at most one
 	 * per symbol; tmp keeps the contexts below them) */
 	wend = (uint16_t *)(void *)(tmp + ((len + 1) & ~(size_t)1)) + len + 8;
-	wp = enc_run(esym, in, m.kind ? tmp : NULL, len, x, wend);
+	if (m.kind)
+		wp = enc_run(esym, in, tmp, len, x, wend);
+	else
+		wp = enc_run(esym, in, NULL, len, x, wend);
 	nw = (size_t)(wend - wp);
 	if (hl + 8 + nw * 2 >= limit)
 		return 0;

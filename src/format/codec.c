@@ -221,7 +221,7 @@ enum { THEN_MTF = 16 };
  * them again. */
 #define DICT_IX_MIN 64
 
-/* a[0..n) all equal? */
+/* a[0..n) all equal?  (The writer knows it from its copy: COL_SAME.) */
 #define DEFINE_ALL_SAME(name, T)                                               \
 	static int name(const T *a, size_t n)                                  \
 	{                                                                      \
@@ -235,7 +235,12 @@ DEFINE_ALL_SAME(all_same32, uint32_t)
 DEFINE_ALL_SAME(all_same16, uint16_t)
 DEFINE_ALL_SAME(all_same8, uint8_t)
 
-#define DEFINE_ENCODER(name, T, SAME, FIELD, what)                             \
+/* Column col of c, whose n values a are in c's arrays, holds one value? */
+#define COL_SAME(c, col, SAME, a, n)                                           \
+	((c)->known & (1u << (col)) ? !!((c)->same & (1u << (col)))            \
+				     : SAME(a, n))
+
+#define DEFINE_ENCODER(name, T, SAME, FIELD, COL, what)                        \
 	static void name(const struct fmt_cols *c, size_t n, uint8_t *out,     \
 			 struct fmt_coldesc *d)                                \
 	{                                                                      \
@@ -252,7 +257,7 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		_Static_assert(!((what) & USE_GCD) || !((what) & TRY_RAW) ||   \
 			       !((what) & TRY_DELTA), "one kind of gcd");      \
 		d->raw_len = 0;                                                \
-		if (SAME(a, n)) {                                              \
+		if (COL_SAME(c, COL, SAME, a, n)) {                            \
 			d->coding = FMT_CODE_CONST;                            \
 			d->param = a[0];                                       \
 			return;                                                \
@@ -337,14 +342,19 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		d->raw_len = (uint64_t)(p - out);                              \
 	}
 
-DEFINE_ENCODER(enc_t, uint64_t, all_same64, t, TRY_DELTA | USE_GCD)
-DEFINE_ENCODER(enc_dev, uint32_t, all_same32, dev, TRY_RAW | TRY_DICT | THEN_MTF)
-DEFINE_ENCODER(enc_op, uint8_t, all_same8, op, TRY_RAW | TRY_DICT)
-DEFINE_ENCODER(enc_flags, uint16_t, all_same16, flags, TRY_RAW | TRY_DICT)
-DEFINE_ENCODER(enc_len, uint32_t, all_same32, len, TRY_RAW | USE_GCD | TRY_DICT)
-DEFINE_ENCODER(enc_raw_offset, uint64_t, all_same64, offset, TRY_RAW | USE_GCD)
-DEFINE_ENCODER(enc_stream, uint64_t, all_same64, stream, TRY_RAW | TRY_DELTA | TRY_DICT)
-DEFINE_ENCODER(enc_txn, uint64_t, all_same64, txn, TRY_RAW | TRY_DELTA)
+DEFINE_ENCODER(enc_t, uint64_t, all_same64, t, FMT_COL_T, TRY_DELTA | USE_GCD)
+DEFINE_ENCODER(enc_dev, uint32_t, all_same32, dev, FMT_COL_DEV,
+	       TRY_RAW | TRY_DICT | THEN_MTF)
+DEFINE_ENCODER(enc_op, uint8_t, all_same8, op, FMT_COL_OP, TRY_RAW | TRY_DICT)
+DEFINE_ENCODER(enc_flags, uint16_t, all_same16, flags, FMT_COL_FLAGS,
+	       TRY_RAW | TRY_DICT)
+DEFINE_ENCODER(enc_len, uint32_t, all_same32, len, FMT_COL_LEN,
+	       TRY_RAW | USE_GCD | TRY_DICT)
+DEFINE_ENCODER(enc_raw_offset, uint64_t, all_same64, offset, FMT_COL_OFFSET,
+	       TRY_RAW | USE_GCD)
+DEFINE_ENCODER(enc_stream, uint64_t, all_same64, stream, FMT_COL_STREAM,
+	       TRY_RAW | TRY_DELTA | TRY_DICT)
+DEFINE_ENCODER(enc_txn, uint64_t, all_same64, txn, FMT_COL_TXN, TRY_RAW | TRY_DELTA)
 
 /*
  * The offset history: per device slot the last FMT_HIST values pushed,
@@ -571,7 +581,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		enc_raw_offset(c, n, out, d); /* also finds a constant */
 		return;
 	}
-	if (all_same64(offs, n)) {
+	if (COL_SAME(c, FMT_COL_OFFSET, all_same64, offs, n)) {
 		d->coding = FMT_CODE_CONST;
 		d->param = offs[0];
 		d->raw_len = 0;
@@ -745,7 +755,7 @@ static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
 	size_t i;
 
 	d->raw_len = 0;
-	if (all_same64(lat, n)) {
+	if (COL_SAME(c, FMT_COL_LAT, all_same64, lat, n)) {
 		d->coding = FMT_CODE_CONST;
 		d->param = lat[0];
 		return;

@@ -230,9 +230,14 @@ struct fmt_cols {
 	uint32_t *len, *dev;
 	uint16_t *flags;
 	uint8_t *op;
+	/* bit c (enum fmt_col) of known: whether column c holds one value
+	 * is known, from bit c of same (the writer learns it while it
+	 * copies the records in); otherwise the encoder finds out */
+	uint32_t known, same;
 };
 
-/* Arrays for n records in c (fmt_cols_free() after); 0 or -ENOMEM. */
+/* Arrays for n records in c (fmt_cols_free() after; known and same 0);
+ * 0 or -ENOMEM. */
 int fmt_cols_alloc(struct fmt_cols *c, size_t n);
 void fmt_cols_free(struct fmt_cols *c);
 

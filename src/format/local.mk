@@ -36,6 +36,8 @@ EXTRA_DIST += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/
 	tests/cli/trace_errors.sh
 TESTS += tests/cli/ist_golden.sh
 EXTRA_DIST += tests/cli/ist_golden.sh
+TESTS += tests/cli/fast.sh
+EXTRA_DIST += tests/cli/fast.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_ist_reader
 check_PROGRAMS += tests/fuzz/fuzz_ist_reader

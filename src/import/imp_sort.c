@@ -315,7 +315,9 @@ static int add_run(struct imp_sorter *s, char *path, int64_t shift)
 
 static int open_run(struct imp_sorter *s)
 {
-	struct ist_writer_opts o = { .direct = 1, .level = 1 };
+	/* a run is read back once, by the merge: written fast (its size
+	 * matters less than the writer's time) */
+	struct ist_writer_opts o = { .direct = 1, .effort = IST_EFFORT_FAST };
 	char p[PATH_MAX + 32], *path;
 	ist_header *h;
 	int ret;

@@ -69,8 +69,20 @@ expect_grep '^transactions: +196$' "$TMP/out"
 expect_eq "$("$IOSTORM" info "$TMP/g.ist" | awk '/^records:/ { print $2 }')" 492 "records with group commits"
 expect_status 2 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/x.ist" --group-commits 0.5
 
+# no recorded latency: completions unknown, so no I/O is dependent
+# (its stream's previous one may still have been in flight), and said so
+awk -F, -v OFS=, 'NR > 1 { $6 = 0 } { print }' "$TMP/t.csv" >"$TMP/nolat.csv"
+"$IOSTORM" convert "$TMP/nolat.csv" "$TMP/nolat.ist" || fail "convert nolat.csv"
+expect_status 0 "$IOSTORM" annotate "$TMP/nolat.ist" -o "$TMP/nl.ist"
+expect_grep '^dependent I/O: +0 ' "$TMP/out"
+expect_grep '^warning: +300 records without recorded latency: their dependencies cannot be inferred$' "$TMP/out"
+expect_grep '^commit markers: 100$' "$TMP/out"
+
 # usage errors: exit 2
-expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'op=fly'
+for rule in 'op=fly' 'dev=65536' 'dev=-1' 'dev' 'flags=' 'flags=sync|' 'colour=red' 'dev=log,op='; do
+	expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit "$rule"
+	expect_eq "$(head -1 "$TMP/err")" "iostorm annotate: bad --commit rule '$rule'" "--commit '$rule'"
+done
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev nosuch
 # (a converted CSV without device lines: no names, the indexes it uses)

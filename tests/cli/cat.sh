@@ -23,6 +23,11 @@ expect_status 0 "$IOSTORM" cat -n --from 15.5ms --to 15.503ms "$TMP/seq.ist"
 expect_eq "$(cat "$TMP/out")" "15500000,0,read,63488000,4096,0,0,0,
 15501000,0,read,63492096,4096,0,0,0,
 15502000,0,read,63496192,4096,0,0,0," "--from seek"
+# --from at the last record of a chunk (999 us ends chunk 0): that record
+# is the first printed, the next chunk's first follows
+expect_status 0 "$IOSTORM" cat -n --from 999us --to 1.001ms "$TMP/seq.ist"
+expect_eq "$(cat "$TMP/out")" "999000,0,read,4091904,4096,0,0,0,
+1000000,0,read,4096000,4096,0,0,0," "--from at a chunk's last record"
 
 # a damaged chunk: one line with chunk and offset, exit 1
 cp "$TMP/seq.ist" "$TMP/dmg.ist"

@@ -9,15 +9,35 @@ DATA="$top_srcdir/tests/data"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/iostorm-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 nchecks=0
+skipped=""
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 ok() { nchecks=$((nchecks + 1)); }
+# skip_part REASON : a part of the test cannot run here (a device, a tool
+# or a permission is missing); the rest goes on, and done_ok ends the test
+# as SKIP (77) naming what did not run, never as a pass that left it out
+skip_part() {
+	echo "SKIP (part): $*" >&2
+	skipped="$skipped${skipped:+; }$*"
+}
 
 need_shared() {
 	[ -d "$SHARED_DIR/realdata" ] || skip "no shared realdata at $SHARED_DIR"
 }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+# need_uring : replay on a file or a device needs io_uring (a kernel
+# without it, io_uring_disabled, a seccomp filter: SKIP, not a failure)
+need_uring() {
+	probe="$top_builddir/tests/cli/uring_probe"
+	[ -x "$probe" ] || fail "no $probe (built by make check)"
+	"$probe" >"$TMP/uring" 2>&1
+	case $? in
+	0) ;;
+	77) skip "no io_uring here: $(cat "$TMP/uring")" ;;
+	*) cat "$TMP/uring" >&2; fail "$probe failed" ;;
+	esac
+}
 
 # expect_status N CMD... : runs CMD, saves stdout/stderr in $TMP/out, $TMP/err
 expect_status() {
@@ -51,9 +71,14 @@ expect_eq() {
 	ok
 }
 
-# done_ok : at the end of every test; fails a test that checked nothing
+# done_ok : at the end of every test; fails a test that checked nothing,
+# and ends one that left a part out (skip_part) as SKIP
 done_ok() {
 	[ "$nchecks" -gt 0 ] || fail "test made no check"
+	if [ -n "$skipped" ]; then
+		echo "$nchecks checks passed; not run here: $skipped"
+		exit 77
+	fi
 	echo "$nchecks checks passed"
 	exit 0
 }

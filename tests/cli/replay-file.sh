@@ -3,6 +3,7 @@
 # replay-file.sh - iostorm replay on file targets: every record once at its
 # mapped offset (stamped writes read back), remap modes, --create, reports.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 
 HDR="t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
 
@@ -37,6 +38,10 @@ check_stamps() {
 	ok
 }
 
+# errors_of JSON : the I/O errors of the whole run (its first "errors":
+# the totals); a failed I/O does not change the exit status
+errors_of() { sed -n 's/^    "errors": \([0-9]*\),$/\1/p' "$1" | head -1; }
+
 # 1. every record replayed once, at its offset, file created to fit.
 gen 300 20000 >"$TMP/w.csv"
 expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/t.img" --create \
@@ -47,6 +52,7 @@ expect_grep '"schema": "iostorm-replay/1"' "$TMP/r.json"
 expect_grep '"interrupted": false' "$TMP/r.json"
 expect_grep '"complete": true' "$TMP/r.json"
 expect_grep '"ios": 300,' "$TMP/r.json"
+expect_eq "$(errors_of "$TMP/r.json")" 0 "I/O errors"
 expect_grep '"recorded_latency_ns": \{' "$TMP/r.json"
 expect_grep '^start_ns,length_ns,ios,' "$TMP/iv.csv"
 expect_eq "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/iv.csv")" 300 "interval rows sum"
@@ -90,6 +96,9 @@ expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img" --remap
 	--data stamp --timing afap --json "$TMP/wrap.json"
 expect_eq "$(stat -c %s "$TMP/small.img")" 524288 "wrap keeps the size"
 expect_grep '"wrapped": 172,' "$TMP/wrap.json"
+# each wrapped offset aligned for O_DIRECT: every I/O done, none failed
+expect_grep '"ios": 300,' "$TMP/wrap.json"
+expect_eq "$(errors_of "$TMP/wrap.json")" 0 "I/O errors with --remap wrap"
 # overlapping wraps: the stamps present must sit at their own offsets
 od -A d -t x1 -v -w512 "$TMP/small.img" | awk '
 	function hx(h) { return index("0123456789abcdef", substr(h, 1, 1)) * 16 + index("0123456789abcdef", substr(h, 2, 1)) - 17 }
@@ -104,7 +113,15 @@ expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img" --remap
 	--timing afap --json "$TMP/scale.json"
 expect_grep '"scaled": 300,' "$TMP/scale.json"
 expect_grep '"skipped_beyond_end": 0,' "$TMP/scale.json"
+expect_grep '"ios": 300,' "$TMP/scale.json"
+expect_eq "$(errors_of "$TMP/scale.json")" 0 "I/O errors with --remap scale"
 expect_eq "$(stat -c %s "$TMP/small.img")" 614400 "scale keeps the size"
+# a ratio that lands between blocks (700 KiB of 1200): aligned down
+truncate -s 0 "$TMP/small.img"; truncate -s 700K "$TMP/small.img"
+expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/small.img" --remap scale \
+	--timing afap --json "$TMP/scale7.json"
+expect_grep '"ios": 300,' "$TMP/scale7.json"
+expect_eq "$(errors_of "$TMP/scale7.json")" 0 "I/O errors with --remap scale onto 700 KiB"
 
 # 5. --read-only: writes skipped and counted; alignment counted.
 awk -v hdr="$HDR" 'BEGIN { print hdr; for (i = 0; i < 40; i++)
@@ -120,6 +137,20 @@ expect_status 0 "$IOSTORM" replay "$TMP/mix.csv" --null --json "$TMP/null.json"
 expect_grep '"backend": "null"' "$TMP/null.json"
 expect_grep '"ios": 40,' "$TMP/null.json"
 
+# 6b. a window of an IST trace of 20 chunks (the reader seeks to --from
+# through the chunk index), looped: the 100 records of [15.5 ms, 15.6 ms)
+# twice, the second pass one mean gap after the first; as from the CSV
+awk -v hdr="$HDR" 'BEGIN { print hdr; for (i = 0; i < 20000; i++)
+	printf "%d,0,read,%d,4096,0,0,0,\n", i * 1000, i * 4096 }' >"$TMP/seq.csv"
+expect_status 0 "$IOSTORM" convert -c 1000 "$TMP/seq.csv" "$TMP/seq.ist"
+for src in seq.ist seq.csv; do
+	expect_status 0 "$IOSTORM" replay "$TMP/$src" --null --from 15.5ms --to 15.6ms --loop 2 \
+		--json "$TMP/win.json" --quiet
+	expect_grep '^    "ios": 200,$' "$TMP/win.json"
+	expect_grep '^    "schedule_ns": 199000,$' "$TMP/win.json"
+	expect_grep '"from_ns": 15500000,' "$TMP/win.json"
+done
+
 # 7. device mapping: DEV=PATH, a device without a target is refused.
 awk -v hdr="$HDR" 'BEGIN { print hdr; print "0,0,read,0,4096,0,0,0,"; print "10,1,read,4096,4096,0,0,0," }' >"$TMP/two.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/two.csv" --target 0="$TMP/m.img"
@@ -132,7 +163,10 @@ expect_grep '"ios": 2,' "$TMP/two.json"
 gz_ratio() { echo "$(stat -c %s "$1") $(gzip -c "$1" | wc -c)" | awk '{ printf "%.2f", $1 / $2 }'; }
 for spec in random zero compress:4 dedupe:50; do
 	rm -f "$TMP/d.img"
-	expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/d.img" --create --data "$spec" --timing afap
+	expect_status 0 "$IOSTORM" replay "$TMP/w.csv" --target "$TMP/d.img" --create --data "$spec" --timing afap \
+		--json "$TMP/d.json"
+	# the result says which data was written (compress:4 as its ratio)
+	expect_grep "\"data\": \"$(echo "$spec" | sed 's/^compress:4$/compress:4.00/')\"," "$TMP/d.json"
 	r=$(gz_ratio "$TMP/d.img")
 	mkdir -p "$TMP/blk" && rm -f "$TMP/blk/"* && (cd "$TMP/blk" && split -b 4096 "$TMP/d.img")
 	u=$(for b in "$TMP/blk/"*; do md5sum <"$b"; done | sort -u | wc -l)

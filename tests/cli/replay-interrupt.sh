@@ -3,6 +3,7 @@
 # replay-interrupt.sh - SIGINT/SIGTERM stop issuing, drain, and the report
 # says interrupted; a file target gets no I/O after the stop.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 
 # 50k reads over 50 s: far longer than the test waits.
 awk 'BEGIN { print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"

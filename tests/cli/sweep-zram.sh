@@ -5,7 +5,9 @@
 # (--allow-write, signature refusal unless --force), a grid, a curve and
 # steady-state rounds on a real block device.
 . "$top_srcdir/tests/cli/lib.sh"
+need_uring # replays on files or devices
 need_root
+[ -w /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null
 [ -w /sys/class/zram-control/hot_add ] || skip "no zram (modprobe zram)"
 id=$(cat /sys/class/zram-control/hot_add 2>/dev/null) || skip "cannot add a zram device"
 DEV=/dev/zram$id
@@ -65,5 +67,7 @@ if command -v mkfs.ext4 >/dev/null; then
 	expect_err_line "ext4"
 	expect_status 4 "$IOSTORM" precondition "$DEV" --allow-write --force --passes 0 \
 		--round 50ms --max-rounds 1 --threads 1 --qd 4 -o "$TMP/e.json"
+else
+	skip_part "no mkfs.ext4: the filesystem signature refusal"
 fi
 done_ok

@@ -312,6 +312,51 @@ static void test_match_same_sector_fifo(void)
 	cap_match_free(m);
 }
 
+/* An issue paired already (the recorder's same-CPU shortcut): queued
+ * done, leaves in issue order behind a pending one, is not in the hash (a
+ * later completion with its key is no longer its), and counts as issued,
+ * completed and matched. */
+static void test_match_paired_issue(void)
+{
+	struct sink s = { .n = 0 };
+	struct cap_match_stats st;
+	cap_match *m;
+	struct cap_event e;
+
+	CU_ASSERT_EQUAL_FATAL(cap_match_new(&m, 0, 0, 0), 0);
+	e = ev(100, 8, 0, IST_OP_READ);
+	cap_match_event(m, &e, sink_emit, &s);
+	e = ev(200, 16, 0, IST_OP_WRITE);
+	e.lat_ns = 50;
+	cap_match_event(m, &e, sink_emit, &s);
+	CU_ASSERT_EQUAL(s.n, 0); /* behind the pending read */
+	CU_ASSERT_EQUAL(cap_match_pending(m), 2);
+	e = ev(300, 16, 1, IST_OP_WRITE);
+	cap_match_event(m, &e, sink_emit, &s);
+	CU_ASSERT_EQUAL(s.n, 0);
+	e = ev(400, 8, 1, IST_OP_READ);
+	cap_match_event(m, &e, sink_emit, &s);
+	CU_ASSERT_EQUAL_FATAL(s.n, 2);
+	CU_ASSERT_EQUAL(s.r[0].lat_ns, 300);
+	CU_ASSERT_EQUAL(s.r[1].t_ns, 200);
+	CU_ASSERT_EQUAL(s.r[1].offset, 16 * 512);
+	CU_ASSERT_EQUAL(s.r[1].lat_ns, 50);
+	/* at the head, a paired issue leaves at once */
+	e = ev(500, 24, 0, IST_OP_READ);
+	e.lat_ns = 7;
+	cap_match_event(m, &e, sink_emit, &s);
+	CU_ASSERT_EQUAL_FATAL(s.n, 3);
+	CU_ASSERT_EQUAL(s.r[2].lat_ns, 7);
+	cap_match_get_stats(m, &st);
+	CU_ASSERT_EQUAL(st.issues, 3);
+	CU_ASSERT_EQUAL(st.completions, 4);
+	CU_ASSERT_EQUAL(st.matched, 3);
+	CU_ASSERT_EQUAL(st.orphan_completions, 1);
+	CU_ASSERT_EQUAL(st.emitted, 3);
+	CU_ASSERT_EQUAL(cap_match_pending(m), 0);
+	cap_match_free(m);
+}
+
 static void test_match_timeout_evict_drain(void)
 {
 	struct sink s = { .n = 0 };
@@ -871,6 +916,7 @@ int main(void)
 		{ "rwbs cache", test_rwbs_cached },
 		{ "matcher keeps issue order", test_match_order },
 		{ "matcher: same sector FIFO", test_match_same_sector_fifo },
+		{ "matcher: an issue paired already", test_match_paired_issue },
 		{ "matcher: timeout, eviction, drain", test_match_timeout_evict_drain },
 		{ "matcher: growth and emit errors", test_match_grow_and_fail },
 		{ "tcp: order, retransmit, snaplen, gaps", test_tcp_reassembly },

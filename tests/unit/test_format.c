@@ -1667,6 +1667,189 @@ out:
 	unlink(path);
 }
 
+/* Stored columns of the file at path by storage (FMT_STORE_*): its
+ * chunks' directories walked as man/iostorm-trace.5 lays them out. */
+static void count_stores(const char *path, uint64_t counts[4])
+{
+	size_t len, p;
+	uint8_t *b = slurp(path, &len);
+
+	memset(counts, 0, 4 * sizeof(counts[0]));
+	CU_ASSERT_FATAL(b != NULL && len > 16);
+	p = fmt_get32(b + 12);
+	while (p + FMT_CHUNK_HDR < len && !memcmp(b + p, FMT_CHUNK_MAGIC, 4)) {
+		const uint8_t *q = b + p + FMT_CHUNK_HDR, *end = b + len;
+		unsigned ncols = *q++;
+
+		for (unsigned c = 0; c < ncols; c++) {
+			uint64_t v;
+
+			CU_ASSERT_FATAL(q[1] < 4);
+			counts[q[1]]++;
+			q += 2;
+			for (int k = 0; k < 3; k++) /* param, raw, stored */
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
+		}
+		p += FMT_CHUNK_HDR + fmt_get32(b + p + 28);
+	}
+	free(b);
+}
+
+/*
+ * IST_EFFORT_FAST: the same records as the default writer, every field
+ * exact (extreme values, columns of every nature), totals alike; columns
+ * stored plain or ANS only (none of them halves when deflated), where the
+ * default writer deflates some and (in small chunks) ARITH-codes others;
+ * bad efforts refused.
+ */
+static void test_fast_effort(void)
+{
+	enum { N = 60000 };
+	static const unsigned chunks[] = { 1000, 8192, 65536 };
+	char *pd = strdup(tmp_path("effort-default.ist")); /* tmp_path's */
+	char *pf = strdup(tmp_path("effort-fast.ist"));    /* buffer is static */
+	struct ist_record *r = calloc(N, sizeof(*r));
+	uint64_t t = 0, j = 0, cd[4], cf[4];
+	ist_writer *w;
+
+	rng = 777;
+	for (size_t i = 0; i < N; i++) {
+		struct ist_record *x = &r[i];
+
+		if (i < N / 3) { /* extremes */
+			random_record(x, &t);
+			continue;
+		}
+		/* a database-like part: times in us, 8 KiB pages, a log
+		 * written sequentially, a few repeating offsets, which
+		 * deflate, ANS and ARITH each code best somewhere */
+		memset(x, 0, sizeof(*x));
+		t += 1000 * (1 + rnd() % 50);
+		x->t_ns = t;
+		x->dev = (uint32_t)(rnd() % 4 == 0);
+		x->op = x->dev ? IST_OP_WRITE : (uint8_t)(rnd() % 3 ? IST_OP_READ : IST_OP_WRITE);
+		x->len = x->dev ? 512u << (rnd() % 4) : 8192;
+		x->offset = x->dev ? (i * 4096) : (j++ * 7 % 37) * 8192 * 1021;
+		x->lat_ns = rnd() % (2u << rnd() % 24);
+		x->stream = 100 + rnd() % 8;
+		x->txn = i / 7;
+		x->flags = x->dev ? IST_F_SYNC : 0;
+	}
+	for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		struct ist_writer_opts od = { .chunk_records = chunks[k] };
+		struct ist_writer_opts of = { .chunk_records = chunks[k],
+					      .effort = IST_EFFORT_FAST };
+		struct ist_record *a, *b;
+		size_t na, nb, bad = 0;
+		ist_reader *ra, *rb;
+		const struct ist_totals *ta, *tb;
+
+		CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pd, NULL, &od), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r, N), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &of), 0);
+		/* in pieces of varied size, as importers hand them over */
+		for (size_t i = 0, step = 1; i < N; i += step, step = step * 3 % 5000 + 1)
+			CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r + i,
+					      N - i < step ? N - i : step), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+		a = read_all(pd, &na, 4096);
+		b = read_all(pf, &nb, 777);
+		CU_ASSERT_EQUAL_FATAL(na, N);
+		CU_ASSERT_EQUAL_FATAL(nb, N);
+		for (size_t i = 0; i < N; i++)
+			bad += !rec_eq(&a[i], &r[i]) || !rec_eq(&b[i], &r[i]);
+		CU_ASSERT_EQUAL(bad, 0);
+		free(a);
+		free(b);
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&ra, pd), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rb, pf), 0);
+		ta = ist_reader_totals(ra);
+		tb = ist_reader_totals(rb);
+		CU_ASSERT_EQUAL(ta->records, tb->records);
+		CU_ASSERT_EQUAL(ta->first_t_ns, tb->first_t_ns);
+		CU_ASSERT_EQUAL(ta->last_t_ns, tb->last_t_ns);
+		CU_ASSERT(!memcmp(ta->count, tb->count, sizeof(ta->count)));
+		CU_ASSERT(!memcmp(ta->bytes, tb->bytes, sizeof(ta->bytes)));
+		CU_ASSERT_EQUAL(ta->streams, tb->streams);
+		CU_ASSERT_EQUAL(ta->txns, tb->txns);
+		CU_ASSERT_EQUAL(ta->out_of_order, tb->out_of_order);
+		CU_ASSERT_EQUAL_FATAL(ta->ndev, tb->ndev);
+		CU_ASSERT(!memcmp(ta->dev_max_end, tb->dev_max_end,
+				  ta->ndev * sizeof(*ta->dev_max_end)));
+		ist_reader_close(ra);
+		ist_reader_close(rb);
+		/* storages: the fast file plain and ANS only */
+		count_stores(pd, cd);
+		count_stores(pf, cf);
+		CU_ASSERT(cd[FMT_STORE_DEFLATE] > 0);
+		CU_ASSERT(chunks[k] > 8192 || cd[FMT_STORE_ARITH] > 0);
+		CU_ASSERT_EQUAL(cf[FMT_STORE_DEFLATE], 0);
+		CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
+		CU_ASSERT(cf[FMT_STORE_ANS] > 0);
+		CU_ASSERT_EQUAL(cd[0] + cd[1] + cd[2] + cd[3],
+				cf[0] + cf[1] + cf[2] + cf[3]);
+	}
+	/* only the two efforts; nothing is created for a refused one */
+	{
+		struct ist_writer_opts o = { .effort = 2 };
+
+		unlink(pf);
+		CU_ASSERT_EQUAL(ist_writer_open(&w, pf, NULL, &o), -EINVAL);
+		o.effort = -1;
+		CU_ASSERT_EQUAL(ist_writer_open(&w, pf, NULL, &o), -EINVAL);
+		CU_ASSERT_EQUAL(ist_writer_open_fd(&w, 1, NULL, &o), -EINVAL);
+		CU_ASSERT(access(pf, F_OK) != 0);
+	}
+	free(r);
+	unlink(pd);
+	free(pd);
+	free(pf);
+}
+
+/*
+ * IST_EFFORT_FAST on long repeats (a sample replicated, times shifted,
+ * as bench/import.sh makes its inputs): only deflate's matches see them,
+ * and the fast writer deflates the columns whose sample shows it; the
+ * records stay exact, and ARITH is never used.
+ */
+static void test_fast_effort_repeats(void)
+{
+	enum { SAMPLE = 1000, COPIES = 70, N = SAMPLE * COPIES };
+	char *pf = strdup(tmp_path("effort-repeats.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r)), *b;
+	struct ist_writer_opts of = { .effort = IST_EFFORT_FAST };
+	uint64_t t = 0, cf[4];
+	size_t nb, bad = 0;
+	ist_writer *w;
+
+	rng = 4242;
+	for (size_t i = 0; i < SAMPLE; i++) {
+		random_record(&r[i], &t);
+		r[i].t_ns = i * 1000 + rnd() % 1000; /* in order */
+	}
+	for (size_t k = 1; k < COPIES; k++)
+		for (size_t i = 0; i < SAMPLE; i++) {
+			r[k * SAMPLE + i] = r[i];
+			r[k * SAMPLE + i].t_ns += k * SAMPLE * 1000;
+		}
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &of), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r, N), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+	b = read_all(pf, &nb, 4096);
+	CU_ASSERT_EQUAL_FATAL(nb, N);
+	for (size_t i = 0; i < N; i++)
+		bad += !rec_eq(&b[i], &r[i]);
+	CU_ASSERT_EQUAL(bad, 0);
+	count_stores(pf, cf);
+	CU_ASSERT(cf[FMT_STORE_DEFLATE] > 0);
+	CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
+	free(b);
+	free(r);
+	unlink(pf);
+	free(pf);
+}
+
 static void cleanup(void)
 {
 	DIR *d = opendir(tmpdir);
@@ -1703,6 +1886,8 @@ int main(void)
 		{ "writer rules and temp file", test_writer_rules },
 		{ "distinct streams cap", test_distinct_cap },
 		{ "random round trip, extreme values", test_random_roundtrip },
+		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
+		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
 		{ NULL, NULL },
 	};
 	int ret = cutest_main("format", tests);
