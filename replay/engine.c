@@ -559,7 +559,14 @@ static int worker_loop(struct rpl_worker *w)
 			if (next < 0)
 				break;
 			if (!next) {
-				/* Nothing issuable: reap, or wait for the decoder. */
+				/* Nothing issuable: reap, or wait for the decoder.
+				 * A worker that the trace gives nothing (a device
+				 * or stream of another worker only) ends at the
+				 * duration too: it waited for the decoder, which
+				 * waited for the others' queues, which had
+				 * stopped (a looped replay never ended). */
+				if (stop_at && !r->o.virtual_clock && rpl_now(w) >= stop_at)
+					break;
 				if (r->o.virtual_clock) {
 					/* Simulated time only moves for I/O. */
 					if (!atomic_load(&r->decoder_done) || !w->inflight) {

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 		"                        fio --read_iolog) or blkparse (blkparse-like text)\n"
 		"  -o, --output FILE     output file ('-' for standard output; required)\n"
 		"      --map DEV=FILE    write FILE instead of the device name DEV\n"
-		"                        (fio: the file or device fio replays on); repeatable\n"
+		"                        (fio: the file or device fio replays on); repeatable;\n"
+		"                        not for csv (device indexes)\n"
 		"      --list-formats    list the output formats and exit\n"
 		"  -q, --quiet           no summary on standard error\n"
 		"  -h, --help            this help\n"
@@ -112,6 +113,10 @@ int cmd_export(int argc, char **argv)
 		ret = cli_usage_error("export", "expected one input IST file");
 	else if (!out)
 		ret = cli_usage_error("export", "no output file (-o OUT)");
+	else if (map && !strcmp(f->name, "csv"))
+		/* it was accepted and changed nothing */
+		ret = cli_usage_error("export", "--map applies to fio and blkparse output "
+				      "(csv keeps device indexes)");
 	else if (cli_check_output(out, (const char *const *)&argv[optind], 1))
 		ret = EXIT_FAIL;
 	else

@@ -211,7 +211,12 @@ int cmd_import(int argc, char **argv)
 		return cli_usage_error("import", "--check writes nothing: no -o");
 	if (opt.writer.effort && check)
 		return cli_usage_error("import", "--check writes nothing: no --fast");
-	if (opt.columns && (!opt.format || strcmp(opt.format->name, "csv")))
+	/* an option the format does not use would be ignored (--columns
+	 * replaced an explicit --format by csv without a word) */
+	if (opt.format && imp_unused_option(&opt, opt.format))
+		return cli_usage_error("import", "%s does not apply to --format %s",
+				       imp_unused_option(&opt, opt.format), opt.format->name);
+	if (opt.columns && !opt.format)
 		opt.format = imp_format_find("csv");
 	if (expand_inputs(argv + optind, argc - optind, &inputs, &ninputs)) {
 		cli_err("out of memory");

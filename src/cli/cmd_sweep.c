@@ -35,8 +35,10 @@ static void usage(FILE *f)
 		"                        .ini mix profile, generated on the fly\n"
 		"      --set NAME=VALUE  a parameter of the profile (repeatable)\n"
 		"      --pattern NAME    a built-in fio-like pattern (--list), over --region\n"
-		"      --region SIZE     bytes of the target the pattern uses (default all)\n"
-		"      --seed N          seed of the profile or pattern (default 1)\n"
+		"      --region SIZE     bytes of the target the pattern uses (default all;\n"
+		"                        --pattern only)\n"
+		"      --seed N          seed of the profile or pattern (default 1; not for\n"
+		"                        a TRACE)\n"
 		"      --remap MODE      trace offsets beyond the target: strict (default\n"
 		"                        for traces), wrap, scale (default for --synth)\n"
 		"Grid and curve:\n"
@@ -169,7 +171,7 @@ int cmd_sweep(int argc, char **argv)
 	};
 	static const double def_tq[] = { 2, 4, 8, 16 };
 	double threads[RPT_SWEEP_MAX], qd[RPT_SWEEP_MAX], rates[RPT_SWEEP_MAX];
-	int nthreads = 4, nqd = 4, nrates = 12, quiet = 0, c, e, rc = EXIT_OK, remap = -1;
+	int nthreads = 4, nqd = 4, nrates = 12, quiet = 0, c, e, rc = EXIT_OK, remap = -1, seed_set = 0;
 	struct workload w = { .seed = 1 };
 	const char *target = NULL, *output = NULL;
 	uint64_t size = 0, region = 0, point_ns = 5000000000ull, v;
@@ -233,6 +235,7 @@ int cmd_sweep(int argc, char **argv)
 				rc = cli_usage_error("sweep", "--seed: bad number '%s'", optarg);
 				goto out;
 			}
+			seed_set = 1;
 			break;
 		case O_THREADS:
 			nthreads = parse_count_list(optarg, RPL_MAX_WORKERS, threads);
@@ -306,6 +309,18 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (w.synth.nsets && !w.synth.profile) {
 		rc = cli_usage_error("sweep", "--set needs --synth");
+		goto out;
+	}
+	/* accepted and ignored before: the workload has its own offsets */
+	if (region && !w.pattern) {
+		rc = cli_usage_error("sweep", "--region needs --pattern (%s)", w.trace ?
+				     "a trace keeps its offsets, --remap fits them" :
+				     "a profile has its own: iostorm synth --describe");
+		goto out;
+	}
+	if (seed_set && w.trace) {
+		rc = cli_usage_error("sweep", "--seed needs --synth or --pattern (a trace "
+				     "replays as recorded)");
 		goto out;
 	}
 	{

@@ -50,6 +50,25 @@ const struct imp_format *imp_format_find(const char *name)
 	return NULL;
 }
 
+const char *imp_unused_option(const struct imp_options *opt, const struct imp_format *f)
+{
+	int csv = !strcmp(f->name, "csv");
+
+	/* the blktrace and blkparse importers pair events; fmt_csv alone
+	 * takes a column map and its syntax */
+	if (opt->event && !(f->flags & IMP_EVENTS))
+		return "--event";
+	if (opt->columns && !csv)
+		return "--columns";
+	if (opt->delimiter && !csv)
+		return "--delimiter";
+	if (opt->quote && !csv)
+		return "--quote";
+	if (opt->header_rows >= 0 && !csv)
+		return "--header-rows";
+	return NULL;
+}
+
 const struct imp_format *imp_format_detect(const char *buf, size_t len)
 {
 	const struct imp_format *best = NULL;
@@ -605,6 +624,15 @@ static int detect(struct imp_ctx *c, const char *path,
 		snprintf(c->res->err_reason, sizeof(c->res->err_reason),
 			 n ? "unknown trace format (give --format; --list-formats lists them)"
 			   : "empty input");
+		ret = IST_EPARSE;
+	} else if (imp_unused_option(c->opt, *fp)) {
+		/* it would be ignored: the content is not what the option
+		 * was meant for (or the detection guessed wrong) */
+		snprintf(c->res->err_file, sizeof(c->res->err_file), "%s", path);
+		c->res->err_where[0] = '\0';
+		snprintf(c->res->err_reason, sizeof(c->res->err_reason),
+			 "detected format %s, which %s does not apply to (give --format)",
+			 (*fp)->name, imp_unused_option(c->opt, *fp));
 		ret = IST_EPARSE;
 	}
 out:

@@ -90,6 +90,10 @@ struct imp_options {
 	struct ist_writer_opts writer; /* output writer options            */
 };
 
+/* The first option of opt that format f does not use ("--event",
+ * "--columns", ...), or NULL: such an option would be ignored. */
+const char *imp_unused_option(const struct imp_options *opt, const struct imp_format *f);
+
 /* Records held for sorting by default: 128 Ki (16 MiB with the sort's
  * buffers); disorder within half of it costs nothing more. */
 #define IMP_SORT_WINDOW (128u << 10)

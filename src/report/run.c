@@ -548,8 +548,10 @@ static int map_file(struct ctx *c, const char *path, const char **buf, size_t *l
 			    MAX_RESULT_BYTES >> 20);
 	}
 	if (st.st_size == 0) {
+		/* as every command says it ("line 1: truncated JSON" was
+		 * true, but not the reason) */
 		close(fd);
-		return 0;
+		return fail(c, IST_EPARSE, "empty file");
 	}
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);

@@ -40,6 +40,10 @@ for f in sweep precond; do
 	ok
 done
 expect_status 1 "$IOSTORM" compare "$D/sweep.json" "$D/sweep.json"
+# an empty result file (was "line 1: truncated JSON")
+: >"$TMP/empty.json"
+expect_status 1 "$IOSTORM" compare "$D/base.json" "$TMP/empty.json"
+expect_err_line "^iostorm: $TMP/empty.json: empty file$"
 
 # --json for CI
 expect_status 1 "$IOSTORM" compare --json "$D/base.json" "$D/regress.json" $TH

@@ -119,6 +119,11 @@ fi
 # --map naming a device the trace lacks (a typo): an error, not a log
 # that keeps the unmapped name
 expect_status 0 "$IOSTORM" import -q "$D/msr.csv" -o "$TMP/map.ist"
+# --map with csv: accepted and ignored before; a usage error now
+expect_status 2 "$IOSTORM" export -f csv "$TMP/map.ist" -o "$TMP/map.csv" --map "src1_1=/dev/x"
+expect_eq "$(head -1 "$TMP/err")" "iostorm export: --map applies to fio and blkparse output (csv keeps device indexes)" "export -f csv --map"
+[ ! -e "$TMP/map.csv" ] || fail "export -f csv --map: output written"
+ok
 expect_status 1 "$IOSTORM" export -f fio "$TMP/map.ist" -o "$TMP/map.fio" \
 	--map "src1_1=/dev/x" --map "src9_9=/dev/y"
 expect_err_line "^iostorm: $TMP/map.ist: --map src9_9: no device of that name in the trace$"

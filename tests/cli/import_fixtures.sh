@@ -147,6 +147,20 @@ expect_status 1 "$IOSTORM" import --format msr "$TMP/many.csv" -o "$TMP/many.ist
 expect_err_line "^iostorm: $TMP/many.csv: line 65537: more than 65536 devices$"
 [ ! -e "$TMP/many.ist" ] || fail "many.ist left behind"
 ok
+# an option of another format was ignored (and --columns replaced an
+# explicit --format by csv): a usage error with --format, an error naming
+# the detected format without
+for o in "--event Q" "--columns t=1,offset=2,len=3" "--delimiter tab" "--quote x" "--header-rows 1"; do
+	expect_status 2 "$IOSTORM" import --format msr "$D/msr.csv" -o "$TMP/o.ist" $o
+	expect_eq "$(head -1 "$TMP/err")" "iostorm import: ${o%% *} does not apply to --format msr" "import --format msr $o"
+done
+expect_status 1 "$IOSTORM" import "$D/msr.csv" -o "$TMP/o.ist" --event Q
+expect_err_line "^iostorm: $D/msr.csv: detected format msr, which --event does not apply to \(give --format\)$"
+expect_status 1 "$IOSTORM" import "$D/blkparse.txt" -o "$TMP/o.ist" --delimiter tab
+expect_err_line "^iostorm: $D/blkparse.txt: detected format blkparse, which --delimiter does not apply to \(give --format\)$"
+[ ! -e "$TMP/o.ist" ] || fail "output written with an option of another format"
+ok
+expect_status 0 "$IOSTORM" import -q "$D/blkparse.txt" -o "$TMP/o.ist" --event Q
 if command -v python3 >/dev/null; then
 	python3 -c '
 import struct, sys

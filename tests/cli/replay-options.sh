@@ -41,4 +41,19 @@ for o in "--rate 100 --timing original" "--timing original --rate 100" "--speed 
 	 "--null-latency 10us --virtual-time"; do
 	expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null $o --quiet --json "$TMP/ok.json"
 done
+
+# --duration ends every worker, also one that the trace gives nothing (one
+# device, two workers): it waited for the decoder, the decoder for the
+# other worker's queue, and a looped replay (sweep's and precondition's
+# points repeat the trace) never ended
+command -v timeout >/dev/null || skip "no timeout(1)"
+expect_status 0 timeout 60 "$IOSTORM" replay "$TMP/t.csv" --null -w 2 --timing afap --loop 1000000 \
+	--duration 200ms --quiet --json "$TMP/d.json"
+expect_grep '"interrupted": false' "$TMP/d.json"
+expect_status 0 timeout 60 "$IOSTORM" replay "$TMP/t.csv" --null -w 3 --loop 1000000 --duration 200ms \
+	--quiet --json "$TMP/d.json"
+expect_status 0 timeout 60 "$IOSTORM" sweep "$TMP/t.csv" --null --threads 4 --qd 4 --rates 50 \
+	--point 100ms --quiet -o "$TMP/sw.json"
+expect_status 4 timeout 60 "$IOSTORM" precondition --null --size 64M --workload "$TMP/t.csv" \
+	--passes 0 --round 100ms --max-rounds 2 --quiet -o "$TMP/pc.json"
 done_ok

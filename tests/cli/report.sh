@@ -76,6 +76,11 @@ expect_err_line "^iostorm: .*brk.json: line 3: bad JSON: "
 printf '{"schema": "iostorm-replay/7"}' >"$TMP/v.json"
 expect_status 1 "$IOSTORM" report "$TMP/v.json" -o "$TMP/x.html"
 expect_err_line "unknown schema 'iostorm-replay/7'"
+# an empty file: said so, as every command says it (was "line 1: truncated JSON")
+: >"$TMP/empty.json"
+expect_status 1 "$IOSTORM" report "$D/base.json" "$TMP/empty.json" -o "$TMP/x.html"
+expect_err_line "^iostorm: $TMP/empty.json: empty file$"
+[ ! -e "$TMP/x.html" ] || fail "output for an empty result"; ok
 expect_status 1 "$IOSTORM" report "$TMP/missing.json" -o "$TMP/x.html"
 expect_err_line "missing.json: No such file"
 expect_status 1 "$IOSTORM" report "$D/base.json" -o "$TMP/nodir/x.html"

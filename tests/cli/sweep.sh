@@ -116,6 +116,17 @@ for l in "--qd 1,4,4" "--threads 2,1,2" "--rates 10,20,...,50,30"; do
 	expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: ${l%% *}: $(echo "$l" | sed 's/.*[,]//') given twice (each point is measured once)" "sweep $l"
 	[ ! -e "$TMP/x.json" ] || fail "sweep $l: result written"
 done
+# --region is the pattern's, --seed a profile's or pattern's: with another
+# workload they were accepted and did nothing
+printf 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,read,0,4096,0,1,0,\n' >"$TMP/one.csv"
+expect_status 2 "$IOSTORM" sweep "$TMP/one.csv" --null --region 1M --point 10ms -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: --region needs --pattern (a trace keeps its offsets, --remap fits them)" "sweep TRACE --region"
+expect_status 2 "$IOSTORM" sweep --synth sql --null --region 1M --point 10ms -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: --region needs --pattern (a profile has its own: iostorm synth --describe)" "sweep --synth --region"
+expect_status 2 "$IOSTORM" sweep "$TMP/one.csv" --null --seed 7 --point 10ms -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: --seed needs --synth or --pattern (a trace replays as recorded)" "sweep TRACE --seed"
+[ ! -e "$TMP/x.json" ] || fail "sweep: result written after a usage error"
+ok
 # counts are whole numbers (1.5 threads ran 1 and the result said 1.5);
 # an empty item is no item (1,,2 was taken as 1,2)
 expect_status 2 "$IOSTORM" sweep --pattern 4k-randread --null --threads 1.5 -o "$TMP/x.json"

@@ -247,6 +247,8 @@ static void test_load_errors(void)
 	CU_ASSERT_EQUAL(load_text("{\"schema\": \"iostorm-replay/1\",\n", err, sizeof(err)),
 			IST_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "truncated"));
+	CU_ASSERT_EQUAL(load_text("", err, sizeof(err)), IST_EPARSE);
+	CU_ASSERT_STRING_EQUAL(err, "empty file");
 	CU_ASSERT_EQUAL(load_text("{} x", err, sizeof(err)), IST_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "after"));
 	CU_ASSERT_EQUAL(load_text("[1,2]", err, sizeof(err)), IST_EPARSE);
