@@ -23,6 +23,9 @@ TESTS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c
 tests_unit_test_replay_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_replay_LDADD = $(TEST_LIBS)
+# whether io_uring can be set up here (the tests on files skip without)
+check_PROGRAMS += tests/cli/uring_probe
+tests_cli_uring_probe_SOURCES = tests/cli/uring_probe.c
 
 dist_man_MANS += man/iostorm-replay.1 man/iostorm-timing.7
 
@@ -30,9 +33,6 @@ TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-in
 	tests/cli/replay-closed.sh
 EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
 	tests/cli/replay-closed.sh
-# whether io_uring can be set up here (the tests on files skip without)
-check_PROGRAMS += tests/cli/uring_probe
-tests_cli_uring_probe_SOURCES = tests/cli/uring_probe.c
 # options a mode would ignore; convert's CSV
 TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh
 EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh

@@ -338,15 +338,7 @@ int cmd_precondition(int argc, char **argv)
 		goto out;
 	}
 
-	root = json_object_new_object();
-	json_object_object_add(root, "schema", json_object_new_string("iostorm-precondition/1"));
-	x = json_object_new_object();
-	json_object_object_add(x, "name", json_object_new_string(PACKAGE_NAME));
-	json_object_object_add(x, "version", json_object_new_string(PACKAGE_VERSION));
-	json_object_object_add(root, "tool", x);
-	json_object_object_add(root, "command", cmdline ? json_object_new_string(cmdline) : NULL);
-	json_object_object_add(root, "started", json_object_new_string(started));
-	json_object_object_add(root, "interrupted", json_object_new_boolean(res->interrupted));
+	root = cli_json_result("iostorm-precondition/1", cmdline, started, res->interrupted);
 	json_object_object_add(root, "target", json_object_new_string(target ? target : "null"));
 	json_object_object_add(root, "workload", json_object_new_string(wname));
 	x = json_object_new_object();

@@ -420,18 +420,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 
-	root = json_object_new_object();
-	json_object_object_add(root, "schema", json_object_new_string("iostorm-sweep/1"));
-	{
-		json_object *tool = json_object_new_object();
-
-		json_object_object_add(tool, "name", json_object_new_string(PACKAGE_NAME));
-		json_object_object_add(tool, "version", json_object_new_string(PACKAGE_VERSION));
-		json_object_object_add(root, "tool", tool);
-	}
-	json_object_object_add(root, "command", cmdline ? json_object_new_string(cmdline) : NULL);
-	json_object_object_add(root, "started", json_object_new_string(started));
-	json_object_object_add(root, "interrupted", json_object_new_boolean(res->interrupted));
+	root = cli_json_result("iostorm-sweep/1", cmdline, started, res->interrupted);
 	tr = json_object_new_object();
 	json_object_object_add(tr, "path", json_object_new_string(w.trace ? w.trace : ""));
 	{

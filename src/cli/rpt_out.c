@@ -258,3 +258,18 @@ int cli_target_bytes(const char *target, const struct rpl_opts *o, uint64_t size
 	*bytes = v;
 	return 0;
 }
+
+json_object *cli_json_result(const char *schema, const char *cmdline, const char *started,
+			     int interrupted)
+{
+	json_object *root = json_object_new_object(), *tool = json_object_new_object();
+
+	json_object_object_add(root, "schema", json_object_new_string(schema));
+	json_object_object_add(tool, "name", json_object_new_string(PACKAGE_NAME));
+	json_object_object_add(tool, "version", json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(root, "tool", tool);
+	json_object_object_add(root, "command", cmdline ? json_object_new_string(cmdline) : NULL);
+	json_object_object_add(root, "started", json_object_new_string(started));
+	json_object_object_add(root, "interrupted", json_object_new_boolean(interrupted));
+	return root;
+}

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "replay/replay.h"
 
 struct cli_outfile {
@@ -40,6 +42,12 @@ void cli_release_stop(void);
  * ISO 8601. */
 char *cli_command_line(int argc, char **argv, const char *cmd);
 void cli_now_iso(char *buf, size_t size);
+
+/* A new JSON result object with the head sweep and precondition share:
+ * schema, tool {name, version}, command (null when cmdline is), started
+ * and interrupted. */
+json_object *cli_json_result(const char *schema, const char *cmdline, const char *started,
+			     int interrupted);
 
 /* The target options sweep and precondition share (--null, --create,
  * --size, --buffered, --allow-write, --force, --data): the getopt_long

@@ -10,6 +10,12 @@ need_uring # replays on files or devices
 expect_status 4 "$IOSTORM" precondition --null --size 16M --passes 1 --round 20ms \
 	--max-rounds 3 --threads 1 --qd 4 -o "$TMP/n.json"
 expect_grep '"schema": ?"iostorm-precondition/1"' "$TMP/n.json"
+# the head every result has: the tool, the command line, the start (UTC)
+expect_grep '"name": ?"iostorm"' "$TMP/n.json"
+expect_grep '"version": ?"[0-9]+\.[0-9]+\.[0-9]+"' "$TMP/n.json"
+expect_grep '"command": ?"iostorm precondition --null --size 16M --passes 1 --round 20ms --max-rounds 3 --threads 1 --qd 4 -o [^"]*/n\.json"' "$TMP/n.json"
+expect_grep '"started": ?"20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z"' "$TMP/n.json"
+expect_grep '"interrupted": ?false' "$TMP/n.json"
 expect_grep '"reached": ?false' "$TMP/n.json"
 expect_eq "$(grep -c '"round"' "$TMP/n.json")" 3 "rounds"
 expect_grep '^no steady state after 3 rounds' "$TMP/out"

@@ -17,7 +17,11 @@ timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-backgrou
 	"file://$TMP/r.html" >"$TMP/chromium.log" 2>&1
 [ -s "$TMP/r.png" ] || { tail -5 "$TMP/chromium.log" >&2; fail "no screenshot"; }; ok
 # the top 900 rows (title, tables, the first chart): python is slow
-set -- $(python3 "$top_srcdir/tests/cli/pngstat.py" "$TMP/r.png" 900) || fail "pngstat"
+# (pngstat's status checked apart: 'set -- $(cmd) || fail' never failed,
+# set's own status being 0)
+st=$(python3 "$top_srcdir/tests/cli/pngstat.py" "$TMP/r.png" 900) || fail "pngstat r.png"
+# shellcheck disable=SC2086
+set -- $st
 echo "screenshot: ${1}x$2 analysed, $3 colours, $4 permille non-white"
 expect_eq "$1x$2" "1200x900" "screenshot size analysed"
 [ "$3" -ge 50 ] || fail "only $3 distinct colours: blank rendering?"; ok
@@ -28,6 +32,8 @@ timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-backgrou
 	--disable-component-update --disable-sync --no-first-run \
 	--user-data-dir="$TMP/profile" --screenshot="$TMP/b.png" --window-size=400,300 \
 	"file://$TMP/blank.html" >"$TMP/chromium.log" 2>&1
-set -- $(python3 "$top_srcdir/tests/cli/pngstat.py" "$TMP/b.png") || fail "pngstat"
+st=$(python3 "$top_srcdir/tests/cli/pngstat.py" "$TMP/b.png") || fail "pngstat b.png"
+# shellcheck disable=SC2086
+set -- $st
 [ "$3" -lt 50 ] && [ "$4" -lt 30 ] || fail "blank page not recognised ($3 colours, $4 permille)"; ok
 done_ok

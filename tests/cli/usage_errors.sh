@@ -18,4 +18,12 @@ expect_status 2 "$IOSTORM" import x.csv -o
 expect_eq "$(head -1 "$TMP/err")" "iostorm import: unknown option '-o', or its value is missing" "import -o"
 expect_status 2 "$IOSTORM" cat "$DATA/format/small.ist" --from
 expect_eq "$(head -1 "$TMP/err")" "iostorm cat: unknown option '--from', or its value is missing" "cat --from"
+# record tells the two apart (getopt's ':' mode)
+expect_status 2 "$IOSTORM" record --frobnicate x
+expect_eq "$(cat "$TMP/err")" "iostorm record: unknown option '--frobnicate'
+Try 'iostorm record --help' for more information." "record --frobnicate"
+expect_status 2 "$IOSTORM" record -d /dev/null -o
+expect_eq "$(head -1 "$TMP/err")" "iostorm record: option '-o' needs a value" "record -o"
+expect_status 2 "$IOSTORM" record --sched
+expect_eq "$(head -1 "$TMP/err")" "iostorm record: option '--sched' needs a value" "record --sched"
 done_ok

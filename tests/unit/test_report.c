@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "report/run.h"
 #include "report/steady.h"
+#include "report/svg.h"
 #include "report/sweep.h"
 
 static char *fixture(const char *name)
@@ -414,6 +415,70 @@ static void test_html(void)
 }
 
 /* A long run is drawn from merged intervals. */
+static char *chart(const struct rpt_chart *c, const struct rpt_series *s, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(rpt_svg_chart(f, c, s, n), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The geometry of a chart: where the points land, the ticks, and series
+ * that make an axis of zero span (a constant, a lone point) or hold values
+ * an axis cannot draw: never a "nan" or "inf" coordinate. */
+static void test_svg_geometry(void)
+{
+	static const double x[] = { 0, 5, 10 }, y[] = { 0, 5, 10 }, flat[] = { 7, 7, 7 };
+	static const double p[] = { 0.5, 0.9, 0.99, 1.0 }, lat[] = { 1, 2, 3, 4 };
+	struct rpt_chart c = { .title = "t", .xlabel = "x", .ylabel = "y" };
+	struct rpt_series s = { .label = "a", .x = x, .y = y, .n = 3 };
+	char *h, want[64];
+
+	/* 720 x 360, one series: the plot spans x 70..700, y 294..34 */
+	h = chart(&c, &s, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "points=\"70.0,294.0 385.0,164.0 700.0,34.0\""));
+	/* y ticks every 2 (a 1-2-5 step for about 5 ticks) */
+	for (int t = 0; t <= 10; t++) {
+		snprintf(want, sizeof(want), "text-anchor=\"end\">%d</text>", t);
+		CU_ASSERT((strstr(h, want) != NULL) == (t % 2 == 0));
+	}
+	free(h);
+	/* a constant: a flat line across the middle of a range around it */
+	s.y = flat;
+	h = chart(&c, &s, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "points=\"70.0,164.0 385.0,164.0 700.0,164.0\""));
+	CU_ASSERT_PTR_NULL(strstr(h, "nan"));
+	free(h);
+	/* a lone point: drawn as a circle, in the middle */
+	s.n = 1;
+	s.x = flat;
+	h = chart(&c, &s, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "<circle cx=\"385.0\" cy=\"164.0\""));
+	CU_ASSERT_PTR_NULL(strstr(h, "nan"));
+	free(h);
+	/* a percentile axis: p = 1 lies at infinity, left out */
+	c.percentile_x = 1;
+	s = (struct rpt_series){ .label = "p", .x = p, .y = lat, .n = 4 };
+	h = chart(&c, &s, 1);
+	CU_ASSERT_PTR_NULL(strstr(h, "inf"));
+	CU_ASSERT_PTR_NULL(strstr(h, "nan"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, ">p99</text>"));
+	{
+		const char *pts = strstr(h, "points=\"");
+		int n = 0;
+
+		CU_ASSERT_FATAL(pts != NULL);
+		for (pts += 8; *pts != '"'; pts++)
+			n += *pts == ',';
+		CU_ASSERT_EQUAL(n, 3);
+	}
+	free(h);
+}
+
 static void test_html_long(void)
 {
 	struct rpt_run *r = load("afap-long.json");
@@ -582,6 +647,7 @@ int main(void)
 		{ "load errors", test_load_errors },
 		{ "compare gate", test_compare },
 		{ "html and svg", test_html },
+		{ "svg geometry", test_svg_geometry },
 		{ "long runs are merged", test_html_long },
 		{ "figure formats", test_fmt },
 		{ "patterns", test_pattern },
