@@ -39,6 +39,12 @@ static int fail(struct ctx *c, int code, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(c->err, c->errsize, fmt, ap);
 		va_end(ap);
+		/* the message quotes the file's strings (an unknown schema, a
+		 * key), which json-c takes with raw control characters in
+		 * them: a refusal stays on one line */
+		for (char *p = c->err; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
 	}
 	return code;
 }

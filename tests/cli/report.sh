@@ -76,6 +76,11 @@ expect_err_line "^iostorm: .*brk.json: line 3: bad JSON: "
 printf '{"schema": "iostorm-replay/7"}' >"$TMP/v.json"
 expect_status 1 "$IOSTORM" report "$TMP/v.json" -o "$TMP/x.html"
 expect_err_line "unknown schema 'iostorm-replay/7'"
+# a control character inside the file's string (json-c takes a raw newline):
+# the refusal quotes it on one line
+printf '{"schema": "iostorm-\nreplay/7"}' >"$TMP/nl.json"
+expect_status 1 "$IOSTORM" report "$TMP/nl.json" -o "$TMP/x.html"
+expect_err_line "unknown schema 'iostorm-\\?replay/7'"
 # an empty file: said so, as every command says it (was "line 1: truncated JSON")
 : >"$TMP/empty.json"
 expect_status 1 "$IOSTORM" report "$D/base.json" "$TMP/empty.json" -o "$TMP/x.html"
