@@ -40,6 +40,14 @@ good blkparse blkparse.txt blkparse-Q.csv --event Q
 good blktrace blk-le blkparse.csv
 good blktrace blk-be blkparse.csv
 good blktrace blk-le blkparse-Q.csv --event Q
+# operations without data that are not flushes ('N': zone open, a driver
+# command) are skipped and counted, their completions matched to nothing;
+# they were taken for flushes (and their completions for those of other
+# I/Os at their sector); a flush ('FN') stays one
+good blkparse blkparse-nodata.txt blkparse-nodata.csv
+expect_grep '^no_data_skipped 2$' "$TMP/out"
+good blktrace blk-nodata blkparse-nodata.csv
+expect_grep '^no_data_skipped 2$' "$TMP/out"
 good msr msr.csv msr.csv
 good systor systor.csv systor.csv
 good spc spc.csv spc.csv
