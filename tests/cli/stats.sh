@@ -104,6 +104,12 @@ def walk(v, p):
         print(p)
 walk(json.load(open(sys.argv[1])), "")' "$TMP/out" >>"$TMP/keys" || fail "stats --json of $t: not JSON"
 	done
+	# a device name with a quote, a backslash and a tab: escaped (it
+	# was written as it is, and the JSON did not parse)
+	printf '# device: 0 size=0 block_size=512 name=a"b\\\\c\\x09d\nt_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,read,0,4096,0,1,0,\n' >"$TMP/q.csv"
+	expect_status 0 "$IOSTORM" stats --json "$TMP/q.csv"
+	expect_eq "$(python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["devices"][0]["name"]))' "$TMP/out")" \
+		"'a\"b\\\\c\\td'" "device name in stats --json"
 	sort -u "$TMP/keys" >"$TMP/emitted"
 	# the tags (.TP / .TQ lines' next line) of the JSON OUTPUT section
 	awk '/^\.SH/ { o = ($0 ~ /^\.SH "?JSON OUTPUT/) } o && t { print } { t = o && /^\.T[PQ]/ }' \
