@@ -80,6 +80,13 @@ static inline uint64_t key_hash(uint32_t dev, uint64_t sector)
 	return h ^ (h >> 29);
 }
 
+/*
+ * A key may be in the map several times: I/Os in flight at the same
+ * sector (two reads of one block), in issue order.  Linear probing finds
+ * the oldest first, and deletion's backward shift never moves an entry
+ * past an older one of its key (both have the same home), so completions
+ * match the issues of a sector first in, first out.
+ */
 static struct slot *map_find(struct imp_blk *m, uint32_t dev, uint64_t sector)
 {
 	uint64_t mask = m->mcap - 1;
@@ -147,16 +154,13 @@ static int map_put(struct imp_blk *m, uint32_t dev, uint64_t sector,
 	struct slot *s = map_find(m, dev, sector);
 	uint64_t mask, i;
 
-	if (s) {
-		/* an older issue of the same sector still pending: it lost
-		 * its completion (or was reissued) */
-		if (s->seq >= m->head && s->seq < m->tail &&
-		    m->ring[s->seq & (m->cap - 1)].state == 0)
-			m->n.reissued++;
-		s->seq = seq;
-		s->nsect = nsect;
-		return 0;
-	}
+	/* an older issue of the same sector still pending: a second I/O in
+	 * flight there (or one that lost its completion, released by the
+	 * timeout); queued behind it, not in its place, which gave the
+	 * older one's completion to the newer and lost the other's */
+	if (s && s->seq >= m->head && s->seq < m->tail &&
+	    m->ring[s->seq & (m->cap - 1)].state == 0)
+		m->n.reissued++;
 	if ((m->mused + 1) * 2 > m->mcap && map_grow(m))
 		return -ENOMEM;
 	mask = m->mcap - 1;

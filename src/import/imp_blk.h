@@ -38,7 +38,7 @@ struct imp_blk_counts {
 	uint64_t queued, issued, completed, merges, splits, remaps, requeues;
 	uint64_t unmatched_completions; /* C without a pending issue       */
 	uint64_t incomplete;            /* records released without a C     */
-	uint64_t reissued;              /* issue while the same one pending */
+	uint64_t reissued;              /* issue while one of its sector pending */
 	uint64_t errors;                /* completions with an error        */
 	uint64_t no_data;               /* 'N' ops (no data, no flush) skipped */
 	uint64_t ignored;               /* other events                     */
