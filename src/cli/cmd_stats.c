@@ -251,12 +251,15 @@ static void print_json(const char *path, const struct rpt_stats *st, unsigned to
 	for (unsigned i = 0; i < rpt_stats_device_count(st); i++) {
 		const struct rpt_device *d = rpt_stats_device(st, i);
 
-		printf("%s\n    {\"name\": \"%s\", \"size\": %" PRIu64
+		/* a device name may hold any character but NUL */
+		printf("%s\n    {\"name\": ", i ? "," : "");
+		json_str(d->name);
+		printf(", \"size\": %" PRIu64
 		       ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64
 		       ", \"read_bytes\": %" PRIu64 ", \"write_bytes\": %" PRIu64
 		       ", \"read_share\": %.6f, \"mean_size\": %.1f, "
 		       "\"sequential_share\": %.6f, \"skew\": {\"top1\": %.6f, "
-		       "\"top10\": %.6f, \"top20\": %.6f}}", i ? "," : "", d->name,
+		       "\"top10\": %.6f, \"top20\": %.6f}}",
 		       d->size, d->count[0], d->count[1], d->bytes[0], d->bytes[1],
 		       d->read_share, d->mean_size, d->seq_share, d->skew.top1,
 		       d->skew.top10, d->skew.top20);

@@ -80,7 +80,9 @@ static const struct exp_format exp_csv = {
 /* ---------------------------------------------------------------- fio iolog v3 */
 
 struct fio_state {
-	uint64_t last_us;
+	uint64_t max_us; /* the latest record's time: a trace need not be
+			  * in time order (a recording's footer counts its
+			  * out_of_order records) */
 };
 
 static int fio_begin(struct exp_ctx *c, void *priv)
@@ -130,17 +132,18 @@ static int fio_record(struct exp_ctx *c, void *priv, const struct ist_record *r)
 		act = "trim";
 		break;
 	case IST_OP_FLUSH:
-		fprintf(c->out, "%" PRIu64 " %s sync 0 0\n", us,
-			exp_dev_name(c, r->dev));
-		st->last_us = us;
-		return 0;
+		if (us > st->max_us)
+			st->max_us = us;
+		return fprintf(c->out, "%" PRIu64 " %s sync 0 0\n", us,
+			       exp_dev_name(c, r->dev)) < 0 ? write_err() : 0;
 	default:
 		/* write-zeroes: fio can only write */
 		act = "write";
 		c->res->converted++;
 		break;
 	}
-	st->last_us = us;
+	if (us > st->max_us)
+		st->max_us = us;
 	return fprintf(c->out, "%" PRIu64 " %s %s %" PRIu64 " %u\n", us,
 		       exp_dev_name(c, r->dev), act, r->offset, r->len) < 0 ?
 		       write_err() : 0;
@@ -150,8 +153,11 @@ static int fio_end(struct exp_ctx *c, void *priv)
 {
 	struct fio_state *st = priv;
 
+	/* after every record of the log, not at the last one's time: the
+	 * records need not be in time order, and a close line before a
+	 * record of its file is out of the log's order */
 	for (unsigned i = 0; i < c->ndev; i++)
-		fprintf(c->out, "%" PRIu64 " %s close\n", st->last_us,
+		fprintf(c->out, "%" PRIu64 " %s close\n", st->max_us,
 			c->names[i]);
 	return ferror(c->out) ? write_err() : 0;
 }

@@ -224,6 +224,7 @@ void imp_blk_report(struct imp_ctx *c, const struct imp_blk *m)
 	imp_stat(c, "unmatched_completions", n->unmatched_completions);
 	imp_stat(c, "reissued", n->reissued);
 	imp_stat(c, "completion_errors", n->errors);
+	imp_stat(c, "no_data_skipped", n->no_data);
 }
 
 static void blkparse_close(struct imp_ctx *c, void *priv)

@@ -243,6 +243,10 @@ static int csv_open(struct imp_ctx *c, void *priv)
 				*p = '?';
 		return imp_bad_file(c, imp_cur_path(c), "--columns: %s", err);
 	}
+	if (o->device && st->col[C_DEV].idx)
+		/* the dev column names the devices: it would be ignored */
+		return imp_bad_file(c, imp_cur_path(c),
+				    "--device does not apply to a column map with dev");
 	if (csv_init(&st->p, CSV_APPEND_NULL) != 0)
 		return -ENOMEM;
 	st->p_init = 1;
@@ -453,7 +457,7 @@ const struct imp_format imp_fmt_csv = {
 	.description = "any delimited text through libcsv, with --columns 't=1:us,dev=2,op=3:R/W,offset=4:sectors,len=5,lat=6:100ns'",
 	.time_unit = "column map",
 	.time_epoch = "trace",
-	.flags = IMP_NO_PROBE,
+	.flags = IMP_NO_PROBE | IMP_DEVICE_NAME,
 	.priv_size = sizeof(struct csv_state),
 	.open = csv_open,
 	.next = csv_next,

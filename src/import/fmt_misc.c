@@ -145,6 +145,7 @@ const struct imp_format imp_fmt_disksim = {
 	.probe = disksim_probe,
 	.priv_size = sizeof(struct dev_cache),
 	.next = disksim_next,
+	.flags = IMP_DEVICE_NAME,
 };
 
 const struct imp_format imp_fmt_mqsim = {
@@ -155,6 +156,7 @@ const struct imp_format imp_fmt_mqsim = {
 	.probe = mqsim_probe,
 	.priv_size = sizeof(struct dev_cache),
 	.next = mqsim_next,
+	.flags = IMP_DEVICE_NAME,
 };
 
 /* ---------------------------------------------------------------- vscsiStats */
@@ -264,7 +266,7 @@ const struct imp_format imp_fmt_vscsi = {
 	.description = "VMware vscsiStats binary trace v1 (32-byte records, us timestamps)",
 	.time_unit = "us",
 	.time_epoch = "trace",
-	.flags = IMP_BINARY,
+	.flags = IMP_BINARY | IMP_DEVICE_NAME,
 	.probe = vscsi_probe,
 	.priv_size = sizeof(struct vscsi_state),
 	.next = vscsi_next,
@@ -345,6 +347,7 @@ const struct imp_format imp_fmt_vscsi_csv = {
 	.probe = vscsi_csv_probe,
 	.priv_size = sizeof(struct dev_cache),
 	.next = vscsi_csv_next,
+	.flags = IMP_DEVICE_NAME,
 };
 
 /* ---------------------------------------------------------------- canonical CSV */

@@ -80,6 +80,13 @@ static inline uint64_t key_hash(uint32_t dev, uint64_t sector)
 	return h ^ (h >> 29);
 }
 
+/*
+ * A key may be in the map several times: I/Os in flight at the same
+ * sector (two reads of one block), in issue order.  Linear probing finds
+ * the oldest first, and deletion's backward shift never moves an entry
+ * past an older one of its key (both have the same home), so completions
+ * match the issues of a sector first in, first out.
+ */
 static struct slot *map_find(struct imp_blk *m, uint32_t dev, uint64_t sector)
 {
 	uint64_t mask = m->mcap - 1;
@@ -147,16 +154,13 @@ static int map_put(struct imp_blk *m, uint32_t dev, uint64_t sector,
 	struct slot *s = map_find(m, dev, sector);
 	uint64_t mask, i;
 
-	if (s) {
-		/* an older issue of the same sector still pending: it lost
-		 * its completion (or was reissued) */
-		if (s->seq >= m->head && s->seq < m->tail &&
-		    m->ring[s->seq & (m->cap - 1)].state == 0)
-			m->n.reissued++;
-		s->seq = seq;
-		s->nsect = nsect;
-		return 0;
-	}
+	/* an older issue of the same sector still pending: a second I/O in
+	 * flight there (or one that lost its completion, released by the
+	 * timeout); queued behind it, not in its place, which gave the
+	 * older one's completion to the newer and lost the other's */
+	if (s && s->seq >= m->head && s->seq < m->tail &&
+	    m->ring[s->seq & (m->cap - 1)].state == 0)
+		m->n.reissued++;
 	if ((m->mused + 1) * 2 > m->mcap && map_grow(m))
 		return -ENOMEM;
 	mask = m->mcap - 1;
@@ -194,7 +198,7 @@ static int ring_push(struct imp_blk *m, const struct blk_event *e)
 	memset(p, 0, sizeof(*p));
 	p->rec.t_ns = (uint64_t)e->t;
 	p->rec.dev = e->dev;
-	p->rec.op = e->op < 0 ? IST_OP_FLUSH : e->op;
+	p->rec.op = e->op;
 	p->rec.flags = e->flags;
 	if (e->nsect == 0 && (e->flags & IST_F_PREFLUSH) &&
 	    e->op == IST_OP_WRITE) {
@@ -280,6 +284,21 @@ static void requeue(struct imp_blk *m, const struct blk_event *e)
 	map_del(m, s);
 }
 
+/*
+ * The event of the mode becomes a record, but for an operation without
+ * data that is not a flush ('N' in RWBS: zone management, driver-private
+ * commands): no IST operation says what it did and it was no flush, so it
+ * is skipped, counted, as packet commands are.
+ */
+static int record_event(struct imp_blk *m, const struct blk_event *e)
+{
+	if (e->op < 0) {
+		m->n.no_data++;
+		return 0;
+	}
+	return ring_push(m, e);
+}
+
 int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 {
 	if (e->t > m->now)
@@ -288,14 +307,20 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 	case 'Q':
 		m->n.queued++;
 		if (m->mode == 'Q')
-			return ring_push(m, e);
+			return record_event(m, e);
 		return 0;
 	case 'D':
 		m->n.issued++;
 		if (m->mode == 'D')
-			return ring_push(m, e);
+			return record_event(m, e);
 		return 0;
 	case 'C':
+		/* a skipped no-data op's completion (or requeue, below)
+		 * would be taken for that of another I/O pending at its
+		 * sector (the kernel gives both the request's bytes: a
+		 * read has some) */
+		if (e->op < 0)
+			return 0;
 		complete(m, e);
 		return 0;
 	case 'M':
@@ -303,13 +328,18 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 		m->n.merges++;
 		return 0;
 	case 'X':
+		/* not checked: a skipped op left no piece to split, and a
+		 * split event's bytes (hence its op) are not reliable */
 		split(m, e);
 		return 0;
 	case 'A':
 		m->n.remaps++;
 		return 0;
 	case 'R':
-		requeue(m, e);
+		if (e->op >= 0)
+			requeue(m, e);
+		else
+			m->n.requeues++;
 		return 0;
 	default:
 		m->n.ignored++;

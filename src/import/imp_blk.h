@@ -28,7 +28,9 @@ struct blk_event {
  * followed (a completion covers every bio of its request), requeued
  * requests are issued again, and records whose completion never comes
  * (trace cut off) are released without latency after `timeout_ns` or at
- * the end.  Records come out in issue order.
+ * the end.  Records come out in issue order.  Operations without data
+ * that are not flushes (op -1, 'N': zone management, driver commands) make
+ * no record: they are counted (no_data) and their events left out.
  */
 struct imp_blk;
 
@@ -36,8 +38,9 @@ struct imp_blk_counts {
 	uint64_t queued, issued, completed, merges, splits, remaps, requeues;
 	uint64_t unmatched_completions; /* C without a pending issue       */
 	uint64_t incomplete;            /* records released without a C     */
-	uint64_t reissued;              /* issue while the same one pending */
+	uint64_t reissued;              /* issue while one of its sector pending */
 	uint64_t errors;                /* completions with an error        */
+	uint64_t no_data;               /* 'N' ops (no data, no flush) skipped */
 	uint64_t ignored;               /* other events                     */
 };
 

@@ -66,6 +66,10 @@ const char *imp_unused_option(const struct imp_options *opt, const struct imp_fo
 		return "--quote";
 	if (opt->header_rows >= 0 && !csv)
 		return "--header-rows";
+	/* the others name their devices themselves (blkparse's major,minor,
+	 * MSR's host and disk, a fio iolog's files) */
+	if (opt->device && !(f->flags & IMP_DEVICE_NAME))
+		return "--device";
 	return NULL;
 }
 

@@ -41,6 +41,8 @@ enum imp_format_flags {
 	IMP_EVENTS = 1u << 4,     /* records built from several events (the
 				     position at hand is not the record's):
 				     the record checks are the importer's   */
+	IMP_DEVICE_NAME = 1u << 5, /* --device names the device (of inputs
+				      that have one, or number theirs)     */
 };
 
 /*

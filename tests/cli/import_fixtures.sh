@@ -40,6 +40,14 @@ good blkparse blkparse.txt blkparse-Q.csv --event Q
 good blktrace blk-le blkparse.csv
 good blktrace blk-be blkparse.csv
 good blktrace blk-le blkparse-Q.csv --event Q
+# operations without data that are not flushes ('N': zone open, a driver
+# command) are skipped and counted, their completions matched to nothing;
+# they were taken for flushes (and their completions for those of other
+# I/Os at their sector); a flush ('FN') stays one
+good blkparse blkparse-nodata.txt blkparse-nodata.csv
+expect_grep '^no_data_skipped 2$' "$TMP/out"
+good blktrace blk-nodata blkparse-nodata.csv
+expect_grep '^no_data_skipped 2$' "$TMP/out"
 good msr msr.csv msr.csv
 good systor systor.csv systor.csv
 good spc spc.csv spc.csv
@@ -150,7 +158,7 @@ ok
 # an option of another format was ignored (and --columns replaced an
 # explicit --format by csv): a usage error with --format, an error naming
 # the detected format without
-for o in "--event Q" "--columns t=1,offset=2,len=3" "--delimiter tab" "--quote x" "--header-rows 1"; do
+for o in "--event Q" "--columns t=1,offset=2,len=3" "--delimiter tab" "--quote x" "--header-rows 1" "--device sdx"; do
 	expect_status 2 "$IOSTORM" import --format msr "$D/msr.csv" -o "$TMP/o.ist" $o
 	expect_eq "$(head -1 "$TMP/err")" "iostorm import: ${o%% *} does not apply to --format msr" "import --format msr $o"
 done
@@ -160,6 +168,31 @@ expect_status 1 "$IOSTORM" import "$D/blkparse.txt" -o "$TMP/o.ist" --delimiter 
 expect_err_line "^iostorm: $D/blkparse.txt: detected format blkparse, which --delimiter does not apply to \(give --format\)$"
 [ ! -e "$TMP/o.ist" ] || fail "output written with an option of another format"
 ok
+# --device names the one device of inputs without device (csv without a
+# dev column, vscsi) or all of numbered ones (disksim, mqsim); the others
+# name theirs: it was ignored
+for f in blkparse fio systor spc alibaba tencent ist-csv; do
+	expect_status 2 "$IOSTORM" import --format $f "$D/msr.csv" -o "$TMP/o.ist" --device sdx
+	expect_eq "$(head -1 "$TMP/err")" "iostorm import: --device does not apply to --format $f" "import --format $f --device"
+done
+expect_status 1 "$IOSTORM" import "$D/blkparse.txt" -o "$TMP/o.ist" --device sdx
+expect_err_line "^iostorm: $D/blkparse.txt: detected format blkparse, which --device does not apply to \(give --format\)$"
+expect_status 1 "$IOSTORM" import "$D/blk-le" -o "$TMP/o.ist" --device sdx
+expect_err_line "^iostorm: $D/blk-le.blktrace.0: detected format blktrace, which --device does not apply to \(give --format\)$"
+expect_status 1 "$IOSTORM" import "$D/generic.csv" -o "$TMP/o.ist" --device sdx --delimiter ';' --columns "$COLS"
+expect_err_line "^iostorm: $D/generic.csv: --device does not apply to a column map with dev$"
+[ ! -e "$TMP/o.ist" ] || fail "output written with --device of another format"
+ok
+for f in disksim.txt mqsim.trace vscsi.bin; do
+	expect_status 0 "$IOSTORM" import -q "$D/$f" -o "$TMP/o.ist" --device sdx
+	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/o.ist" -o "$TMP/o.fio"
+	expect_eq "$(grep ' add$' "$TMP/o.fio")" "0 sdx add" "$f --device"
+	rm -f "$TMP/o.ist"
+done
+expect_status 0 "$IOSTORM" import -q "$D/generic.csv" -o "$TMP/o.ist" --device sdx --delimiter ';' --columns 't=1:us,op=3:R/W,offset=4:sectors,len=5'
+expect_status 0 "$IOSTORM" export -q -f fio "$TMP/o.ist" -o "$TMP/o.fio"
+expect_eq "$(grep ' add$' "$TMP/o.fio")" "0 sdx add" "csv --device"
+rm -f "$TMP/o.ist"
 expect_status 0 "$IOSTORM" import -q "$D/blkparse.txt" -o "$TMP/o.ist" --event Q
 if command -v python3 >/dev/null; then
 	python3 -c '

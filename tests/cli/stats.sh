@@ -83,4 +83,44 @@ expect_err_line "^iostorm: $TMP/dev.ist: record 4097: device 4096: stats covers 
 head -4096 "$TMP/dev.msr" >"$TMP/dev4096.msr"
 expect_status 0 "$IOSTORM" import -q --format msr "$TMP/dev4096.msr" -o "$TMP/dev.ist"
 expect_status 0 "$IOSTORM" stats "$TMP/dev.ist"
+
+# every key --json emits is documented in JSON OUTPUT of iostorm-stats(1)
+# and every documented key is emitted (nested keys joined by '.', arrays
+# of objects as '[]', an op name as OP, metadata as one key)
+if command -v python3 >/dev/null; then
+	: >"$TMP/keys"
+	for t in "$D/basic.csv" "$D/qd.csv" "$TMP/s.ist"; do
+		expect_status 0 "$IOSTORM" stats --json "$t"
+		python3 -c '
+import json, sys
+def walk(v, p):
+    if isinstance(v, dict) and p != "metadata":
+        for k, x in v.items():
+            walk(x, (p + "." if p else "") + ("OP" if p == "ops" else k))
+    elif isinstance(v, list) and v and isinstance(v[0], dict):
+        for x in v:
+            walk(x, p + "[]")
+    else:
+        print(p)
+walk(json.load(open(sys.argv[1])), "")' "$TMP/out" >>"$TMP/keys" || fail "stats --json of $t: not JSON"
+	done
+	# a device name with a quote, a backslash and a tab: escaped (it
+	# was written as it is, and the JSON did not parse)
+	printf '# device: 0 size=0 block_size=512 name=a"b\\\\c\\x09d\nt_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n0,0,read,0,4096,0,1,0,\n' >"$TMP/q.csv"
+	expect_status 0 "$IOSTORM" stats --json "$TMP/q.csv"
+	expect_eq "$(python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["devices"][0]["name"]))' "$TMP/out")" \
+		"'a\"b\\\\c\\td'" "device name in stats --json"
+	sort -u "$TMP/keys" >"$TMP/emitted"
+	# the tags (.TP / .TQ lines' next line) of the JSON OUTPUT section
+	awk '/^\.SH/ { o = ($0 ~ /^\.SH "?JSON OUTPUT/) } o && t { print } { t = o && /^\.T[PQ]/ }' \
+		"$top_srcdir/man/iostorm-stats.1" |
+		sed -E 's/^\.BI? //; s/\\f[BIRP]//g; s/[ "]//g' | sort -u >"$TMP/documented"
+	[ -s "$TMP/documented" ] || fail "no JSON OUTPUT keys in man/iostorm-stats.1"
+	d=$(comm -23 "$TMP/emitted" "$TMP/documented" | tr '\n' ' ')
+	expect_eq "$d" "" "stats --json keys missing from man/iostorm-stats.1"
+	d=$(comm -13 "$TMP/emitted" "$TMP/documented" | tr '\n' ' ')
+	expect_eq "$d" "" "keys in man/iostorm-stats.1 that stats --json does not emit"
+else
+	skip_part "no python3: stats --json keys against iostorm-stats(1)"
+fi
 done_ok

@@ -13,13 +13,13 @@ CAT_OF = {'Q': 1 << 4, 'M': 1 << 4, 'F': 1 << 4, 'G': 1 << 4, 'S': 1 << 4,
           'U': 1 << 4, 'X': 0, 'A': 0}
 BASE = 5000000000000  # ns since boot of the first event
 
-def cat_bits(rwbs, nsect):
+def cat_bits(rwbs, nsect, n_bits=0):
     c = 0
     i = 0
     if rwbs[0] == 'F' and len(rwbs) > 1:
         c |= 1 << 2; i = 1
     k = rwbs[i]
-    c |= {'R': 1, 'W': 2, 'D': 1 << 13, 'N': 0}[k]
+    c |= {'R': 1, 'W': 2, 'D': 1 << 13, 'N': n_bits}[k]
     for ch in rwbs[i + 1:]:
         c |= {'S': 1 << 3, 'M': 1 << 12, 'A': 1 << 11, 'F': 1 << 15}[ch]
     return c
@@ -33,11 +33,13 @@ def devt(s):
     a, b = s.split(',')
     return int(a) << 20 | int(b)
 
-def build(e):
+# n_bits: the category of an 'N' event (what blkparse shows for no bytes
+# and no write, discard or flush bit)
+def build(e, src='blkparse.txt', n_bits=0):
     files = {0: [], 1: []}
     # a process notify and a message notify on cpu 0 first
     files[0].append(rec(e, 0, 0, BASE, 0, 0, (1 << 10) << 16 | 0, 100, devt('8,0'), 0, b'dd\0\0'))
-    for line in open('blkparse.txt'):
+    for line in open(src):
         f = line.split()
         if not f or ',' not in f[0]:
             continue
@@ -50,7 +52,7 @@ def build(e):
             continue
         sector = int(f[7]) if len(f) > 7 and f[7].isdigit() else 0
         nsect = int(f[9]) if act not in 'X' and len(f) > 9 and f[8] == '+' else 0
-        action = (cat_bits(rwbs, nsect) | CAT_OF[act]) << 16 | ACT[act]
+        action = (cat_bits(rwbs, nsect, n_bits) | CAT_OF[act]) << 16 | ACT[act]
         pdu = b''
         if act == 'X':
             pdu = struct.pack('>Q', int(f[9]))
@@ -64,6 +66,10 @@ for e, name in (('<', 'le'), ('>', 'be')):
     for cpu, recs in build(e).items():
         with open('blk-%s.blktrace.%d' % (name, cpu), 'wb') as out:
             out.write(b''.join(recs))
+# operations without data that are not flushes (zone open or finish, a
+# driver command): the kernel traces them as reads (TC_READ) of no bytes
+with open('blk-nodata.blktrace.0', 'wb') as out:
+    out.write(b''.join(build('<', 'blkparse-nodata.txt', 1)[0]))
 # broken: a bad magic in the third record of cpu 0, and a cut-off tail
 recs = build('<')[0]
 bad = bytearray(b''.join(recs))
