@@ -92,7 +92,7 @@ enum rpl_data {
 	RPL_DATA_RANDOM = 0, /* incompressible                         */
 	RPL_DATA_ZERO,
 	RPL_DATA_COMPRESS,   /* compressible to data_param (ratio x100) */
-	RPL_DATA_DEDUPE,     /* data_param percent of blocks duplicated */
+	RPL_DATA_DEDUPE,     /* data_param/100 percent of blocks duplicated */
 	RPL_DATA_STAMP,      /* verification: each 512 B sector stamped */
 };
 
@@ -158,7 +158,7 @@ struct rpl_opts {
 	int read_only;              /* skip (and count) writes/discards        */
 	enum rpl_remap remap;
 	enum rpl_data data;
-	unsigned data_param;        /* compress: ratio x 100; dedupe: percent  */
+	unsigned data_param;        /* compress: ratio x 100; dedupe: percent x 100 */
 	uint64_t seed;              /* data pattern seed (0 = fixed default)   */
 	int sqpoll, iopoll;
 	int realtime;               /* workers SCHED_FIFO (fallback: a note)   */
