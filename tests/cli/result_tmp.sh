@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# result_tmp.sh - replay's --json and --csv-intervals and sweep's -o write through a
-# new temporary name beside the result, never a fixed PATH.tmp: a user's
-# file (or symbolic link) of that name stays untouched, whether the run
+# result_tmp.sh - replay's --json and --csv-intervals, sweep's -o and
+# synth's -o write through a new temporary name beside the result, never
+# a fixed PATH.tmp (synth: PATH.synth-PID): a user's file (or symbolic
+# link) of that name stays untouched, whether the run
 # succeeds or fails, and a failed write leaves neither the result nor a
 # temporary file.  (PATH.tmp was written through, then removed on failure.)
 . "$top_srcdir/tests/cli/lib.sh"
@@ -56,4 +57,22 @@ for cmd in "replay $TMP/s.ist --null --virtual-time --quiet --json $TMP/o/r.json
 	untouched "$cmd"
 	only "r.csv.tmp r.json.tmp sw.json.tmp " "$cmd"
 done
+
+# synth wrote through PATH.synth-PID: a link of that name (the PID known:
+# sh execs iostorm) had its target overwritten, IST and CSV alike
+for ext in ist csv; do
+	echo "the user's" >"$TMP/victim"
+	sh -c 'ln -s "$1/victim" "$1/o/y.'$ext'.synth-$$" && exec "$2" synth sysbench-oltp -d 50ms \
+		-o "$1/o/y.'$ext'"' sh "$TMP" "$IOSTORM" >"$TMP/out" 2>"$TMP/err"
+	expect_eq "$?" 0 "synth -o y.$ext: exit status"
+	expect_eq "$(cat "$TMP/victim")" "the user's" "synth -o y.$ext: the link's target"
+	ls "$TMP/o"/y.$ext.synth-* >/dev/null 2>&1 || fail "synth -o y.$ext: the link removed"
+	if [ $ext = ist ]; then
+		expect_status 0 "$IOSTORM" info "$TMP/o/y.$ext"
+	else
+		expect_grep '^t_ns,dev,op,' "$TMP/o/y.$ext"
+	fi
+	rm -f "$TMP/o"/y.$ext*
+done
+only "r.csv.tmp r.json.tmp sw.json.tmp " "synth"
 done_ok
