@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,15 @@ int rpl_data_parse(const char *s, enum rpl_data *data, unsigned *param)
 		return 0;
 	}
 	if (!strncmp(s, "dedupe:", 7)) {
+		/* in hundredths of a percent: 33.3 was rounded to 33 (and
+		 * reported as 33); finer than 0.01 is refused rather than
+		 * rounded in turn */
 		v = strtod(s + 7, &end);
-		if (end == s + 7 || *end || v < 0 || v > 100)
+		if (end == s + 7 || *end || !(v >= 0) || v > 100 ||
+		    fabs(v * 100 - round(v * 100)) > 1e-6)
 			return -EINVAL;
 		*data = RPL_DATA_DEDUPE;
-		*param = (unsigned)(v + 0.5);
+		*param = (unsigned)round(v * 100);
 		return 0;
 	}
 	return -EINVAL;
@@ -62,7 +67,13 @@ const char *rpl_data_format(enum rpl_data d, unsigned param, char *buf,
 		snprintf(buf, size, "compress:%.2f", param / 100.0);
 		break;
 	case RPL_DATA_DEDUPE:
-		snprintf(buf, size, "dedupe:%u", param);
+		/* as given: 50, 33.3, 33.33 */
+		if (param % 100 == 0)
+			snprintf(buf, size, "dedupe:%u", param / 100);
+		else if (param % 10 == 0)
+			snprintf(buf, size, "dedupe:%u.%u", param / 100, param % 100 / 10);
+		else
+			snprintf(buf, size, "dedupe:%u.%02u", param / 100, param % 100);
 		break;
 	case RPL_DATA_STAMP:
 		snprintf(buf, size, "stamp");
@@ -140,14 +151,15 @@ int rpl_data_pool(struct rpl_run *r)
 	}
 	case RPL_DATA_DEDUPE: {
 		/* PCT% of the blocks repeat one of 16 common blocks, spread
-		 * evenly (Bresenham) so that any write window sees the ratio. */
+		 * evenly (Bresenham, in hundredths of a percent) so that any
+		 * write window sees the ratio, within one block. */
 		unsigned acc = 0;
 
 		fill_random(p, (size_t)16 * BLOCK, &seed);
 		for (size_t b = 16; b < nblk; b++) {
 			acc += r->o.data_param;
-			if (acc >= 100) {
-				acc -= 100;
+			if (acc >= 10000) {
+				acc -= 10000;
 				memcpy(p + b * BLOCK, p + (b % 16) * BLOCK, BLOCK);
 			} else {
 				fill_random(p + b * BLOCK, BLOCK, &seed);

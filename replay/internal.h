@@ -21,8 +21,6 @@ static inline uint64_t rpl_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int rpl_totals_add(struct ist_totals *t, const struct ist_record *r,
-		   uint64_t *prev_t);
 int rpl_source_ist(struct rpl_source **s, const char *path);
 
 /* ------------------------------------------------------------ targets */

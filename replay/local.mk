@@ -34,8 +34,8 @@ TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-in
 EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
 	tests/cli/replay-closed.sh
 # options a mode would ignore; convert's CSV
-TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh
-EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh
+TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh tests/cli/result_tmp.sh
+EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh tests/cli/result_tmp.sh
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sched

@@ -92,7 +92,7 @@ enum rpl_data {
 	RPL_DATA_RANDOM = 0, /* incompressible                         */
 	RPL_DATA_ZERO,
 	RPL_DATA_COMPRESS,   /* compressible to data_param (ratio x100) */
-	RPL_DATA_DEDUPE,     /* data_param percent of blocks duplicated */
+	RPL_DATA_DEDUPE,     /* data_param/100 percent of blocks duplicated */
 	RPL_DATA_STAMP,      /* verification: each 512 B sector stamped */
 };
 
@@ -158,7 +158,7 @@ struct rpl_opts {
 	int read_only;              /* skip (and count) writes/discards        */
 	enum rpl_remap remap;
 	enum rpl_data data;
-	unsigned data_param;        /* compress: ratio x 100; dedupe: percent  */
+	unsigned data_param;        /* compress: ratio x 100; dedupe: percent x 100 */
 	uint64_t seed;              /* data pattern seed (0 = fixed default)   */
 	int sqpoll, iopoll;
 	int realtime;               /* workers SCHED_FIFO (fallback: a note)   */
@@ -365,10 +365,29 @@ struct rpl_report_info {
 	const char *command;             /* command line, may be NULL */
 	const char *started;             /* ISO-8601 UTC start time   */
 };
+/* Both write path complete or not at all: to a new temporary file beside
+ * it (PATH.XXXXXX, created with O_EXCL: never a file already there, and
+ * unique to the call, so two runs writing the same path do not collide),
+ * renamed over path when complete, removed on failure and when SIGINT,
+ * SIGTERM or SIGHUP (with their default action) end the process meanwhile.
+ * 0 or a negative errno. */
 int rpl_report_json(const char *path, const struct rpl_report_info *info,
 		    const struct rpl_result *res);
 int rpl_report_csv_intervals(const char *path, const struct rpl_result *res);
 /* The run's info for reports (valid while r lives). */
 void rpl_run_report_info(rpl_run *r, struct rpl_report_info *info);
+
+/* The temporary file behind rpl_report_json() (and sweep's and
+ * precondition's results): rpl_tmpfile_open() creates it (mode 0666 less
+ * the umask, as fopen() would) and guards it against the signals;
+ * rpl_tmpfile_close() renames it over its path when err is 0 and the
+ * writes succeeded, removes it otherwise.  Both return 0 or -errno. */
+struct rpl_tmpfile {
+	FILE *f;
+	const char *path;
+	char *tmp;
+};
+int rpl_tmpfile_open(struct rpl_tmpfile *t, const char *path);
+int rpl_tmpfile_close(struct rpl_tmpfile *t, int err);
 
 #endif

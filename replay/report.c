@@ -3,14 +3,102 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "import/import.h"
 #include "replay/internal.h"
+
+/*
+ * A fixed PATH.tmp was written through (a user's file of that name, or
+ * a symbolic link there, overwritten, then removed on failure) and shared
+ * by two runs writing the same path.  The name is now new (O_EXCL) and
+ * random; open() rather than mkstemp() keeps fopen()'s mode, 0666 less
+ * the umask (mkstemp() forces 0600).
+ */
+int rpl_tmpfile_open(struct rpl_tmpfile *t, const char *path)
+{
+	size_t n = strlen(path) + 8;
+	static unsigned seq;
+	struct timespec ts;
+	sigset_t block, old;
+	int fd = -1, e = EEXIST;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	t->tmp = malloc(n);
+	if (!t->tmp)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* the signals held while the file is made and guarded: no window in
+	 * which one would leave it behind */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	for (unsigned attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		uint64_t x = ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+			      ((uint64_t)getpid() << 20) ^ (uint64_t)(uintptr_t)t) *
+			     0x9e3779b97f4a7c15ull + (uint64_t)++seq * 0xbf58476d1ce4e5b9ull;
+		static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+		char *p = t->tmp + snprintf(t->tmp, n, "%s.", path);
+
+		x ^= x >> 31;
+		for (unsigned i = 0; i < 6; i++, x /= 62)
+			*p++ = digits[x % 62];
+		*p = '\0';
+		fd = open(t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST) {
+			e = errno;
+			break;
+		}
+	}
+	if (fd >= 0) {
+		t->f = fdopen(fd, "w");
+		if (t->f)
+			imp_tmp_guard(t->tmp);
+		else {
+			e = errno;
+			close(fd);
+			unlink(t->tmp);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!t->f) {
+		free(t->tmp);
+		t->tmp = NULL;
+		return -e;
+	}
+	return 0;
+}
+
+int rpl_tmpfile_close(struct rpl_tmpfile *t, int err)
+{
+	if (!t->f)
+		return err ? err : -EBADF;
+	if ((fflush(t->f) != 0 || ferror(t->f)) && !err)
+		err = -(errno ? errno : EIO);
+	if (fclose(t->f) != 0 && !err)
+		err = -errno;
+	t->f = NULL;
+	if (!err && rename(t->tmp, t->path) < 0)
+		err = -errno;
+	if (err)
+		unlink(t->tmp);
+	imp_tmp_release();
+	free(t->tmp);
+	t->tmp = NULL;
+	return err;
+}
 
 #define SCHEMA "iostorm-replay/1"
 
@@ -196,9 +284,9 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 {
 	json_object *root = json_object_new_object(), *o, *ops, *iv, *tx;
 	uint64_t el = res->elapsed_ns;
+	struct rpl_tmpfile tf;
 	char tmp[4096];
 	int ret = 0;
-	FILE *f;
 
 	add(root, "schema", json_object_new_string(SCHEMA));
 	o = json_object_new_object();
@@ -314,22 +402,14 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 	add(root, "intervals", iv);
 
 	/* Written beside the destination, renamed when complete. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		ret = -errno;
-		goto out;
-	}
-	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						 JSON_C_TO_STRING_NOSLASHESCAPE), f) < 0 ||
-	    fputc('\n', f) < 0)
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
+	ret = rpl_tmpfile_open(&tf, path);
 	if (ret)
-		unlink(tmp);
+		goto out;
+	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						 JSON_C_TO_STRING_NOSLASHESCAPE), tf.f) < 0 ||
+	    fputc('\n', tf.f) < 0)
+		ret = -(errno ? errno : EIO);
+	ret = rpl_tmpfile_close(&tf, ret);
 out:
 	json_object_put(root);
 	return ret;
@@ -337,14 +417,14 @@ out:
 
 int rpl_report_csv_intervals(const char *path, const struct rpl_result *res)
 {
-	char tmp[4096];
+	struct rpl_tmpfile tf;
 	FILE *f;
-	int ret = 0;
+	int ret;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
+	ret = rpl_tmpfile_open(&tf, path);
+	if (ret)
+		return ret;
+	f = tf.f;
 	fprintf(f, "start_ns,length_ns,ios,read_ios,write_ios,flush_ios,discard_ios,"
 		   "write_zeroes_ios,bytes,iops,mb_per_s,errors,txns,tps,"
 		   "lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p99_9_ns,lat_max_ns,"
@@ -369,13 +449,5 @@ int rpl_report_csv_intervals(const char *path, const struct rpl_result *res)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->late.p50, r->late.p99,
 			r->late.max);
 	}
-	if (ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return rpl_tmpfile_close(&tf, 0);
 }

@@ -36,43 +36,6 @@ static int array_rewind(struct rpl_source *s)
 	return 0;
 }
 
-int rpl_totals_add(struct ist_totals *t, const struct ist_record *r,
-		   uint64_t *prev_t)
-{
-	uint64_t end = r->offset + r->len;
-
-	if (r->dev >= t->ndev) {
-		uint32_t n = r->dev + 1;
-		uint64_t *d;
-
-		if (n > IST_MAX_FOOTER_DEVICES)
-			return IST_EDEVICE;
-		d = realloc(t->dev_max_end, n * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		memset(d + t->ndev, 0, (n - t->ndev) * sizeof(*d));
-		t->dev_max_end = d;
-		t->ndev = n;
-	}
-	if (!t->records || r->t_ns < t->first_t_ns)
-		t->first_t_ns = r->t_ns;
-	if (r->t_ns > t->last_t_ns)
-		t->last_t_ns = r->t_ns;
-	if (t->records && r->t_ns < *prev_t)
-		t->out_of_order++;
-	*prev_t = r->t_ns;
-	t->records++;
-	if (r->op < IST_OP_COUNT) {
-		t->count[r->op]++;
-		t->bytes[r->op] += r->len;
-	}
-	if (r->lat_ns)
-		t->with_latency++;
-	if (end > t->dev_max_end[r->dev])
-		t->dev_max_end[r->dev] = end;
-	return 0;
-}
-
 static int totals_copy(struct ist_totals *dst, const struct ist_totals *src)
 {
 	*dst = *src;
@@ -87,21 +50,35 @@ static int totals_copy(struct ist_totals *dst, const struct ist_totals *src)
 	return 0;
 }
 
+/*
+ * Totals of records without a footer (a CSV's pre-scan, an array) through
+ * the IST writer's own accumulator: the same figures as the footer of
+ * the IST of those records, distinct streams and (stream, txn) pairs
+ * included (a count of its own left them 0).
+ */
+static int totals_scan_end(ist_totals_acc *acc, struct ist_totals *t)
+{
+	int ret = totals_copy(t, ist_totals_acc_get(acc));
+
+	ist_totals_acc_free(acc);
+	return ret;
+}
+
 static int array_totals(struct rpl_source *s, struct ist_totals *t)
 {
 	struct array_src *a = s->priv;
-	uint64_t prev = 0;
+	ist_totals_acc *acc = ist_totals_acc_new();
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	for (size_t i = 0; i < a->n; i++) {
-		ret = rpl_totals_add(t, &a->recs[i], &prev);
-		if (ret < 0) {
-			ist_totals_release(t);
-			return ret;
-		}
+	if (!acc)
+		return -ENOMEM;
+	ret = ist_totals_acc_add(acc, a->recs, a->n);
+	if (ret < 0) {
+		ist_totals_acc_free(acc);
+		return ret;
 	}
-	return 0;
+	return totals_scan_end(acc, t);
 }
 
 static void array_where(struct rpl_source *s, char *buf, size_t size)
@@ -244,19 +221,27 @@ static int csv_prescan(struct rpl_source *s)
 {
 	struct csv_src *c = s->priv;
 	struct ist_record recs[256];
-	uint64_t prev = 0;
+	ist_totals_acc *acc = ist_totals_acc_new();
 	ssize_t n;
 	int ret;
 
 	memset(&c->totals, 0, sizeof(c->totals));
-	while ((n = csv_read(s, recs, 256)) > 0)
-		for (ssize_t i = 0; i < n; i++) {
-			ret = rpl_totals_add(&c->totals, &recs[i], &prev);
-			if (ret < 0)
-				return ret;
+	if (!acc)
+		return -ENOMEM;
+	while ((n = csv_read(s, recs, 256)) > 0) {
+		ret = ist_totals_acc_add(acc, recs, (size_t)n);
+		if (ret < 0) {
+			ist_totals_acc_free(acc);
+			return ret;
 		}
-	if (n < 0)
+	}
+	if (n < 0) {
+		ist_totals_acc_free(acc);
 		return (int)n;
+	}
+	ret = totals_scan_end(acc, &c->totals);
+	if (ret < 0)
+		return ret;
 	c->have_totals = 1;
 	return csv_rewind(s);
 }

@@ -25,7 +25,10 @@ static void usage(FILE *f)
 		"Options:\n"
 		"      --profile P     synth profile (default sysbench-oltp)\n"
 		"      --duration T    trace length (default 5s)\n"
-		"      --set K=V       profile parameter, repeatable (default threads=8)\n"
+		"      --set K=V       profile parameter, repeatable; each changes only\n"
+		"                      its key: the others keep their defaults, the\n"
+		"                      demo's threads=8 for sysbench-oltp and the\n"
+		"                      profile's own (iostorm synth --list)\n"
 		"      --timing MODE   original (default), afap or closed\n"
 		"      --dir DIR       where to put the trace and the target (default $TMPDIR\n"
 		"                      or /tmp)\n"
@@ -138,9 +141,17 @@ int cmd_demo(int argc, char **argv)
 	sargv[n++] = (char *)duration;
 	sargv[n++] = (char *)"--seed";
 	sargv[n++] = (char *)"1";
-	if (!nsets && !strcmp(profile, "sysbench-oltp")) {
-		sargv[n++] = (char *)"--set";
-		sargv[n++] = (char *)"threads=8";
+	/* the demo's own default, threads=8, unless a --set names threads:
+	 * any --set dropped it (--set tables=4 ran 32 threads, synth's) */
+	if (!strcmp(profile, "sysbench-oltp")) {
+		unsigned i;
+
+		for (i = 0; i < nsets && strncmp(sets[i], "threads=", 8); i++)
+			;
+		if (i == nsets) {
+			sargv[n++] = (char *)"--set";
+			sargv[n++] = (char *)"threads=8";
+		}
 	}
 	for (unsigned i = 0; i < nsets; i++) {
 		sargv[n++] = (char *)"--set";

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/rpt_out.h"
 #include "replay/replay.h"
 
 #define CMD "replay"
@@ -41,7 +42,7 @@ static const char usage_text[] =
 	"                           partition-table signature\n"
 	"      --read-only          replay reads only (writes skipped and counted)\n"
 	"      --data PATTERN       write data: random (default), zero, compress:RATIO,\n"
-	"                           dedupe:PCT, stamp (verification)\n"
+	"                           dedupe:PCT (0-100, to 0.01), stamp (verification)\n"
 	"      --seed N             seed of the write data\n"
 	"Timing:\n"
 	"      --timing MODE        original (default), afap, closed\n"
@@ -408,7 +409,8 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_DATA:
 			if (rpl_data_parse(optarg, &o.data, &o.data_param))
-				return cli_usage_error(CMD, "bad --data '%s'", optarg);
+				return cli_usage_error(CMD, "bad --data '%s'%s", optarg,
+						       cli_data_hint(optarg));
 			break;
 		case O_SEED:
 			if (cli_parse_uint(optarg, UINT64_MAX, &o.seed))

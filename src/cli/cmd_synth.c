@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "import/import.h"
+#include "replay/replay.h"
 #include "synth/synth.h"
 
 #define MAX_SETS 256
@@ -85,31 +86,33 @@ struct out {
 };
 
 /*
- * The output goes to PATH.synth-PID, renamed into place at the end and
- * removed if SIGINT, SIGTERM or SIGHUP ends the run (imp_tmp_guard): the
- * IST writer's own temporary file would stay behind, its name unknown here.
+ * The output goes to a new PATH.XXXXXX (rpl_tmpfile_open(): O_EXCL, so
+ * never a file already there; PATH.synth-PID was written through, a file
+ * or link of that name overwritten), renamed into place at the end and
+ * removed if SIGINT, SIGTERM or SIGHUP ends the run (imp_tmp_guard).  The
+ * IST writer writes that file itself (.direct: no temporary file of its
+ * own, which would stay behind, its name unknown here).
  */
 static int out_open(struct out *o, const char *path, const ist_header *h,
 		    int effort)
 {
 	struct ist_writer_opts wo = { .direct = 1, .effort = effort };
-	size_t n = strlen(path) + 32;
+	struct rpl_tmpfile tf;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	o->tmp = malloc(n);
-	if (!o->tmp)
-		return -ENOMEM;
-	snprintf(o->tmp, n, "%s.synth-%ld", path, (long)getpid());
-	imp_tmp_guard(o->tmp);
+	ret = rpl_tmpfile_open(&tf, path);
+	if (ret)
+		return ret;
+	o->tmp = tf.tmp; /* guarded; out_close() removes it and frees it */
 	if (ends_with(path, ".csv")) {
-		o->csv = fopen(o->tmp, "w");
-		if (!o->csv)
-			return -errno;
+		o->csv = tf.f;
 		fputs(IST_CSV_HEADER "\n", o->csv);
 		return 0;
 	}
+	if (fclose(tf.f))
+		return -errno;
 	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
 	if (ret)
 		o->w = NULL;

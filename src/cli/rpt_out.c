@@ -187,6 +187,15 @@ void cli_now_iso(char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+const char *cli_data_hint(const char *arg)
+{
+	if (!strncmp(arg, "dedupe:", 7))
+		return " (PCT from 0 to 100, in steps of 0.01)";
+	if (!strncmp(arg, "compress:", 9))
+		return " (RATIO from 1 to 1000)";
+	return "";
+}
+
 int cli_target_option(const char *cmd, int opt, const char *arg, struct rpl_opts *o,
 		      uint64_t *size)
 {
@@ -212,7 +221,8 @@ int cli_target_option(const char *cmd, int opt, const char *arg, struct rpl_opts
 		break;
 	case CLI_O_DATA:
 		if (rpl_data_parse(arg, &o->data, &o->data_param) < 0)
-			return cli_usage_error(cmd, "--data: bad pattern '%s'", arg);
+			return cli_usage_error(cmd, "--data: bad pattern '%s'%s", arg,
+					       cli_data_hint(arg));
 		break;
 	}
 	return 0;

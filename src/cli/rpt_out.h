@@ -61,6 +61,9 @@ enum {
 	case CLI_O_NULL: case CLI_O_CREATE: case CLI_O_SIZE: case CLI_O_BUFFERED: \
 	case CLI_O_ALLOW: case CLI_O_FORCE: case CLI_O_DATA
 
+/* What a bad --data ARG needs (" (PCT from 0 to 100 ...)"), or "". */
+const char *cli_data_hint(const char *arg);
+
 /* Applies target option opt (its argument arg) to o, or to *size for
  * --size; 0, or the usage error's EXIT_USAGE (printed, naming cmd). */
 int cli_target_option(const char *cmd, int opt, const char *arg, struct rpl_opts *o,

@@ -266,7 +266,7 @@ int cli_check_result(const char *out, const char *const *inputs, size_t n)
 		}
 	if (cli_check_output(out, inputs, n))
 		return -1;
-	/* written as OUT.tmp beside it, then renamed */
+	/* written to a new temporary file beside it, then renamed */
 	slash = strrchr(out, '/');
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");

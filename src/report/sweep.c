@@ -227,32 +227,22 @@ json_object *rpt_point_json(const struct rpt_point *p, const char *phase)
 
 int rpt_json_write(const char *path, json_object *obj)
 {
-	char *tmp = NULL;
+	struct rpl_tmpfile tf;
 	const char *s;
-	FILE *f;
-	int e = 0;
+	int e;
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0) {
-		json_object_put(obj);
-		return -ENOMEM;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		e = -errno;
+	/* a new temporary name beside path (never a PATH.tmp of the user's) */
+	e = rpl_tmpfile_open(&tf, path);
+	if (e)
 		goto out;
-	}
 	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || fputs(s, f) < 0 || fputc('\n', f) < 0)
-		e = -EIO;
-	if (fclose(f) != 0 && !e)
-		e = -errno;
-	if (!e && rename(tmp, path) < 0)
-		e = -errno;
-	if (e)
-		unlink(tmp);
+	if (!s)
+		e = -ENOMEM;
+	else if (fputs(s, tf.f) < 0 || fputc('\n', tf.f) < 0)
+		e = -(errno ? errno : EIO);
+	e = rpl_tmpfile_close(&tf, e);
 out:
-	free(tmp);
 	json_object_put(obj);
 	return e;
 }

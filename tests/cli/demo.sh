@@ -26,6 +26,17 @@ expect_grep '"parameters": "tables=[^"]*threads=8' "$TMP/d.json"
 # nothing left behind
 expect_eq "$(ls -A "$TMP/d")" "" "the demo's directory after it"
 
+# --set changes only the key it names: threads=8, the demo's default, stays
+# with another key (any --set dropped it: 32 threads, synth's default),
+# and a --set threads= replaces it
+expect_status 0 "$IOSTORM" demo --duration 100ms --timing afap --dir "$TMP/d" \
+	--set tables=4 --json "$TMP/s.json"
+expect_grep '"parameters": "tables=4,[^"]*threads=8,' "$TMP/s.json"
+expect_status 0 "$IOSTORM" demo --duration 100ms --timing afap --dir "$TMP/d" \
+	--set tables=4 --set threads=2 --json "$TMP/s.json"
+expect_grep '"parameters": "tables=4,[^"]*threads=2,' "$TMP/s.json"
+expect_eq "$(ls -A "$TMP/d")" "" "the demo's directory after --set"
+
 # --keep: the trace and the target stay, and are named
 expect_status 0 "$IOSTORM" demo --duration 200ms --dir "$TMP/d" --timing afap --keep
 expect_grep '^timing afap, ' "$TMP/out"

@@ -95,9 +95,9 @@ expect_status 0 "$IOSTORM" import -q -f tencent "$TMP/big.csv" -o "$TMP/big.ist"
 interrupted_writing export e.txt e.txt.tmp "$IOSTORM" export -q -f blkparse "$TMP/big.ist" -o "$TMP/e.txt"
 interrupted_writing annotate a.ist a.ist.annotating- "$IOSTORM" annotate -q "$TMP/big.ist" -o "$TMP/a.ist"
 
-# synth of a long trace, IST and CSV: the temporary output (the IST
+# synth of a long trace, IST and CSV: the temporary output, OUT.XXXXXX (the IST
 # writer's own OUT.tmp-XXXXXX stayed behind before) goes with the signal
 for o in s.ist s.csv; do
-	interrupted "synth -o $o" INT $o $o.synth- "$IOSTORM" synth tpcc -d 30m -o "$TMP/$o"
+	interrupted "synth -o $o" INT $o "$o\\." "$IOSTORM" synth tpcc -d 30m -o "$TMP/$o"
 done
 done_ok

@@ -56,4 +56,16 @@ expect_status 0 timeout 60 "$IOSTORM" sweep "$TMP/t.csv" --null --threads 4 --qd
 	--point 100ms --quiet -o "$TMP/sw.json"
 expect_status 4 timeout 60 "$IOSTORM" precondition --null --size 64M --workload "$TMP/t.csv" \
 	--passes 0 --round 100ms --max-rounds 2 --quiet -o "$TMP/pc.json"
+# --data dedupe:PCT to 0.01 % (33.3 was rounded to 33, and reported so);
+# finer is a usage error naming the option, in replay, sweep, precondition
+expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null --data dedupe:33.3 --quiet --json "$TMP/d.json"
+expect_grep '"data": "dedupe:33.3",' "$TMP/d.json"
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --data dedupe:33.333
+expect_eq "$(head -1 "$TMP/err")" \
+	"iostorm replay: bad --data 'dedupe:33.333' (PCT from 0 to 100, in steps of 0.01)" "dedupe:33.333"
+for cmd in sweep precondition; do
+	expect_status 2 "$IOSTORM" $cmd "$TMP/t.csv" --null --data dedupe:12.345 -o "$TMP/x.json"
+	expect_eq "$(head -1 "$TMP/err")" \
+		"iostorm $cmd: --data: bad pattern 'dedupe:12.345' (PCT from 0 to 100, in steps of 0.01)" "$cmd"
+done
 done_ok

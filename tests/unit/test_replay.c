@@ -1395,13 +1395,65 @@ static void test_options_and_refusals(void)
 	rpl_run_free(r);
 
 	CU_ASSERT(rpl_data_parse("compress:2.5", &d, &p) == 0 && d == RPL_DATA_COMPRESS && p == 250);
-	CU_ASSERT(rpl_data_parse("dedupe:30", &d, &p) == 0 && d == RPL_DATA_DEDUPE && p == 30);
+	CU_ASSERT(rpl_data_parse("dedupe:30", &d, &p) == 0 && d == RPL_DATA_DEDUPE && p == 3000);
 	CU_ASSERT(rpl_data_parse("dedupe:130", &d, &p) < 0);
 	CU_ASSERT(rpl_data_parse("compress:0.5", &d, &p) < 0);
 	CU_ASSERT(rpl_data_parse("bogus", &d, &p) < 0);
 	CU_ASSERT(rpl_timing_parse("closed") == RPL_TIMING_CLOSED);
 	CU_ASSERT(rpl_remap_parse("scale") == RPL_REMAP_SCALE);
 	CU_ASSERT(rpl_remap_parse("nope") < 0);
+}
+
+/* dedupe:PCT to 0.01 %: 33.3 was rounded to 33 (and reported as 33);
+ * finer is refused, not rounded; the pool repeats that share of its
+ * blocks within one block. */
+static void test_data_dedupe_fraction(void)
+{
+	static const struct { const char *arg, *fmt; unsigned param; } ok[] = {
+		{ "dedupe:33.3", "dedupe:33.3", 3330 },
+		{ "dedupe:33.33", "dedupe:33.33", 3333 },
+		{ "dedupe:0.05", "dedupe:0.05", 5 },
+		{ "dedupe:50", "dedupe:50", 5000 },
+		{ "dedupe:50.00", "dedupe:50", 5000 },
+		{ "dedupe:100", "dedupe:100", 10000 },
+		{ "dedupe:0", "dedupe:0", 0 },
+	};
+	static const char *const bad[] = {
+		"dedupe:33.333", "dedupe:0.001", "dedupe:-1", "dedupe:100.01",
+		"dedupe:nan", "dedupe:", "dedupe:5x",
+	};
+	enum rpl_data d;
+	unsigned p;
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		CU_ASSERT(rpl_data_parse(ok[i].arg, &d, &p) == 0);
+		CU_ASSERT(d == RPL_DATA_DEDUPE && p == ok[i].param);
+		CU_ASSERT_STRING_EQUAL(rpl_data_format(d, p, buf, sizeof(buf)), ok[i].fmt);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT(rpl_data_parse(bad[i], &d, &p) < 0);
+
+	for (unsigned k = 0; k < 3; k++) {
+		static const unsigned pct[] = { 3330, 3300, 5 };
+		struct rpl_run *r = calloc(1, sizeof(*r));
+		size_t nblk, dup = 0, n;
+
+		CU_ASSERT_FATAL(r != NULL);
+		rpl_opts_init(&r->o);
+		r->o.backend = RPL_BACKEND_URING;
+		r->o.data = RPL_DATA_DEDUPE;
+		r->o.data_param = pct[k];
+		CU_ASSERT_FATAL(rpl_data_pool(r) == 0 && r->pool);
+		nblk = r->pool_size / 4096;
+		/* blocks 0..15 are the common ones the others repeat */
+		for (size_t b = 16; b < nblk; b++)
+			dup += !memcmp(r->pool + b * 4096, r->pool + b % 16 * 4096, 4096);
+		n = nblk - 16;
+		CU_ASSERT(fabs((double)dup - (double)n * pct[k] / 10000) <= 1.0);
+		free(r->pool);
+		free(r);
+	}
 }
 
 static void test_csv_source_errors(void)
@@ -1472,6 +1524,7 @@ static const struct cutest tests[] = {
 	{ "three workers, partitioned by device and stream", test_workers_partition },
 	{ "options and refusals", test_options_and_refusals },
 	{ "CSV source: errors and totals", test_csv_source_errors },
+	{ "write data: dedupe:PCT to 0.01 %", test_data_dedupe_fraction },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# result_tmp.sh - replay's --json and --csv-intervals, sweep's -o and
+# synth's -o write through a new temporary name beside the result, never
+# a fixed PATH.tmp (synth: PATH.synth-PID): a user's file (or symbolic
+# link) of that name stays untouched, whether the run
+# succeeds or fails, and a failed write leaves neither the result nor a
+# temporary file.  (PATH.tmp was written through, then removed on failure.)
+. "$top_srcdir/tests/cli/lib.sh"
+
+expect_status 0 "$IOSTORM" synth sysbench-oltp -d 100ms -o "$TMP/s.ist"
+mkdir "$TMP/o"
+echo "the user's" >"$TMP/o/r.json.tmp"
+echo "the user's" >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/o/r.csv.tmp"
+echo "the user's" >"$TMP/o/sw.json.tmp"
+
+# untouched: the files named PATH.tmp, and what a link of that name points to
+untouched() {
+	for f in "$TMP/o/r.json.tmp" "$TMP/victim" "$TMP/o/sw.json.tmp"; do
+		expect_eq "$(cat "$f")" "the user's" "$1: $f"
+	done
+	[ -L "$TMP/o/r.csv.tmp" ] || fail "$1: the link r.csv.tmp replaced"
+	ok
+}
+# nothing else in the directory than the named files
+only() {
+	expect_eq "$(cd "$TMP/o" && ls | tr '\n' ' ')" "$1" "$2: files left"
+}
+
+expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --quiet \
+	--json "$TMP/o/r.json" --csv-intervals "$TMP/o/r.csv"
+expect_grep '"ios": 3260,' "$TMP/o/r.json"
+expect_grep '^start_ns,length_ns,ios' "$TMP/o/r.csv"
+untouched "replay"
+only "r.csv r.csv.tmp r.json r.json.tmp sw.json.tmp " "replay"
+# a result made with mode 0666 less the umask, as a plain open would
+expect_eq "$(umask 022 && rm -f "$TMP/o/r.json" &&
+	"$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --quiet \
+		--json "$TMP/o/r.json" && stat -c %a "$TMP/o/r.json")" 644 "mode"
+expect_status 0 "$IOSTORM" sweep "$TMP/s.ist" --null --threads 1 --qd 1 \
+	--rates none --point 100ms -o "$TMP/o/sw.json"
+expect_grep '"schema": ?"iostorm-sweep/1"' "$TMP/o/sw.json"
+untouched "sweep"
+
+# a write that fails (a file size limit: EFBIG, SIGXFSZ ignored) leaves no
+# result and no temporary file; the user's files stay
+rm -f "$TMP/o/r.json" "$TMP/o/r.csv" "$TMP/o/sw.json"
+for cmd in "replay $TMP/s.ist --null --virtual-time --quiet --json $TMP/o/r.json" \
+	   "replay $TMP/s.ist --null --virtual-time --quiet --interval 5ms --csv-intervals $TMP/o/r.csv" \
+	   "sweep $TMP/s.ist --null --threads 1 --qd 1 --rates none --point 100ms -o $TMP/o/sw.json"; do
+	# ulimit -f 1: 512 or 1024 bytes, enough for the messages only
+	sh -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" \"\$@\"" "$IOSTORM" $cmd \
+		>"$TMP/out" 2>"$TMP/err"
+	expect_eq "$?" 1 "$cmd: exit status"
+	expect_grep 'File too large' "$TMP/err"
+	untouched "$cmd"
+	only "r.csv.tmp r.json.tmp sw.json.tmp " "$cmd"
+done
+
+# synth wrote through PATH.synth-PID: a link of that name (the PID known:
+# sh execs iostorm) had its target overwritten, IST and CSV alike
+for ext in ist csv; do
+	echo "the user's" >"$TMP/victim"
+	sh -c 'ln -s "$1/victim" "$1/o/y.'$ext'.synth-$$" && exec "$2" synth sysbench-oltp -d 50ms \
+		-o "$1/o/y.'$ext'"' sh "$TMP" "$IOSTORM" >"$TMP/out" 2>"$TMP/err"
+	expect_eq "$?" 0 "synth -o y.$ext: exit status"
+	expect_eq "$(cat "$TMP/victim")" "the user's" "synth -o y.$ext: the link's target"
+	ls "$TMP/o"/y.$ext.synth-* >/dev/null 2>&1 || fail "synth -o y.$ext: the link removed"
+	if [ $ext = ist ]; then
+		expect_status 0 "$IOSTORM" info "$TMP/o/y.$ext"
+	else
+		expect_grep '^t_ns,dev,op,' "$TMP/o/y.$ext"
+	fi
+	rm -f "$TMP/o"/y.$ext*
+done
+only "r.csv.tmp r.json.tmp sw.json.tmp " "synth"
+done_ok
