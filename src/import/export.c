@@ -441,14 +441,19 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 	if (to_stdout) {
 		c.out = stdout;
 	} else {
-		snprintf(tmp, sizeof(tmp), "%s.tmp%ld", out, (long)getpid());
-		/* guarded before it exists: no window in which a signal
-		 * would leave it */
-		imp_tmp_guard(tmp);
-		c.out = fopen(tmp, "w");
+		/* a new file (never a user's file or a symlink's target of
+		 * the same name), guarded against the signals from the start */
+		int fd = imp_tmp_create(tmp, sizeof(tmp), out, "exporting");
+
+		c.out = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!c.out) {
-			ret = -errno;
+			ret = fd >= 0 ? -errno : fd;
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
 			imp_tmp_release();
+			tmp[0] = '\0';
 			set_err(res, out, "", ist_strerror(ret));
 			goto out;
 		}

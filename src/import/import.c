@@ -711,13 +711,12 @@ struct out_sink {
 	struct imp_sorter *sorter;
 	ist_writer *w;
 	char tmp[4200];
-	unsigned opens;
 	unsigned ndev_at_open;
 };
 
 /*
  * The temporary output being written (OUT.importing-PID-N, export's
- * OUT.tmpPID, convert's OUT.tmp-XXXXXX), removed if SIGINT, SIGTERM or
+ * OUT.exporting-PID-N, convert's OUT.tmp-XXXXXX), removed if SIGINT, SIGTERM or
  * SIGHUP ends the process: it would stay beside the output otherwise.
  */
 static char sig_tmp[4200];
@@ -757,6 +756,32 @@ void imp_tmp_guard(const char *path)
 	}
 }
 
+int imp_tmp_create(char *buf, size_t size, const char *out, const char *tag)
+{
+	static unsigned seq;
+	sigset_t block, old;
+	int fd = -EEXIST;
+
+	sigemptyset(&block);
+	for (unsigned i = 0; i < 3; i++)
+		sigaddset(&block, sig_list[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	for (unsigned attempt = 0; attempt < 1000 && fd == -EEXIST; attempt++) {
+		if ((size_t)snprintf(buf, size, "%s.%s-%ld-%u", out, tag,
+				     (long)getpid(), seq++) >= size) {
+			fd = -ENAMETOOLONG;
+			break;
+		}
+		fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd >= 0)
+		imp_tmp_guard(buf);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return fd;
+}
+
 int imp_tmp_sync(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
@@ -792,7 +817,7 @@ static int sink_open(void *ctx, int64_t shift)
 	ist_header *h;
 	int64_t start = c->opt->absolute_time ? imp_sorter_min_t(o->sorter) :
 						shift;
-	int ret;
+	int ret, fd;
 
 	h = ist_header_dup(c->h);
 	if (!h)
@@ -811,15 +836,22 @@ static int sink_open(void *ctx, int64_t shift)
 	ist_header_set(h, "time_normalized",
 		       c->opt->absolute_time || (o->f->flags & IMP_KEEP_TIME) ?
 		       "no" : "yes");
-	snprintf(o->tmp, sizeof(o->tmp), "%s.importing-%ld-%u", o->out,
-		 (long)getpid(), o->opens++);
+	/* a new file of our own, which the writer then opens (truncating
+	 * only what we created) */
+	fd = imp_tmp_create(o->tmp, sizeof(o->tmp), o->out, "importing");
+	if (fd < 0) {
+		ist_header_free(h);
+		o->w = NULL;
+		return fd;
+	}
 	wo.direct = 1;
-	imp_tmp_guard(o->tmp);
 	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
+	close(fd);
 	o->ndev_at_open = ist_header_device_count(c->h);
 	ist_header_free(h);
 	if (ret) {
 		o->w = NULL;
+		unlink(o->tmp);
 		return ret;
 	}
 	return 0;

@@ -141,7 +141,7 @@ expect_status 1 "$IOSTORM" export -f fio "$TMP/map.ist" -o "$TMP/map.fio" \
 	--map "src1_1=/dev/x" --map "src9_9=/dev/y"
 expect_err_line "^iostorm: $TMP/map.ist: --map src9_9: no device of that name in the trace$"
 [ ! -e "$TMP/map.fio" ] || fail "--map error: output left behind"
-ls "$TMP" | grep -q 'map.fio.tmp' && fail "--map error: temporary file left behind"
+ls "$TMP" | grep -q 'map.fio.exporting-' && fail "--map error: temporary file left behind"
 ok
 
 # a device name fio cannot read back as one file name (white space): an
@@ -149,7 +149,7 @@ ok
 expect_status 1 "$IOSTORM" export -f fio "$DATA/format/small.ist" -o "$TMP/sp.fio"
 expect_err_line "^iostorm: $DATA/format/small.ist: device 2: file name 'dm-0 with spaces': white space cannot stand in a fio iolog \(give --map\)$"
 [ ! -e "$TMP/sp.fio" ] || fail "white space: output left behind"
-ls "$TMP" | grep -q 'sp.fio.tmp' && fail "white space: temporary file left behind"
+ls "$TMP" | grep -q 'sp.fio.exporting-' && fail "white space: temporary file left behind"
 ok
 expect_status 1 "$IOSTORM" export -f fio "$DATA/format/small.ist" -o "$TMP/sp.fio" \
 	--map "dm-0 with spaces=/tmp/a b"

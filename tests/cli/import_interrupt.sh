@@ -92,7 +92,7 @@ interrupted_writing() {
 # export and annotate of a large trace, interrupted while they write
 awk 'BEGIN { for (i = 0; i < 2000000; i++) printf "%d,%d,8,%d,1\n", i, i * 8, i % 2 }' >"$TMP/big.csv"
 expect_status 0 "$IOSTORM" import -q -f tencent "$TMP/big.csv" -o "$TMP/big.ist"
-interrupted_writing export e.txt e.txt.tmp "$IOSTORM" export -q -f blkparse "$TMP/big.ist" -o "$TMP/e.txt"
+interrupted_writing export e.txt e.txt.exporting- "$IOSTORM" export -q -f blkparse "$TMP/big.ist" -o "$TMP/e.txt"
 interrupted_writing annotate a.ist a.ist.annotating- "$IOSTORM" annotate -q "$TMP/big.ist" -o "$TMP/a.ist"
 
 # synth of a long trace, IST and CSV: the temporary output, OUT.XXXXXX (the IST

@@ -75,4 +75,25 @@ for ext in ist csv; do
 	rm -f "$TMP/o"/y.$ext*
 done
 only "r.csv.tmp r.json.tmp sw.json.tmp " "synth"
+
+# export wrote through OUT.tmpPID (fopen "w") and import through
+# OUT.importing-PID-0 (O_TRUNC): a link of that name had its target
+# overwritten; now each takes a new name, after any that exists
+echo "the user's" >"$TMP/victim"
+sh -c 'ln -s "$1/victim" "$1/o/e.csv.exporting-$$-0" && ln -s "$1/victim" "$1/o/e.csv.tmp$$" &&
+	exec "$2" export -f csv "$1/s.ist" -o "$1/o/e.csv"' sh "$TMP" "$IOSTORM" >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 0 "export: exit status"
+expect_eq "$(cat "$TMP/victim")" "the user's" "export: the link's target"
+expect_grep '^t_ns,dev,op,' "$TMP/o/e.csv"
+expect_eq "$(ls "$TMP/o" | grep -c '^e\.csv\.')" 2 "export: the links stay, no temporary file left"
+rm -f "$TMP/o"/e.csv*
+expect_status 0 "$IOSTORM" export -f csv "$TMP/s.ist" -o "$TMP/s.csv"
+sh -c 'ln -s "$1/victim" "$1/o/i.ist.importing-$$-0" &&
+	exec "$2" import "$1/s.csv" -o "$1/o/i.ist"' sh "$TMP" "$IOSTORM" >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 0 "import: exit status"
+expect_eq "$(cat "$TMP/victim")" "the user's" "import: the link's target"
+expect_status 0 "$IOSTORM" info "$TMP/o/i.ist"
+expect_eq "$(ls "$TMP/o" | grep -c '^i\.ist\.')" 1 "import: the link stays, no temporary file left"
+rm -f "$TMP/o"/i.ist*
+only "r.csv.tmp r.json.tmp sw.json.tmp " "export, import"
 done_ok
