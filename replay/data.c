@@ -34,11 +34,14 @@ int rpl_data_parse(const char *s, enum rpl_data *data, unsigned *param)
 		return 0;
 	}
 	if (!strncmp(s, "compress:", 9)) {
+		/* in hundredths, as dedupe: 2.555 was rounded to 2.56;
+		 * finer than 0.01 is refused */
 		v = strtod(s + 9, &end);
-		if (end == s + 9 || *end || !(v >= 1.0) || v > 1000)
+		if (end == s + 9 || *end || !(v >= 1.0) || v > 1000 ||
+		    fabs(v * 100 - round(v * 100)) > 1e-6)
 			return -EINVAL;
 		*data = RPL_DATA_COMPRESS;
-		*param = (unsigned)(v * 100 + 0.5);
+		*param = (unsigned)round(v * 100);
 		return 0;
 	}
 	if (!strncmp(s, "dedupe:", 7)) {

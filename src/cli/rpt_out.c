@@ -192,7 +192,7 @@ const char *cli_data_hint(const char *arg)
 	if (!strncmp(arg, "dedupe:", 7))
 		return " (PCT from 0 to 100, in steps of 0.01)";
 	if (!strncmp(arg, "compress:", 9))
-		return " (RATIO from 1 to 1000)";
+		return " (RATIO from 1 to 1000, in steps of 0.01)";
 	return "";
 }
 

@@ -63,6 +63,9 @@ expect_grep '"data": "dedupe:33.3",' "$TMP/d.json"
 expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --data dedupe:33.333
 expect_eq "$(head -1 "$TMP/err")" \
 	"iostorm replay: bad --data 'dedupe:33.333' (PCT from 0 to 100, in steps of 0.01)" "dedupe:33.333"
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --data compress:2.555
+expect_eq "$(head -1 "$TMP/err")" \
+	"iostorm replay: bad --data 'compress:2.555' (RATIO from 1 to 1000, in steps of 0.01)" "compress:2.555"
 for cmd in sweep precondition; do
 	expect_status 2 "$IOSTORM" $cmd "$TMP/t.csv" --null --data dedupe:12.345 -o "$TMP/x.json"
 	expect_eq "$(head -1 "$TMP/err")" \

@@ -1398,6 +1398,10 @@ static void test_options_and_refusals(void)
 	CU_ASSERT(rpl_data_parse("dedupe:30", &d, &p) == 0 && d == RPL_DATA_DEDUPE && p == 3000);
 	CU_ASSERT(rpl_data_parse("dedupe:130", &d, &p) < 0);
 	CU_ASSERT(rpl_data_parse("compress:0.5", &d, &p) < 0);
+	/* 2.555 was rounded to 2.56: finer than 0.01 refused, as dedupe */
+	CU_ASSERT(rpl_data_parse("compress:2.555", &d, &p) < 0);
+	CU_ASSERT(rpl_data_parse("compress:2.55", &d, &p) == 0 && p == 255);
+	CU_ASSERT(rpl_data_parse("compress:1000", &d, &p) == 0 && p == 100000);
 	CU_ASSERT(rpl_data_parse("bogus", &d, &p) < 0);
 	CU_ASSERT(rpl_timing_parse("closed") == RPL_TIMING_CLOSED);
 	CU_ASSERT(rpl_remap_parse("scale") == RPL_REMAP_SCALE);
