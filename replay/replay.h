@@ -366,7 +366,7 @@ struct rpl_report_info {
 	const char *started;             /* ISO-8601 UTC start time   */
 };
 /* Both write path complete or not at all: to a new temporary file beside
- * it (PATH.XXXXXX, created with O_EXCL: never a file already there, and
+ * it (PATH.tmp-PID-N, created with O_EXCL: never a file already there, and
  * unique to the call, so two runs writing the same path do not collide),
  * renamed over path when complete, removed on failure and when SIGINT,
  * SIGTERM or SIGHUP (with their default action) end the process meanwhile.

@@ -3,10 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,66 +17,35 @@
 /*
  * A fixed PATH.tmp was written through (a user's file of that name, or
  * a symbolic link there, overwritten, then removed on failure) and shared
- * by two runs writing the same path.  The name is now new (O_EXCL) and
- * random; open() rather than mkstemp() keeps fopen()'s mode, 0666 less
- * the umask (mkstemp() forces 0600).
+ * by two runs writing the same path.  The name is now new, PATH.tmp-PID-N
+ * made by imp_tmp_create() as import's and export's are (O_EXCL, mode
+ * 0666 less the umask as fopen() gives, guarded against the signals).
  */
 int rpl_tmpfile_open(struct rpl_tmpfile *t, const char *path)
 {
-	size_t n = strlen(path) + 8;
-	static unsigned seq;
-	struct timespec ts;
-	sigset_t block, old;
-	int fd = -1, e = EEXIST;
+	size_t n = strlen(path) + 48;
+	int fd, e;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
 	t->tmp = malloc(n);
 	if (!t->tmp)
 		return -ENOMEM;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	/* the signals held while the file is made and guarded: no window in
-	 * which one would leave it behind */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	for (unsigned attempt = 0; attempt < 100 && fd < 0; attempt++) {
-		uint64_t x = ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
-			      ((uint64_t)getpid() << 20) ^ (uint64_t)(uintptr_t)t) *
-			     0x9e3779b97f4a7c15ull + (uint64_t)++seq * 0xbf58476d1ce4e5b9ull;
-		static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz"
-					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-		char *p = t->tmp + snprintf(t->tmp, n, "%s.", path);
-
-		x ^= x >> 31;
-		for (unsigned i = 0; i < 6; i++, x /= 62)
-			*p++ = digits[x % 62];
-		*p = '\0';
-		fd = open(t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST) {
-			e = errno;
-			break;
-		}
-	}
+	fd = imp_tmp_create(t->tmp, n, path, "tmp");
 	if (fd >= 0) {
 		t->f = fdopen(fd, "w");
 		if (t->f)
-			imp_tmp_guard(t->tmp);
-		else {
-			e = errno;
-			close(fd);
-			unlink(t->tmp);
-		}
+			return 0;
+		e = -errno;
+		close(fd);
+		unlink(t->tmp);
+		imp_tmp_release();
+	} else {
+		e = fd;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (!t->f) {
-		free(t->tmp);
-		t->tmp = NULL;
-		return -e;
-	}
-	return 0;
+	free(t->tmp);
+	t->tmp = NULL;
+	return e;
 }
 
 int rpl_tmpfile_close(struct rpl_tmpfile *t, int err)

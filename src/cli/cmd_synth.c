@@ -86,7 +86,7 @@ struct out {
 };
 
 /*
- * The output goes to a new PATH.XXXXXX (rpl_tmpfile_open(): O_EXCL, so
+ * The output goes to a new PATH.tmp-PID-N (rpl_tmpfile_open(): O_EXCL, so
  * never a file already there; PATH.synth-PID was written through, a file
  * or link of that name overwritten), renamed into place at the end and
  * removed if SIGINT, SIGTERM or SIGHUP ends the run (imp_tmp_guard).  The

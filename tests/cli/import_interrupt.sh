@@ -95,7 +95,7 @@ expect_status 0 "$IOSTORM" import -q -f tencent "$TMP/big.csv" -o "$TMP/big.ist"
 interrupted_writing export e.txt e.txt.exporting- "$IOSTORM" export -q -f blkparse "$TMP/big.ist" -o "$TMP/e.txt"
 interrupted_writing annotate a.ist a.ist.annotating- "$IOSTORM" annotate -q "$TMP/big.ist" -o "$TMP/a.ist"
 
-# synth of a long trace, IST and CSV: the temporary output, OUT.XXXXXX (the IST
+# synth of a long trace, IST and CSV: the temporary output, OUT.tmp-PID-N (the IST
 # writer's own OUT.tmp-XXXXXX stayed behind before) goes with the signal
 for o in s.ist s.csv; do
 	interrupted "synth -o $o" INT $o "$o\\." "$IOSTORM" synth tpcc -d 30m -o "$TMP/$o"
