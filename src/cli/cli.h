@@ -73,6 +73,11 @@ int cli_check_output(const char *out, const char *const *inputs, size_t n);
  * it: refused now (one line on stderr, -1), not after the run. */
 int cli_check_result(const char *out, const char *const *inputs, size_t n);
 
+/* sweep's and precondition's checks before any I/O: cli_check_result() of
+ * the result against the trace and the target, then cli_check_trace() of
+ * the trace (either may be NULL).  0, or -1 after one line on stderr. */
+int cli_check_run_files(const char *out, const char *trace, const char *target);
+
 /* Lists the first 16 of nd devices of h into buf as "0 (sda), 1 (sdb),
  * ..., N" (an index past the header's table without a name), with
  * ", ... (N in all)" beyond; for messages naming a device a trace lacks. */

@@ -294,16 +294,8 @@ int cmd_precondition(int argc, char **argv)
 			goto out;
 		}
 	}
-	{
-		const char *in[2] = { target, w.trace };
-
-		if (cli_check_result(output, in, 2)) {
-			rc = EXIT_FAIL;
-			goto out;
-		}
-	}
 	/* before the fill, which may take hours */
-	if (w.trace && cli_check_trace(w.trace)) {
+	if (cli_check_run_files(output, w.trace, target)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}

@@ -367,16 +367,8 @@ int cmd_sweep(int argc, char **argv)
 	rc = cli_target_set("sweep", "--target", target, &o->base, size);
 	if (rc)
 		goto out;
-	{
-		/* written when the sweep ends: checked before any I/O */
-		const char *in[2] = { w.trace, target };
-
-		if (cli_check_result(output, in, 2)) {
-			rc = EXIT_FAIL;
-			goto out;
-		}
-	}
-	if (w.trace && cli_check_trace(w.trace)) {
+	/* written when the sweep ends: checked before any I/O */
+	if (cli_check_run_files(output, w.trace, target)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}

@@ -251,6 +251,15 @@ int cli_check_output(const char *out, const char *const *inputs, size_t n)
 	return 0;
 }
 
+int cli_check_run_files(const char *out, const char *trace, const char *target)
+{
+	const char *in[2] = { trace, target };
+
+	if (cli_check_result(out, in, 2))
+		return -1;
+	return trace ? cli_check_trace(trace) : 0;
+}
+
 int cli_check_result(const char *out, const char *const *inputs, size_t n)
 {
 	const char *slash;
