@@ -78,6 +78,16 @@ static int dev_of(struct imp_ctx *c, struct blkparse_state *st, const char *s,
 	return st->dev;
 }
 
+/* A packet command (SG_IO passthrough): no sector, nothing of it matched;
+ * the matcher counts its issue. */
+static int packet_command(struct blk_event *e)
+{
+	e->op = -1;
+	e->skip = IMP_BLK_PC;
+	e->sector = e->nsect = 0;
+	return 1;
+}
+
 /* Parses one event line; 1 event, 0 not an I/O event (skipped), 2 the
  * summary started, or an error. */
 static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
@@ -109,16 +119,20 @@ static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
 		return imp_bad(c, "bad action '%s'",
 			       imp_quote(fl.f[5], fl.len[5], q, sizeof(q)));
 	act = fl.f[5][0];
-	if (fl.len[5] == 2 && !(act == 'U' && fl.f[5][1] == 'T'))
+	/* two letters: unplug by timer, zone write plug and unplug (UT, ZP,
+	 * ZU of blkparse on kernels that trace zone write plugging) */
+	if (fl.len[5] == 2 && !(act == 'U' && fl.f[5][1] == 'T') &&
+	    !(act == 'Z' && (fl.f[5][1] == 'P' || fl.f[5][1] == 'U')))
 		return imp_bad(c, "bad action '%s'",
 			       imp_quote(fl.f[5], fl.len[5], q, sizeof(q)));
 	memset(e, 0, sizeof(*e));
 	e->t = (int64_t)t;
 	e->pid = (uint32_t)v;
 	e->action = act;
-	if (act == 'm' || act == 'P' || act == 'U' || act == 'T')
+	if (act == 'm' || act == 'P' || act == 'U' || act == 'T' ||
+	    (act == 'Z' && fl.len[5] == 2))
 		return 0; /* messages, plugs, unplugs */
-	if (imp_blk_rwbs(fl.f[6], fl.len[6], &e->op, &e->flags))
+	if (imp_blk_rwbs(fl.f[6], fl.len[6], &e->op, &e->flags, &e->skip))
 		return imp_bad(c, "bad RWBS '%s'",
 			       imp_quote(fl.f[6], fl.len[6], q, sizeof(q)));
 	if (n >= 8 && fl.f[7][0] >= '0' && fl.f[7][0] <= '9' &&
@@ -127,8 +141,27 @@ static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
 		 * not an event without a sector to be skipped in silence */
 		return imp_bad(c, "bad sector '%s'",
 			       imp_quote(fl.f[7], fl.len[7], q, sizeof(q)));
-	if (n < 8 || imp_u64(fl.f[7], fl.len[7], &e->sector)) {
-		/* "D R 0 (...)" packet commands and events without a sector */
+	if (n < 8) {
+		e->action = '?';
+		return 1;
+	}
+	if (fl.f[7][0] == '[' || fl.f[7][0] == '(') {
+		/* blkparse prints no sector where there are no sectors
+		 * ("D FN [jbd2]": a flush; "D WS [zonectl]": a zone reset),
+		 * nor for a packet command's completion or requeue
+		 * ("C R (12 00 ...) [0]", "C N [0]"): a completion of
+		 * anything else names its sector */
+		if (act == 'C' || act == 'R')
+			return packet_command(e);
+		if (!strchr("DIQBMFGS", act)) {
+			e->action = '?';
+			return 1;
+		}
+		e->sector = 0;
+		e->nsect = 0;
+		goto event;
+	}
+	if (imp_u64(fl.f[7], fl.len[7], &e->sector)) {
 		e->action = '?';
 		return 1;
 	}
@@ -147,9 +180,14 @@ static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
 		if (e->sector > UINT64_MAX / 512 - e->nsect)
 			return imp_bad(c, "sector %" PRIu64 " out of range",
 				       e->sector);
-	} else if (act == 'C' && n == 9 && fl.len[8] > 2 && fl.f[8][0] == '[') {
+	} else if ((act == 'C' || act == 'R') && n >= 9 &&
+		   (fl.f[8][0] == '[' || fl.f[8][0] == '(')) {
 		/* a completion without data (flush): "sector [error]" */
 		e->nsect = 0;
+	} else if (strchr("DIQB", act)) {
+		/* a packet command's issue shows its byte count, no sector:
+		 * "D R 36 (12 01 ...) [scsi_id]", "D N 0 [smartctl]" */
+		return packet_command(e);
 	} else {
 		e->action = '?';
 		return 1;
@@ -162,6 +200,8 @@ static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
 		    !imp_i64(fl.f[ei] + 1, fl.len[ei] - 2, &err))
 			e->error = (int)err;
 	}
+event:
+	imp_blk_classify(e);
 	ret = dev_of(c, st, fl.f[0], fl.len[0]);
 	if (ret < 0)
 		return ret;
@@ -225,6 +265,8 @@ void imp_blk_report(struct imp_ctx *c, const struct imp_blk *m)
 	imp_stat(c, "reissued", n->reissued);
 	imp_stat(c, "completion_errors", n->errors);
 	imp_stat(c, "no_data_skipped", n->no_data);
+	imp_stat(c, "zone_mgmt_skipped", n->zone_mgmt);
+	imp_stat(c, "packet_commands_skipped", n->packet_commands);
 }
 
 static void blkparse_close(struct imp_ctx *c, void *priv)

@@ -28,6 +28,9 @@ static const char action_letter[] = {
 	[1] = 'Q', [2] = 'M', [3] = 'F', [4] = 'G', [5] = 'S', [6] = 'R',
 	[7] = 'D', [8] = 'C', [9] = 'P', [10] = 'U', [11] = 'U', [12] = 'I',
 	[13] = 'X', [14] = 'B', [15] = 'A', [16] = 'K', [17] = '?',
+	/* zone write plugging's plug and unplug (__BLK_TA_ZONE_PLUG and
+	 * _UNPLUG, 2025: blkparse's ZP, ZU): plugs, as P and U */
+	[18] = 'P', [19] = 'U',
 };
 
 struct blk_file {
@@ -188,15 +191,17 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			continue;
 		}
 		f->ev.action = action_letter[act];
-		if (cat & TC_PC)
-			/* a packet command (SG_IO: smartctl, udev's scsi_id):
-			 * no sector, its CDB as PDU; blkparse shows "R 36
-			 * (12 00 ...)" and the text importer skips it */
-			f->ev.action = '?';
 		f->ev.nsect = bytes / 512;
 		if (f->ev.sector > UINT64_MAX / 512 - f->ev.nsect)
 			f->ev.sector = 0;
-		if (cat & TC_DISCARD)
+		if (cat & TC_PC) {
+			/* a packet command (SG_IO: smartctl, udev's scsi_id;
+			 * a driver's REQ_OP_DRV_IN/OUT): no sector, its CDB
+			 * as PDU on older kernels; skipped, counted */
+			f->ev.op = -1;
+			f->ev.skip = IMP_BLK_PC;
+			f->ev.sector = f->ev.nsect = 0;
+		} else if (cat & TC_DISCARD)
 			f->ev.op = IST_OP_DISCARD;
 		else if (cat & TC_WRITE)
 			f->ev.op = IST_OP_WRITE;
@@ -208,8 +213,12 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			 * TC_FLUSH of no bytes, 'FN' in blkparse, which shows
 			 * 'R' only for bytes */
 			f->ev.op = IST_OP_FLUSH;
-		else
+		else {
+			/* 'N' in blkparse: zone open or finish (even ops of
+			 * no data: traced as reads) */
 			f->ev.op = -1;
+			f->ev.skip = IMP_BLK_NODATA;
+		}
 		if ((cat & TC_FLUSH) && f->ev.op != IST_OP_FLUSH)
 			f->ev.flags |= IST_F_PREFLUSH;
 		if (cat & TC_SYNC)
@@ -220,6 +229,7 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			f->ev.flags |= IST_F_READAHEAD;
 		if (cat & TC_FUA)
 			f->ev.flags |= IST_F_FUA;
+		imp_blk_classify(&f->ev);
 		if (f->ev.action == 'X') {
 			/* the split point is a big-endian u64 PDU */
 			if (pdu_len >= 8)

@@ -285,15 +285,17 @@ static void requeue(struct imp_blk *m, const struct blk_event *e)
 }
 
 /*
- * The event of the mode becomes a record, but for an operation without
- * data that is not a flush ('N' in RWBS: zone management, driver-private
- * commands): no IST operation says what it did and it was no flush, so it
- * is skipped, counted, as packet commands are.
+ * The event of the mode becomes a record, but for an operation that moves
+ * no data and is no flush (op -1): no IST operation says what it did, so
+ * it is skipped, counted by its kind (imp_blk.h).
  */
 static int record_event(struct imp_blk *m, const struct blk_event *e)
 {
 	if (e->op < 0) {
-		m->n.no_data++;
+		if (e->skip == IMP_BLK_ZONE)
+			m->n.zone_mgmt++;
+		else
+			m->n.no_data++;
 		return 0;
 	}
 	return ring_push(m, e);
@@ -303,6 +305,13 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 {
 	if (e->t > m->now)
 		m->now = e->t;
+	if (e->skip == IMP_BLK_PC) {
+		/* no sector: nothing of it is matched; its issue is counted
+		 * (a passthrough request is never a queued bio: no Q) */
+		if (e->action == 'D')
+			m->n.packet_commands++;
+		return 0;
+	}
 	switch (e->action) {
 	case 'Q':
 		m->n.queued++;
@@ -347,11 +356,19 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 	}
 }
 
+void imp_blk_classify(struct blk_event *e)
+{
+	/* ring_push() makes a flush of an empty write with a preflush */
+	if (e->op == IST_OP_WRITE && !e->nsect && !(e->flags & IST_F_PREFLUSH)) {
+		e->op = -1;
+		e->skip = IMP_BLK_ZONE;
+	}
+}
+
 int imp_blk_zero_len(const struct imp_blk *m, const struct blk_event *e)
 {
 	if (e->action != m->mode || e->nsect || e->op < 0 || e->op == IST_OP_FLUSH)
 		return 0;
-	/* ring_push() makes a flush of an empty write with a preflush */
 	return !(e->op == IST_OP_WRITE && (e->flags & IST_F_PREFLUSH));
 }
 
@@ -383,13 +400,14 @@ int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end)
 	return 0;
 }
 
-int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags)
+int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags, char *skip)
 {
 	size_t i = 0;
 	int preflush = 0;
 
 	*op = -1;
 	*flags = 0;
+	*skip = 0;
 	if (len == 0)
 		return -1;
 	if (s[0] == 'F' && len > 1) {
@@ -406,12 +424,17 @@ int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags)
 		break;
 	case 'W':
 		*op = IST_OP_WRITE;
+		if (i < len && s[i] == 'Z') { /* write zeroes, as newer kernels name it */
+			*op = IST_OP_WRITE_ZEROES;
+			i++;
+		}
 		break;
 	case 'R':
 		*op = IST_OP_READ;
 		break;
 	case 'N':
 		*op = preflush ? IST_OP_FLUSH : -1;
+		*skip = preflush ? 0 : IMP_BLK_NODATA;
 		preflush = 0;
 		break;
 	case 'F':
@@ -420,6 +443,31 @@ int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags)
 			break;
 		}
 		return -1;
+	case 'Z':
+		/* zone commands (named so by blk_fill_rwbs since 2025; older
+		 * kernels: see imp_blk_classify()): an append is
+		 * a write of its length (where the zone's write pointer
+		 * was: the sector is the zone's start); reset ('ZR', 'ZRA'
+		 * for all zones), open, close and finish move no data */
+		if (i == len)
+			return -1;
+		switch (s[i++]) {
+		case 'A':
+			*op = IST_OP_WRITE;
+			break;
+		case 'R':
+			if (i < len && s[i] == 'A')
+				i++;
+			/* fall through */
+		case 'O':
+		case 'C':
+		case 'F':
+			*skip = IMP_BLK_ZONE;
+			break;
+		default:
+			return -1;
+		}
+		break;
 	default:
 		return -1;
 	}
@@ -443,6 +491,7 @@ int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags)
 			*flags |= IST_F_PREFLUSH | IST_F_FUA;
 			break;
 		case 'E': /* secure erase */
+		case 'U': /* atomic write (REQ_ATOMIC): no IST flag */
 			break;
 		default:
 			return -1;

@@ -48,6 +48,23 @@ good blkparse blkparse-nodata.txt blkparse-nodata.csv
 expect_grep '^no_data_skipped 2$' "$TMP/out"
 good blktrace blk-nodata blkparse-nodata.csv
 expect_grep '^no_data_skipped 2$' "$TMP/out"
+# a zoned drive with SCSI passthrough, as blkparse prints it: zone reset
+# ('WS' of no sectors: blkparse then shows no sector), open ('N'), append,
+# reset and finish as newer kernels name them ('ZA', 'ZR', 'ZF'), zone
+# write plugging ('ZP', 'ZU'), write zeroes ('WZ'), an atomic write ('U'),
+# SG_IO packet commands ('R 36 (12 01 ...)', 'N 0'), a flush ('FN' of no
+# sector).  It was refused ("line 20: bad RWBS 'ZAS'"; the zone reset a
+# zero-length write, the flush lost): an append is a write, zone commands
+# and packet commands are skipped and counted, their completions matched
+# to nothing (the reset's would have been the write's at its sector)
+good blkparse blkparse-zoned.txt blkparse-zoned.csv
+for k in 'no_data_skipped 1' 'zone_mgmt_skipped 3' 'packet_commands_skipped 2' \
+	 'unmatched_completions 0' 'completed 5' 'issued 9'; do
+	expect_grep "^$k$" "$TMP/out"
+done
+good blkparse blkparse-zoned.txt blkparse-zoned-Q.csv --event Q
+expect_grep '^zone_mgmt_skipped 2$' "$TMP/out"
+expect_grep '^packet_commands_skipped 2$' "$TMP/out"
 good msr msr.csv msr.csv
 good systor systor.csv systor.csv
 good spc spc.csv spc.csv

@@ -403,23 +403,100 @@ static void test_rwbs(void)
 {
 	int op;
 	unsigned fl;
+	char sk;
 
-	CU_ASSERT_EQUAL(imp_blk_rwbs("WS", 2, &op, &fl), 0);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("WS", 2, &op, &fl, &sk), 0);
 	CU_ASSERT_EQUAL(op, IST_OP_WRITE);
 	CU_ASSERT_EQUAL(fl, IST_F_SYNC);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("FWFSM", 5, &op, &fl), 0);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("FWFSM", 5, &op, &fl, &sk), 0);
 	CU_ASSERT_EQUAL(op, IST_OP_WRITE);
 	CU_ASSERT_EQUAL(fl, IST_F_PREFLUSH | IST_F_FUA | IST_F_SYNC | IST_F_META);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("FN", 2, &op, &fl), 0);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("FN", 2, &op, &fl, &sk), 0);
 	CU_ASSERT_EQUAL(op, IST_OP_FLUSH);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("N", 1, &op, &fl), 0);
+	CU_ASSERT_EQUAL(sk, 0);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("N", 1, &op, &fl, &sk), 0);
 	CU_ASSERT_EQUAL(op, -1);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("RA", 2, &op, &fl), 0);
+	CU_ASSERT_EQUAL(sk, IMP_BLK_NODATA);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("RA", 2, &op, &fl, &sk), 0);
 	CU_ASSERT_EQUAL(fl, IST_F_READAHEAD);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("DE", 2, &op, &fl), 0);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("DE", 2, &op, &fl, &sk), 0);
 	CU_ASSERT_EQUAL(op, IST_OP_DISCARD);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("WX", 2, &op, &fl), -1);
-	CU_ASSERT_EQUAL(imp_blk_rwbs("", 0, &op, &fl), -1);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("WX", 2, &op, &fl, &sk), -1);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("", 0, &op, &fl, &sk), -1);
+	/* the kernel's zone commands, write zeroes and atomic writes: they
+	 * were bad RWBS (a real trace of a zoned drive did not import) */
+	CU_ASSERT_EQUAL(imp_blk_rwbs("ZAS", 3, &op, &fl, &sk), 0);
+	CU_ASSERT_EQUAL(op, IST_OP_WRITE);
+	CU_ASSERT_EQUAL(fl, IST_F_SYNC);
+	CU_ASSERT_EQUAL(sk, 0);
+	static const char *const zone[] = { "ZR", "ZRA", "ZO", "ZC", "ZFS" };
+	for (unsigned i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(imp_blk_rwbs(zone[i], strlen(zone[i]), &op, &fl, &sk), 0);
+		CU_ASSERT_EQUAL(op, -1);
+		CU_ASSERT_EQUAL(sk, IMP_BLK_ZONE);
+	}
+	CU_ASSERT_EQUAL(imp_blk_rwbs("ZX", 2, &op, &fl, &sk), -1);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("Z", 1, &op, &fl, &sk), -1);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("WZS", 3, &op, &fl, &sk), 0);
+	CU_ASSERT_EQUAL(op, IST_OP_WRITE_ZEROES);
+	CU_ASSERT_EQUAL(fl, IST_F_SYNC);
+	CU_ASSERT_EQUAL(imp_blk_rwbs("WSU", 3, &op, &fl, &sk), 0);
+	CU_ASSERT_EQUAL(op, IST_OP_WRITE);
+	CU_ASSERT_EQUAL(fl, IST_F_SYNC);
+}
+
+/* A write of no bytes without a preflush is a zone command (reset, close)
+ * as the kernel traces it where its RWBS has no letters for those: it was
+ * refused as a zero-length write; an empty write with a preflush stays a
+ * flush, an empty read stays a bad record. */
+static void test_blk_classify(void)
+{
+	struct imp_blk *m;
+	struct blk_event e = { .action = 'D', .op = IST_OP_WRITE,
+			       .flags = IST_F_SYNC, .sector = 524288 };
+	struct ist_record r[4];
+
+	CU_ASSERT_FATAL(imp_blk_new(&m, 'D', 1000000) == 0);
+	imp_blk_classify(&e);
+	CU_ASSERT_EQUAL(e.op, -1);
+	CU_ASSERT_EQUAL(e.skip, IMP_BLK_ZONE);
+	CU_ASSERT_FALSE(imp_blk_zero_len(m, &e));
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	/* a write pending at the zone's start keeps its own completion */
+	e = (struct blk_event){ .t = 10, .action = 'D', .op = IST_OP_WRITE,
+				.sector = 524288, .nsect = 8 };
+	imp_blk_classify(&e);
+	CU_ASSERT_EQUAL(e.op, IST_OP_WRITE);
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	e = (struct blk_event){ .t = 20, .action = 'C', .op = IST_OP_WRITE,
+				.sector = 524288 };
+	imp_blk_classify(&e);
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	e = (struct blk_event){ .t = 30, .action = 'C', .op = IST_OP_WRITE,
+				.sector = 524288, .nsect = 8 };
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	/* packet commands: counted at their issue only */
+	e = (struct blk_event){ .t = 40, .action = 'I', .op = -1, .skip = IMP_BLK_PC };
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	e.action = 'D';
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	e.action = 'C';
+	CU_ASSERT_EQUAL(imp_blk_event(m, &e), 0);
+	CU_ASSERT_EQUAL(pop_all(m, r, 4, 1), 1);
+	CU_ASSERT_EQUAL(r[0].lat_ns, 20);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->zone_mgmt, 1);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->packet_commands, 1);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->issued, 2);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->unmatched_completions, 0);
+	/* a flush, and a read of nothing */
+	e = (struct blk_event){ .action = 'D', .op = IST_OP_WRITE, .flags = IST_F_PREFLUSH };
+	imp_blk_classify(&e);
+	CU_ASSERT_EQUAL(e.op, IST_OP_WRITE);
+	CU_ASSERT_FALSE(imp_blk_zero_len(m, &e));
+	e = (struct blk_event){ .action = 'D', .op = IST_OP_READ };
+	imp_blk_classify(&e);
+	CU_ASSERT_TRUE(imp_blk_zero_len(m, &e));
+	imp_blk_free(m);
 }
 
 /* ---------------------------------------------------------------- sorting */
@@ -741,6 +818,7 @@ static const struct cutest tests[] = {
 	{ "blk_merge_split", test_blk_merge_split },
 	{ "blk_requeue_cutoff", test_blk_requeue_cutoff },
 	{ "rwbs", test_rwbs },
+	{ "blk classify", test_blk_classify },
 	{ "sort", test_sort },
 	{ "detect", test_detect },
 	{ "parsers", test_parsers },
