@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/textenc.h"
 #include "import/import.h"
 #include "replay/internal.h"
 
@@ -372,8 +373,10 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 	ret = rpl_tmpfile_open(&tf, path);
 	if (ret)
 		goto out;
-	if (fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						 JSON_C_TO_STRING_NOSLASHESCAPE), tf.f) < 0 ||
+	/* device names and paths are bytes, not always UTF-8: json-c
+	 * would pass invalid sequences through */
+	if (istint_json_put_text(tf.f, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0 ||
 	    fputc('\n', tf.f) < 0)
 		ret = -(errno ? errno : EIO);
 	ret = rpl_tmpfile_close(&tf, ret);

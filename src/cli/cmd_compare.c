@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/textenc.h"
 #include "cli/commands.h"
 #include "report/compare.h"
 #include "report/report.h"
@@ -244,7 +245,9 @@ static int print_json(const struct rpt_run *a, const struct rpt_run *b,
 	json_object_object_add(root, "exit_status", json_object_new_int(status));
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	puts(s);
+	/* trace names and run paths are bytes, not always UTF-8 */
+	istint_json_put_text(stdout, s);
+	putchar('\n');
 	json_object_put(root);
 	if (fflush(stdout) != 0) {
 		cli_err("standard output: %s", strerror(errno));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textenc.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 
@@ -56,22 +57,6 @@ static int scan_totals(const char *file, ist_reader *r, ist_totals_acc *acc,
 	return 0;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void print_json(const char *file, ist_reader *r, const struct ist_totals *t,
 		       uint64_t bad_chunks)
 {
@@ -81,13 +66,13 @@ static void print_json(const char *file, ist_reader *r, const struct ist_totals 
 
 	ist_reader_version(r, &major, &minor);
 	printf("{\"file\":");
-	json_str(file);
+	istint_json_put_str(stdout, file);
 	printf(",\"version\":\"%u.%u\",\"file_size\":%" PRIu64 ",\"footer\":%s",
 	       major, minor, ist_reader_file_size(r),
 	       ist_reader_has_footer(r) ? "true" : "false");
 	if (!ist_reader_has_footer(r)) {
 		printf(",\"footer_error\":");
-		json_str(ist_strerror(ist_reader_footer_error(r)));
+		istint_json_put_str(stdout, ist_strerror(ist_reader_footer_error(r)));
 		printf(",\"damaged_chunks\":%" PRIu64, bad_chunks);
 	}
 	printf(",\"metadata\":{");
@@ -96,16 +81,16 @@ static void print_json(const char *file, ist_reader *r, const struct ist_totals 
 
 		ist_header_meta_at(h, i, &k, &v);
 		printf("%s", i ? "," : "");
-		json_str(k);
+		istint_json_put_str(stdout, k);
 		putchar(':');
-		json_str(v);
+		istint_json_put_str(stdout, v);
 	}
 	printf("},\"devices\":[");
 	for (unsigned i = 0; i < ist_header_device_count(h); i++) {
 		const struct ist_device *d = ist_header_device(h, i);
 
 		printf("%s{\"index\":%u,\"name\":", i ? "," : "", i);
-		json_str(d->name);
+		istint_json_put_str(stdout, d->name);
 		printf(",\"size\":%" PRIu64 ",\"block_size\":%" PRIu32
 		       ",\"max_end\":%" PRIu64 "}", d->size, d->block_size,
 		       i < t->ndev ? t->dev_max_end[i] : 0);

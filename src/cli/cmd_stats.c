@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textenc.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "report/stats.h"
@@ -176,26 +177,13 @@ static int feed_ist(const char *path, struct rpt_stats **st,
 	return rc < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-static void json_str(const char *str)
-{
-	putchar('"');
-	for (const char *c = str; *c; c++)
-		if (*c == '"' || *c == '\\')
-			printf("\\%c", *c);
-		else if ((unsigned char)*c < 0x20)
-			printf("\\u%04x", *c);
-		else
-			putchar(*c);
-	putchar('"');
-}
-
 static void print_json(const char *path, const struct rpt_stats *st, unsigned top,
 		       const ist_header *h)
 {
 	const struct rpt_summary *s = rpt_stats_summary(st);
 
 	printf("{\n  \"trace\": ");
-	json_str(path);
+	istint_json_put_str(stdout, path);
 	printf(",\n  \"metadata\": {");
 	for (unsigned i = 0; h && i < ist_header_meta_count(h); i++) {
 		const char *k, *v;
@@ -203,9 +191,9 @@ static void print_json(const char *path, const struct rpt_stats *st, unsigned to
 		if (ist_header_meta_at(h, i, &k, &v) < 0)
 			break;
 		printf("%s", i ? ", " : "");
-		json_str(k);
+		istint_json_put_str(stdout, k);
 		printf(": ");
-		json_str(v);
+		istint_json_put_str(stdout, v);
 	}
 	printf("},\n");
 	printf("  \"records\": %" PRIu64 ",\n  \"duration_s\": %.9g,\n",
@@ -253,7 +241,7 @@ static void print_json(const char *path, const struct rpt_stats *st, unsigned to
 
 		/* a device name may hold any character but NUL */
 		printf("%s\n    {\"name\": ", i ? "," : "");
-		json_str(d->name);
+		istint_json_put_str(stdout, d->name);
 		printf(", \"size\": %" PRIu64
 		       ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64
 		       ", \"read_bytes\": %" PRIu64 ", \"write_bytes\": %" PRIu64

@@ -4,7 +4,9 @@ libiostorm_core_la_SOURCES += \
 	src/core/error.c \
 	src/core/record.c \
 	src/core/header.c \
-	src/core/numfmt.h
+	src/core/numfmt.h \
+	src/core/textenc.c \
+	src/core/textenc.h
 
 check_PROGRAMS += tests/unit/test_core
 TESTS += tests/unit/test_core
@@ -25,3 +27,6 @@ tests_unit_test_annotate_LDADD = $(TEST_LIBS)
 iostorm_SOURCES += src/cli/cmd_annotate.c
 TESTS += tests/cli/annotate.sh
 EXTRA_DIST += tests/cli/annotate.sh
+# every JSON and XML writer: names that are not UTF-8
+TESTS += tests/cli/json_utf8.sh
+EXTRA_DIST += tests/cli/json_utf8.sh

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/textenc.h"
 #include "report/svg.h"
 
 /* Colour-blind friendly palette (Okabe-Ito). */
@@ -23,21 +24,7 @@ const char *rpt_palette(unsigned i)
 
 void rpt_xml_escape(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			/* control characters are not allowed in XML 1.0 */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				fputc('?', f);
-			else
-				fputc(*s, f);
-		}
-	}
+	istint_xml_put_str(f, s);
 }
 
 struct axis {

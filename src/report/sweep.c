@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/textenc.h"
 #include "report/sweep.h"
 
 /*
@@ -239,7 +240,9 @@ int rpt_json_write(const char *path, json_object *obj)
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!s)
 		e = -ENOMEM;
-	else if (fputs(s, tf.f) < 0 || fputc('\n', tf.f) < 0)
+	/* json-c passes a name's bytes through: invalid UTF-8 made
+	 * invalid JSON */
+	else if (istint_json_put_text(tf.f, s) < 0 || fputc('\n', tf.f) < 0)
 		e = -(errno ? errno : EIO);
 	e = rpl_tmpfile_close(&tf, e);
 out:

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/textenc.h"
 #include "iostorm.h"
 #include "tests/unit/cutest.h"
 
@@ -157,6 +158,55 @@ static void test_strerror(void)
 	CU_ASSERT_STRING_EQUAL(ist_strerror(IST_E_LAST), "unknown error");
 }
 
+/* what istint_json_put_str() / _put_text() / istint_xml_put_str() make
+ * of s, in buf */
+static const char *enc(int how, const char *s, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+
+	CU_ASSERT_FATAL(f != NULL);
+	if (how == 0) {
+		CU_ASSERT_EQUAL(istint_json_put_str(f, s), 0);
+	} else if (how == 1) {
+		CU_ASSERT_EQUAL(istint_json_put_text(f, s), 0);
+	} else {
+		istint_xml_put_str(f, s);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* RFC 3629's well-formed sequences, and what is not one: each byte of it
+ * one U+FFFD (names were put into JSON as they were: invalid JSON) */
+static void test_utf8(void)
+{
+	static const struct { const char *s; size_t len; } c[] = {
+		{ "a", 1 }, { "\xc2\x80", 2 }, { "\xdf\xbf", 2 },
+		{ "\xe0\xa0\x80", 3 }, { "\xe2\x82\xac", 3 }, { "\xed\x9f\xbf", 3 },
+		{ "\xef\xbf\xbd", 3 }, { "\xf0\x90\x80\x80", 4 },
+		{ "\xf4\x8f\xbf\xbf", 4 },
+		{ "\x80", 0 }, { "\xbf", 0 }, { "\xc0\xaf", 0 }, { "\xc1\xbf", 0 },
+		{ "\xc2", 0 }, { "\xc2" "A", 0 }, { "\xe0\x9f\xbf", 0 },
+		{ "\xed\xa0\x80", 0 }, { "\xe2\x82", 0 }, { "\xf0\x8f\xbf\xbf", 0 },
+		{ "\xf4\x90\x80\x80", 0 }, { "\xf5\x80\x80\x80", 0 }, { "\xff", 0 },
+	};
+	char buf[256];
+
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		CU_ASSERT_EQUAL(istint_utf8_len(c[i].s, strlen(c[i].s)), c[i].len);
+	/* a character cut short by the end of the string */
+	CU_ASSERT_EQUAL(istint_utf8_len("\xe2\x82\xac", 2), 0);
+	CU_ASSERT_EQUAL(istint_utf8_len("", 0), 0);
+
+	CU_ASSERT_STRING_EQUAL(enc(0, "sd\xff\xc3X\xe2\x82\xac\"\\\t", buf, sizeof(buf)),
+			       "\"sd\\ufffd\\ufffdX\xe2\x82\xac\\\"\\\\\\u0009\"");
+	CU_ASSERT_STRING_EQUAL(enc(0, "", buf, sizeof(buf)), "\"\"");
+	CU_ASSERT_STRING_EQUAL(enc(1, "{\"a\xed\xa0\x80\": \"\xc3\xa9\xc3\"}", buf, sizeof(buf)),
+			       "{\"a\\ufffd\\ufffd\\ufffd\": \"\xc3\xa9\\ufffd\"}");
+	CU_ASSERT_STRING_EQUAL(enc(2, "<a&\xff\x01\xc3\xa9'>", buf, sizeof(buf)),
+			       "&lt;a&amp;&#xFFFD;?\xc3\xa9&apos;&gt;");
+}
+
 int main(void)
 {
 	static const struct cutest tests[] = {
@@ -167,6 +217,7 @@ int main(void)
 		{ "header", test_header },
 		{ "header: many keys", test_header_many_keys },
 		{ "strerror", test_strerror },
+		{ "utf8 in json and xml", test_utf8 },
 		{ NULL, NULL },
 	};
 
