@@ -377,17 +377,4 @@ int rpl_report_csv_intervals(const char *path, const struct rpl_result *res);
 /* The run's info for reports (valid while r lives). */
 void rpl_run_report_info(rpl_run *r, struct rpl_report_info *info);
 
-/* The temporary file behind rpl_report_json() (and sweep's and
- * precondition's results): rpl_tmpfile_open() creates it (mode 0666 less
- * the umask, as fopen() would) and guards it against the signals;
- * rpl_tmpfile_close() renames it over its path when err is 0 and the
- * writes succeeded, removes it otherwise.  Both return 0 or -errno. */
-struct rpl_tmpfile {
-	FILE *f;
-	const char *path;
-	char *tmp;
-};
-int rpl_tmpfile_open(struct rpl_tmpfile *t, const char *path);
-int rpl_tmpfile_close(struct rpl_tmpfile *t, int err);
-
 #endif

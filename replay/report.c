@@ -12,61 +12,9 @@
 #include <unistd.h>
 
 #include "core/textenc.h"
+#include "core/tmpout.h"
 #include "import/import.h"
 #include "replay/internal.h"
-
-/*
- * A fixed PATH.tmp was written through (a user's file of that name, or
- * a symbolic link there, overwritten, then removed on failure) and shared
- * by two runs writing the same path.  The name is now new, PATH.tmp-PID-N
- * made by imp_tmp_create() as import's and export's are (O_EXCL, mode
- * 0666 less the umask as fopen() gives, guarded against the signals).
- */
-int rpl_tmpfile_open(struct rpl_tmpfile *t, const char *path)
-{
-	size_t n = strlen(path) + 48;
-	int fd, e;
-
-	memset(t, 0, sizeof(*t));
-	t->path = path;
-	t->tmp = malloc(n);
-	if (!t->tmp)
-		return -ENOMEM;
-	fd = imp_tmp_create(t->tmp, n, path, "tmp");
-	if (fd >= 0) {
-		t->f = fdopen(fd, "w");
-		if (t->f)
-			return 0;
-		e = -errno;
-		close(fd);
-		unlink(t->tmp);
-		imp_tmp_release();
-	} else {
-		e = fd;
-	}
-	free(t->tmp);
-	t->tmp = NULL;
-	return e;
-}
-
-int rpl_tmpfile_close(struct rpl_tmpfile *t, int err)
-{
-	if (!t->f)
-		return err ? err : -EBADF;
-	if ((fflush(t->f) != 0 || ferror(t->f)) && !err)
-		err = -(errno ? errno : EIO);
-	if (fclose(t->f) != 0 && !err)
-		err = -errno;
-	t->f = NULL;
-	if (!err && rename(t->tmp, t->path) < 0)
-		err = -errno;
-	if (err)
-		unlink(t->tmp);
-	imp_tmp_release();
-	free(t->tmp);
-	t->tmp = NULL;
-	return err;
-}
 
 #define SCHEMA "iostorm-replay/1"
 
@@ -252,7 +200,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 {
 	json_object *root = json_object_new_object(), *o, *ops, *iv, *tx;
 	uint64_t el = res->elapsed_ns;
-	struct rpl_tmpfile tf;
+	struct istint_tmpfile tf;
 	char tmp[4096];
 	int ret = 0;
 
@@ -370,7 +318,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 	add(root, "intervals", iv);
 
 	/* Written beside the destination, renamed when complete. */
-	ret = rpl_tmpfile_open(&tf, path);
+	ret = istint_tmpfile_open(&tf, path);
 	if (ret)
 		goto out;
 	/* device names and paths are bytes, not always UTF-8: json-c
@@ -379,7 +327,7 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 					JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0 ||
 	    fputc('\n', tf.f) < 0)
 		ret = -(errno ? errno : EIO);
-	ret = rpl_tmpfile_close(&tf, ret);
+	ret = istint_tmpfile_close(&tf, ret);
 out:
 	json_object_put(root);
 	return ret;
@@ -387,11 +335,11 @@ out:
 
 int rpl_report_csv_intervals(const char *path, const struct rpl_result *res)
 {
-	struct rpl_tmpfile tf;
+	struct istint_tmpfile tf;
 	FILE *f;
 	int ret;
 
-	ret = rpl_tmpfile_open(&tf, path);
+	ret = istint_tmpfile_open(&tf, path);
 	if (ret)
 		return ret;
 	f = tf.f;
@@ -419,5 +367,5 @@ int rpl_report_csv_intervals(const char *path, const struct rpl_result *res)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->late.p50, r->late.p99,
 			r->late.max);
 	}
-	return rpl_tmpfile_close(&tf, 0);
+	return istint_tmpfile_close(&tf, 0);
 }

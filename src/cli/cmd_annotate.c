@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/tmpout.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/annotate.h"
@@ -281,11 +282,17 @@ int cmd_annotate(int argc, char **argv)
 	snprintf(tmp, sizeof(tmp), "%.2f", conf);
 	ist_header_set(h, "annotate.log_confidence", tmp);
 	ist_header_set(h, "annotate.streams", infer ? "inferred from timing" : "recorded");
-	/* written in place to OUT.annotating-PID, renamed at the end and
-	 * removed by a signal (imp_tmp_guard): the writer's own temporary
-	 * name would stay behind, unknown here */
-	snprintf(otmp, sizeof(otmp), "%s.annotating-%ld", out, (long)getpid());
-	imp_tmp_guard(otmp);
+	/* written to a new OUT.annotating-PID-N (istint_tmp_create(): O_EXCL,
+	 * guarded against the signals), renamed at the end; it was
+	 * OUT.annotating-PID opened with O_TRUNC, which wrote through a file
+	 * or a symbolic link of that name */
+	ret = istint_tmp_create(otmp, sizeof(otmp), out, "annotating");
+	if (ret < 0) {
+		otmp[0] = '\0';
+		cli_err("%s: %s", out, strerror(-ret));
+		goto fail;
+	}
+	close(ret);
 	ret = ist_writer_open(&w, otmp, h, &wo);
 	if (ret < 0) {
 		w = NULL;
@@ -314,7 +321,7 @@ int cmd_annotate(int argc, char **argv)
 	ret = ist_writer_close(w);
 	w = NULL;
 	if (!ret)
-		ret = imp_tmp_sync(otmp);
+		ret = istint_tmp_sync(otmp);
 	if (!ret && rename(otmp, out))
 		ret = -errno;
 	if (ret < 0) {
@@ -322,7 +329,7 @@ int cmd_annotate(int argc, char **argv)
 			ist_strerror(ret));
 		goto fail;
 	}
-	imp_tmp_release();
+	istint_tmp_release(otmp);
 	ann_finish(a, &rep);
 	a = NULL;
 	if (!quiet) {
@@ -366,9 +373,10 @@ fail:
 		ann_finish(a, &rep);
 	if (w)
 		ist_writer_abort(w);
-	if (otmp[0])
+	if (otmp[0]) {
 		unlink(otmp);
-	imp_tmp_release();
+		istint_tmp_release(otmp);
+	}
 	ist_reader_close(r);
 	ist_header_free(h);
 	free(ds);

@@ -5,13 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/tmpout.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "import/import.h"
@@ -170,10 +170,36 @@ struct output {
 	char *tmp;
 };
 
+/*
+ * A file output is written to a new OUT.converting-PID-N
+ * (istint_tmp_create(): O_EXCL, mode 0666 less the umask, guarded against
+ * the signals), renamed into place at the end.  The IST output was
+ * OUT.converting-PID, opened with O_TRUNC: a file or a symbolic link of
+ * that name was written through; the CSV one OUT.tmp-XXXXXX of mkstemp().
+ */
+static int create_tmp(struct output *out, const char *arg)
+{
+	size_t n = strlen(arg) + 48;
+	int fd;
+
+	out->tmp = malloc(n);
+	if (!out->tmp) {
+		cli_err("%s: %s", arg, strerror(ENOMEM));
+		return -1;
+	}
+	fd = istint_tmp_create(out->tmp, n, arg, "converting");
+	if (fd < 0) {
+		cli_err("%s: %s", arg, strerror(-fd));
+		free(out->tmp);
+		out->tmp = NULL;
+	}
+	return fd;
+}
+
 static int open_output(struct output *out, const char *arg, const ist_header *h,
 		       const struct ist_writer_opts *opts)
 {
-	int ret;
+	int ret, fd;
 
 	out->path = arg;
 	out->name = strcmp(arg, "-") ? arg : "stdout";
@@ -181,24 +207,20 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 		if (!strcmp(arg, "-")) {
 			ret = ist_writer_open_fd(&out->w, 1, h, opts);
 		} else {
-			/* written in place to OUT.converting-PID, renamed at
-			 * the end and removed by a signal (imp_tmp_guard):
-			 * the writer's own temporary name is unknown here */
+			/* the writer writes the new file itself (.direct:
+			 * truncating only what was just made) */
 			struct ist_writer_opts wo = *opts;
 
-			if (asprintf(&out->tmp, "%s.converting-%ld", arg,
-				     (long)getpid()) < 0) {
-				out->tmp = NULL;
-				cli_err("%s: %s", arg, strerror(ENOMEM));
+			fd = create_tmp(out, arg);
+			if (fd < 0)
 				return -1;
-			}
 			wo.direct = 1;
-			imp_tmp_guard(out->tmp);
 			ret = ist_writer_open(&out->w, out->tmp, h, &wo);
+			close(fd);
 			if (ret) {
 				out->w = NULL;
 				unlink(out->tmp);
-				imp_tmp_release();
+				istint_tmp_release(out->tmp);
 				free(out->tmp);
 				out->tmp = NULL;
 			}
@@ -212,41 +234,17 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 	if (!strcmp(arg, "-")) {
 		out->f = stdout;
 	} else {
-		sigset_t block, old;
-		int fd;
-
-		if (asprintf(&out->tmp, "%s.tmp-XXXXXX", arg) < 0) {
-			out->tmp = NULL;
-			cli_err("%s: %s", arg, strerror(ENOMEM));
+		fd = create_tmp(out, arg);
+		if (fd < 0)
 			return -1;
-		}
-		/* the signals held while the file is made and guarded: no
-		 * window in which one would leave it */
-		sigemptyset(&block);
-		sigaddset(&block, SIGINT);
-		sigaddset(&block, SIGTERM);
-		sigaddset(&block, SIGHUP);
-		sigprocmask(SIG_BLOCK, &block, &old);
-		fd = mkstemp(out->tmp);
-		if (fd >= 0)
-			imp_tmp_guard(out->tmp);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (fd < 0) {
-			cli_err("%s: %s", arg, strerror(errno));
-			free(out->tmp);
-			out->tmp = NULL;
-			return -1;
-		}
-		{
-			mode_t um = umask(0);
-
-			umask(um);
-			fchmod(fd, 0666 & ~um);
-		}
 		out->f = fdopen(fd, "w");
 		if (!out->f) {
 			cli_err("%s: %s", arg, strerror(errno));
 			close(fd);
+			unlink(out->tmp);
+			istint_tmp_release(out->tmp);
+			free(out->tmp);
+			out->tmp = NULL;
 			return -1;
 		}
 	}
@@ -299,7 +297,7 @@ static int close_output(struct output *out, int ok)
 		if (ret)
 			cli_err("%s: %s", out->name, ist_strerror(ret));
 		if (out->tmp) {
-			if (ok && !ret && (ret = imp_tmp_sync(out->tmp)))
+			if (ok && !ret && (ret = istint_tmp_sync(out->tmp)))
 				cli_err("%s: %s", out->name, strerror(-ret));
 			if (ok && !ret && rename(out->tmp, out->path)) {
 				cli_err("%s: %s", out->name, strerror(errno));
@@ -307,7 +305,7 @@ static int close_output(struct output *out, int ok)
 			}
 			if (!ok || ret)
 				unlink(out->tmp);
-			imp_tmp_release();
+			istint_tmp_release(out->tmp);
 			free(out->tmp);
 			out->tmp = NULL;
 		}
@@ -332,7 +330,7 @@ static int close_output(struct output *out, int ok)
 	}
 	if (!ok)
 		unlink(out->tmp);
-	imp_tmp_release();
+	istint_tmp_release(out->tmp);
 	free(out->tmp);
 	return ok ? 0 : -1;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/tmpout.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "import/import.h"
@@ -86,23 +87,22 @@ struct out {
 };
 
 /*
- * The output goes to a new PATH.tmp-PID-N (rpl_tmpfile_open(): O_EXCL, so
- * never a file already there; PATH.synth-PID was written through, a file
- * or link of that name overwritten), renamed into place at the end and
- * removed if SIGINT, SIGTERM or SIGHUP ends the run (imp_tmp_guard).  The
- * IST writer writes that file itself (.direct: no temporary file of its
- * own, which would stay behind, its name unknown here).
+ * The output goes to a new PATH.tmp-PID-N (istint_tmpfile_open(): O_EXCL,
+ * so never a file already there; PATH.synth-PID was written through, a
+ * file or link of that name overwritten), renamed into place at the end
+ * and removed if SIGINT, SIGTERM or SIGHUP ends the run.  The IST writer
+ * writes that file itself (.direct: no temporary file of its own).
  */
 static int out_open(struct out *o, const char *path, const ist_header *h,
 		    int effort)
 {
 	struct ist_writer_opts wo = { .direct = 1, .effort = effort };
-	struct rpl_tmpfile tf;
+	struct istint_tmpfile tf;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	ret = rpl_tmpfile_open(&tf, path);
+	ret = istint_tmpfile_open(&tf, path);
 	if (ret)
 		return ret;
 	o->tmp = tf.tmp; /* guarded; out_close() removes it and frees it */
@@ -152,13 +152,13 @@ static int out_close(struct out *o, int ok)
 	}
 	if (o->tmp) {
 		if (ok && !rc && o->w)
-			rc = imp_tmp_sync(o->tmp);
+			rc = istint_tmp_sync(o->tmp);
 		if (ok && !rc && rename(o->tmp, o->path) != 0)
 			rc = -errno;
 		if (!ok || rc)
 			unlink(o->tmp);
 	}
-	imp_tmp_release();
+	istint_tmp_release(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
 	return rc;

@@ -10,13 +10,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/tmpout.h"
 #include "cli/cli.h"
 #include "cli/rpt_out.h"
 #include "report/measure.h"
 
+/*
+ * The output goes to a new PATH.tmp-PID-N (istint_tmpfile_open(): O_EXCL,
+ * mode 0666 less the umask, removed by SIGINT, SIGTERM or SIGHUP), as
+ * every other output; it was a PATH.tmpXXXXXX of mkstemp(), chmod 0644
+ * whatever the umask, and left behind by a signal.
+ */
 int cli_outfile_open(struct cli_outfile *o, const char *path)
 {
-	int fd;
+	struct istint_tmpfile t;
+	int e;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
@@ -24,34 +32,19 @@ int cli_outfile_open(struct cli_outfile *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
-	if (asprintf(&o->tmp, "%s.tmpXXXXXX", path) < 0) {
-		o->tmp = NULL;
-		cli_err("%s: %s", path, strerror(ENOMEM));
+	e = istint_tmpfile_open(&t, path);
+	if (e < 0) {
+		cli_err("%s: %s", path, strerror(-e));
 		return -1;
 	}
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		cli_err("%s: %s", path, strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
-		return -1;
-	}
-	fchmod(fd, 0644);
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		cli_err("%s: %s", path, strerror(errno));
-		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-		return -1;
-	}
+	o->f = t.f;
+	o->tmp = t.tmp;
 	return 0;
 }
 
 int cli_outfile_close(struct cli_outfile *o, int err)
 {
-	int rc = 0;
+	struct istint_tmpfile t = { o->f, o->path, o->tmp };
 
 	if (!o->tmp) {
 		if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -64,22 +57,14 @@ int cli_outfile_close(struct cli_outfile *o, int err)
 		}
 		return 0;
 	}
-	if (fflush(o->f) != 0 || ferror(o->f)) {
-		if (!err)
-			err = -(errno ? errno : EIO);
-	}
-	if (fclose(o->f) != 0 && !err)
-		err = -(errno ? errno : EIO);
-	if (!err && rename(o->tmp, o->path) < 0)
-		err = -errno;
+	o->f = NULL;
+	o->tmp = NULL;
+	err = istint_tmpfile_close(&t, err);
 	if (err < 0) {
 		cli_err("%s: %s", o->path, err < -4096 ? ist_strerror(err) : strerror(-err));
-		unlink(o->tmp);
-		rc = -1;
+		return -1;
 	}
-	free(o->tmp);
-	o->tmp = NULL;
-	return rc;
+	return 0;
 }
 
 int cli_parse_list(const char *s, double min, double max, double *v, unsigned maxn)

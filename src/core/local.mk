@@ -6,7 +6,9 @@ libiostorm_core_la_SOURCES += \
 	src/core/header.c \
 	src/core/numfmt.h \
 	src/core/textenc.c \
-	src/core/textenc.h
+	src/core/textenc.h \
+	src/core/tmpout.c \
+	src/core/tmpout.h
 
 check_PROGRAMS += tests/unit/test_core
 TESTS += tests/unit/test_core

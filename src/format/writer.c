@@ -14,6 +14,7 @@
 #include <libdeflate.h>
 #endif
 
+#include "core/tmpout.h"
 #include "format/fmt.h"
 
 /* Deflate level when the caller does not choose: fast enough for the
@@ -127,32 +128,27 @@ static int write_header(ist_writer *w, const ist_header *h)
 	return ret;
 }
 
-/* Creates path.tmp-XXXXXX with mode 0666 (less the umask), as a plain
- * open(O_CREAT) would; mkstemp() would force 0600. */
+/* Creates a new PATH.tmp-PID-N (istint_tmp_create(): O_EXCL, mode 0666
+ * less the umask, removed by SIGINT, SIGTERM or SIGHUP until the close).
+ * It was PATH.tmp-XXXXXX from a hash of the clock, O_EXCL too but not
+ * guarded: an interrupted writer left it behind. */
 static int create_tmp(ist_writer *w, const char *path)
 {
-	size_t n = strlen(path) + 16;
-	struct timespec ts;
+	size_t n = strlen(path) + 48;
+	int fd;
 
 	w->tmppath = malloc(n);
 	if (!w->tmppath)
 		return -ENOMEM;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^
-			     (uint64_t)(uintptr_t)w ^ ((uint64_t)getpid() << 20) ^
-			     ((uint64_t)attempt * 0x9e3779b97f4a7c15ull);
-
-		snprintf(w->tmppath, n, "%s.tmp-%06x", path,
-			 (unsigned)((x ^ (x >> 29)) & 0xffffff));
-		w->fd = open(w->tmppath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			     0666);
-		if (w->fd >= 0)
-			return 0;
-		if (errno != EEXIST)
-			return -errno;
+	fd = istint_tmp_create(w->tmppath, n, path, "tmp");
+	if (fd < 0) {
+		/* writer_free() must not release a name never guarded */
+		free(w->tmppath);
+		w->tmppath = NULL;
+		return fd;
 	}
-	return -EEXIST;
+	w->fd = fd;
+	return 0;
 }
 
 static int writer_setup(ist_writer *w, const ist_header *h,
@@ -723,6 +719,7 @@ int ist_writer_close(ist_writer *w)
 		ret = -errno;
 	if (ret && w->tmppath)
 		unlink(w->tmppath);
+	istint_tmp_release(w->tmppath);
 	writer_free(w);
 	return ret;
 }
@@ -739,5 +736,6 @@ void ist_writer_abort(ist_writer *w)
 		unlink(w->tmppath);
 	else if (w->path)
 		unlink(w->path);
+	istint_tmp_release(w->tmppath);
 	writer_free(w);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/tmpout.h"
 #include "import/export.h"
 #include "import/import.h"
 #include "import/imp_text.h"
@@ -443,7 +444,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 	} else {
 		/* a new file (never a user's file or a symlink's target of
 		 * the same name), guarded against the signals from the start */
-		int fd = imp_tmp_create(tmp, sizeof(tmp), out, "exporting");
+		int fd = istint_tmp_create(tmp, sizeof(tmp), out, "exporting");
 
 		c.out = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!c.out) {
@@ -452,7 +453,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 				close(fd);
 				unlink(tmp);
 			}
-			imp_tmp_release();
+			istint_tmp_release(tmp);
 			tmp[0] = '\0';
 			set_err(res, out, "", ist_strerror(ret));
 			goto out;
@@ -495,7 +496,7 @@ int exp_run(const char *in, const char *out, const struct exp_format *f,
 			set_err(res, out, "", ist_strerror(ret));
 			unlink(tmp);
 		}
-		imp_tmp_release();
+		istint_tmp_release(tmp);
 	} else if (fflush(stdout) && !ret) {
 		ret = write_err();
 		set_err(res, "-", "", ist_strerror(ret));

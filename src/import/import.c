@@ -5,13 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/tmpout.h"
 #include "import/imp_sort.h"
 #include "import/imp_text.h"
 #include "import/import.h"
@@ -714,99 +714,6 @@ struct out_sink {
 	unsigned ndev_at_open;
 };
 
-/*
- * The temporary output being written (OUT.importing-PID-N, export's
- * OUT.exporting-PID-N, convert's OUT.tmp-XXXXXX), removed if SIGINT, SIGTERM or
- * SIGHUP ends the process: it would stay beside the output otherwise.
- */
-static char sig_tmp[4200];
-static volatile sig_atomic_t sig_armed;
-static const int sig_list[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction sig_old[3];
-static int sig_installed[3], sig_active;
-
-static void on_signal(int sig)
-{
-	if (sig_armed)
-		unlink(sig_tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-void imp_tmp_guard(const char *path)
-{
-	struct sigaction sa;
-
-	sig_armed = 0;
-	snprintf(sig_tmp, sizeof(sig_tmp), "%s", path);
-	sig_armed = 1;
-	if (sig_active)
-		return;
-	sig_active = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (unsigned i = 0; i < 3; i++) {
-		sig_installed[i] = 0;
-		/* an ignored signal stays ignored; a caller's handler stays */
-		if (sigaction(sig_list[i], NULL, &sig_old[i]) ||
-		    sig_old[i].sa_handler != SIG_DFL)
-			continue;
-		sig_installed[i] = !sigaction(sig_list[i], &sa, NULL);
-	}
-}
-
-int imp_tmp_create(char *buf, size_t size, const char *out, const char *tag)
-{
-	static unsigned seq;
-	sigset_t block, old;
-	int fd = -EEXIST;
-
-	sigemptyset(&block);
-	for (unsigned i = 0; i < 3; i++)
-		sigaddset(&block, sig_list[i]);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	for (unsigned attempt = 0; attempt < 1000 && fd == -EEXIST; attempt++) {
-		if ((size_t)snprintf(buf, size, "%s.%s-%ld-%u", out, tag,
-				     (long)getpid(), seq++) >= size) {
-			fd = -ENAMETOOLONG;
-			break;
-		}
-		fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0)
-			fd = -errno;
-	}
-	if (fd >= 0)
-		imp_tmp_guard(buf);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return fd;
-}
-
-int imp_tmp_sync(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fdatasync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-void imp_tmp_release(void)
-{
-	sig_armed = 0;
-	if (!sig_active)
-		return;
-	sig_active = 0;
-	for (unsigned i = 0; i < 3; i++)
-		if (sig_installed[i]) {
-			sigaction(sig_list[i], &sig_old[i], NULL);
-			sig_installed[i] = 0;
-		}
-}
-
 static int sink_open(void *ctx, int64_t shift)
 {
 	struct out_sink *o = ctx;
@@ -838,7 +745,7 @@ static int sink_open(void *ctx, int64_t shift)
 		       "no" : "yes");
 	/* a new file of our own, which the writer then opens (truncating
 	 * only what we created) */
-	fd = imp_tmp_create(o->tmp, sizeof(o->tmp), o->out, "importing");
+	fd = istint_tmp_create(o->tmp, sizeof(o->tmp), o->out, "importing");
 	if (fd < 0) {
 		ist_header_free(h);
 		o->w = NULL;
@@ -1013,7 +920,7 @@ out:
 	if (o.w)
 		ist_writer_abort(o.w);
 	imp_sorter_free(o.sorter);
-	imp_tmp_release();
+	istint_tmp_release(o.tmp);
 	imp_stream_close(c.detected);
 	free(c.devs);
 	ist_header_free(h);

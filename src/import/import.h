@@ -128,21 +128,6 @@ struct imp_result {
  * only).  Returns 0 or a negative error; on error res->err_* says where and
  * why, and out is not left behind.  Never prints.
  */
-/* Removes path if SIGINT, SIGTERM or SIGHUP (when they have their default
- * action) ends the process before imp_tmp_release(): the temporary output
- * of an import, export or conversion, renamed into place at its end. */
-void imp_tmp_guard(const char *path);
-void imp_tmp_release(void);
-/* Creates a new file "OUT.TAG-PID-N" (the first N that does not exist:
- * O_EXCL, so a user's file of that name is never truncated, nor a
- * symlink's target), mode 0666 less the umask, into buf, and guards it as
- * imp_tmp_guard() does; the signals are held meanwhile.  Returns its
- * descriptor (O_WRONLY, close-on-exec) or -errno. */
-int imp_tmp_create(char *buf, size_t size, const char *out, const char *tag);
-/* Flushes path's data to the disk before it is renamed into place (what
- * the IST writer does for its own temporary files): 0 or -errno. */
-int imp_tmp_sync(const char *path);
-
 int imp_run(const char *const *inputs, unsigned n, const char *out,
 	    const struct imp_options *opt, struct imp_result *res);
 

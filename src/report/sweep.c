@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/textenc.h"
+#include "core/tmpout.h"
 #include "report/sweep.h"
 
 /*
@@ -228,12 +229,12 @@ json_object *rpt_point_json(const struct rpt_point *p, const char *phase)
 
 int rpt_json_write(const char *path, json_object *obj)
 {
-	struct rpl_tmpfile tf;
+	struct istint_tmpfile tf;
 	const char *s;
 	int e;
 
 	/* a new temporary name beside path (never a PATH.tmp of the user's) */
-	e = rpl_tmpfile_open(&tf, path);
+	e = istint_tmpfile_open(&tf, path);
 	if (e)
 		goto out;
 	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
@@ -244,7 +245,7 @@ int rpt_json_write(const char *path, json_object *obj)
 	 * invalid JSON */
 	else if (istint_json_put_text(tf.f, s) < 0 || fputc('\n', tf.f) < 0)
 		e = -(errno ? errno : EIO);
-	e = rpl_tmpfile_close(&tf, e);
+	e = istint_tmpfile_close(&tf, e);
 out:
 	json_object_put(obj);
 	return e;

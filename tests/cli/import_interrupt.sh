@@ -3,7 +3,8 @@
 # import_interrupt.sh - SIGINT or SIGTERM in the middle of an import, a
 # conversion to CSV or an export leaves nothing at the output, not even the
 # temporary file renamed into place at the end (OUT.importing-PID-N,
-# OUT.tmp-XXXXXX, OUT.tmpPID stayed behind before), and of synth.
+# OUT.tmp-XXXXXX, OUT.tmpPID stayed behind before), and of synth.  Every
+# command makes it the same way (istint_tmp_create(): OUT.TAG-PID-N).
 . "$top_srcdir/tests/cli/lib.sh"
 command -v env >/dev/null && env --default-signal=INT true 2>/dev/null ||
 	skip "env --default-signal missing (a background job ignores SIGINT)"
@@ -56,7 +57,7 @@ mkfifo "$TMP/c.fifo"
 sh -c 'awk "BEGIN { print \"t_ns,dev,op,offset,len,lat_ns,stream,txn,flags\"; for (i = 0; i < 200000; i++) printf \"%d,0,read,%d,4096,0,0,0,\\n\", i, i * 4096 }"
        exec sleep 30' >"$TMP/c.fifo" &
 feeder=$!
-interrupted "convert to CSV" INT c.csv c.csv.tmp "$IOSTORM" convert -t csv "$TMP/c.fifo" "$TMP/c.csv"
+interrupted "convert to CSV" INT c.csv c.csv.converting- "$IOSTORM" convert -t csv "$TMP/c.fifo" "$TMP/c.csv"
 kill $feeder 2>/dev/null
 
 # interrupted_writing LABEL OUT TMP_PREFIX CMD...: runs CMD (reading a

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# result_tmp.sh - replay's --json and --csv-intervals, sweep's -o and
-# synth's -o write through a new temporary name beside the result, never
-# a fixed PATH.tmp (synth: PATH.synth-PID): a user's file (or symbolic
-# link) of that name stays untouched, whether the run
+# result_tmp.sh - replay's --json and --csv-intervals, sweep's -o,
+# synth's, convert's, annotate's, report's, import's and export's outputs
+# write through a new temporary name beside the result (OUT.TAG-PID-N, one
+# mechanism: istint_tmp_create()), never a fixed or predictable one
+# (PATH.tmp, PATH.synth-PID, OUT.converting-PID): a user's file (or
+# symbolic link) of that name stays untouched, whether the run
 # succeeds or fails, and a failed write leaves neither the result nor a
 # temporary file.  (PATH.tmp was written through, then removed on failure.)
 . "$top_srcdir/tests/cli/lib.sh"
@@ -96,4 +98,49 @@ expect_status 0 "$IOSTORM" info "$TMP/o/i.ist"
 expect_eq "$(ls "$TMP/o" | grep -c '^i\.ist\.')" 1 "import: the link stays, no temporary file left"
 rm -f "$TMP/o"/i.ist*
 only "r.csv.tmp r.json.tmp sw.json.tmp " "export, import"
+
+# convert (IST: OUT.converting-PID opened with O_TRUNC; CSV: mkstemp),
+# annotate (OUT.annotating-PID, O_TRUNC) and report (mkstemp) had their
+# own temporary files: a link at convert's and annotate's predictable
+# names had its target overwritten.  Now all take a new OUT.TAG-PID-N as
+# every other command does: links of the old and the new first names stay
+# links, their target untouched
+# made OUT TAG CMD...: runs CMD with links OUT.TAG-PID and OUT.TAG-PID-0
+# to the victim made first (sh execs iostorm: the PID is known)
+made() {
+	mo=$1 mtag=$2
+	shift 2
+	echo "the user's" >"$TMP/victim"
+	sh -c 'o=$1 tag=$2; shift 2
+	       ln -s "'"$TMP"'/victim" "$o.$tag-$$" && ln -s "'"$TMP"'/victim" "$o.$tag-$$-0" &&
+	       exec "$@"' sh "$TMP/o/$mo" "$mtag" "$IOSTORM" "$@" >"$TMP/out" 2>"$TMP/err"
+}
+for o in c.ist c.csv; do
+	made $o converting convert "$TMP/s.ist" "$TMP/o/$o"
+	expect_eq "$?" 0 "convert to $o: exit status"
+	expect_eq "$(cat "$TMP/victim")" "the user's" "convert to $o: the link's target"
+	expect_eq "$(ls "$TMP/o" | grep -c "^$o\.converting-")" 2 "convert to $o: the links stay, no temporary file left"
+	expect_status 0 "$IOSTORM" stats "$TMP/o/$o"
+	expect_grep '^records +3260 over' "$TMP/out"
+	rm -f "$TMP/o/$o"*
+done
+made a.ist annotating annotate -q "$TMP/s.ist" -o "$TMP/o/a.ist"
+expect_eq "$?" 0 "annotate: exit status"
+expect_eq "$(cat "$TMP/victim")" "the user's" "annotate: the link's target"
+expect_eq "$(ls "$TMP/o" | grep -c '^a\.ist\.annotating-')" 2 "annotate: the links stay, no temporary file left"
+expect_status 0 "$IOSTORM" info "$TMP/o/a.ist"
+rm -f "$TMP/o"/a.ist*
+expect_status 0 "$IOSTORM" replay "$TMP/s.ist" --null --virtual-time --quiet --json "$TMP/r.json"
+made p.html tmp report "$TMP/r.json" -o "$TMP/o/p.html"
+expect_eq "$?" 0 "report: exit status"
+expect_eq "$(cat "$TMP/victim")" "the user's" "report: the link's target"
+expect_eq "$(ls "$TMP/o" | grep -c '^p\.html\.tmp-')" 2 "report: the links stay, no temporary file left"
+expect_grep '</html>' "$TMP/o/p.html"
+# the report's mode is 0666 less the umask, as every output's (it was
+# chmod 0644 whatever the umask)
+rm -f "$TMP/o"/p.html*
+expect_eq "$(umask 077 && "$IOSTORM" report "$TMP/r.json" -o "$TMP/o/p.html" &&
+	stat -c %a "$TMP/o/p.html")" 600 "report mode"
+rm -f "$TMP/o"/p.html*
+only "r.csv.tmp r.json.tmp sw.json.tmp " "convert, annotate, report"
 done_ok

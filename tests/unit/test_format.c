@@ -5,9 +5,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1850,6 +1852,100 @@ static void test_fast_effort_repeats(void)
 	free(pf);
 }
 
+/* Names in tmpdir starting with prefix. */
+static int count_prefix(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * The writer's own temporary file is made as every output's is
+ * (istint_tmp_create(): PATH.tmp-PID-N, O_EXCL): a link or a file at the
+ * first name is passed over, never written through; a signal that ends
+ * the process removes it (PATH.tmp-XXXXXX of a clock hash stayed behind).
+ */
+static void test_writer_tmp(void)
+{
+	struct ist_record r = { .t_ns = 1, .op = IST_OP_READ, .len = 4096 };
+	char path[256], name[300], victim[256];
+	ist_writer *w;
+	pid_t pid;
+	int st, seq = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s", tmp_path("wtmp.ist"));
+	snprintf(victim, sizeof(victim), "%s", tmp_path("victim"));
+	f = fopen(victim, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("the user's", f);
+	fclose(f);
+	/* the next names istint_tmp_create() tries: after the one a writer
+	 * takes now (N counts up in the process) */
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, tmp_path("probe.ist"), NULL, NULL), 0);
+	{
+		DIR *d = opendir(tmpdir);
+		struct dirent *e;
+		const char *dash;
+
+		while (d && (e = readdir(d)))
+			if (!strncmp(e->d_name, "probe.ist.tmp-", 14) &&
+			    (dash = strrchr(e->d_name, '-')))
+				seq = atoi(dash + 1) + 1;
+		if (d)
+			closedir(d);
+	}
+	ist_writer_abort(w);
+	CU_ASSERT_FATAL(seq > 0);
+	CU_ASSERT_EQUAL(count_prefix("probe.ist"), 0);
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s.tmp-%ld-%d", path, (long)getpid(), seq + i);
+		CU_ASSERT_EQUAL(i ? link(victim, name) : symlink(victim, name), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(w, &r, 1), 0);
+	CU_ASSERT_EQUAL(ist_writer_close(w), 0);
+	CU_ASSERT(access(path, R_OK) == 0);
+	f = fopen(victim, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fgets(name, sizeof(name), f) && !strcmp(name, "the user's"));
+	fclose(f);
+	/* the link stays a link, the file (a hard link to the victim) stays,
+	 * nothing else is left */
+	CU_ASSERT_EQUAL(count_prefix("wtmp.ist.tmp-"), 2);
+	for (int i = 0; i < 2; i++) {
+		struct stat sb;
+
+		snprintf(name, sizeof(name), "%s.tmp-%ld-%d", path, (long)getpid(), seq + i);
+		CU_ASSERT(lstat(name, &sb) == 0 && (i ? S_ISREG(sb.st_mode) : S_ISLNK(sb.st_mode)));
+		unlink(name);
+	}
+	unlink(path);
+
+	/* SIGTERM while the writer is open (SIGINT and SIGHUP alike) */
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		signal(SIGTERM, SIG_DFL);
+		if (ist_writer_open(&w, path, NULL, NULL) || ist_writer_write(w, &r, 1))
+			_exit(1);
+		raise(SIGTERM);
+		_exit(2);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	CU_ASSERT_EQUAL(count_prefix("wtmp.ist"), 0);
+	unlink(victim);
+}
+
 static void cleanup(void)
 {
 	DIR *d = opendir(tmpdir);
@@ -1884,6 +1980,7 @@ int main(void)
 		{ "device geometry learned late", test_footer_geometry },
 		{ "golden minor-0 file", test_golden_minor0 },
 		{ "writer rules and temp file", test_writer_rules },
+		{ "writer temp file: new name, removed by a signal", test_writer_tmp },
 		{ "distinct streams cap", test_distinct_cap },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
