@@ -396,7 +396,8 @@ static int uring_prep(struct rpl_worker *w, struct rpl_slot *s)
 
 	if (r->tgt[rec->dev].inline_io &&
 	    (r->o.inline_io == RPL_INLINE_ALWAYS ||
-	     (s->deadline && s->issue <= s->deadline + INLINE_MAX_LATE_NS))) {
+	     (r->o.timing != RPL_TIMING_AFAP && s->deadline &&
+	      s->issue <= s->deadline + INLINE_MAX_LATE_NS))) {
 		int ret = inline_io(w, u, s);
 
 		return ret < 0 ? ret : 1;

@@ -504,8 +504,11 @@ static uint64_t spin_until(struct rpl_worker *w, uint64_t deadline)
 	return now;
 }
 
-/* The next I/O to issue and its absolute deadline (0 = as soon as
- * possible): 1, or 0 when none is available yet, -1 at the end. */
+/* The next I/O to issue and its absolute deadline: 1, or 0 when none is
+ * available yet, -1 at the end.  As fast as possible, the deadline is the
+ * epoch: the epoch lies a few ms after the workers start, and an I/O
+ * issued before it would fall outside the elapsed time (a short replay
+ * ended before its epoch: elapsed 0, IOPS 0). */
 static int worker_next(struct rpl_worker *w, struct rpl_io *io,
 		       uint64_t *deadline)
 {
@@ -534,7 +537,7 @@ static int worker_next(struct rpl_worker *w, struct rpl_io *io,
 	}
 	*io = *q;
 	queue_pop(&w->q);
-	*deadline = r->o.timing == RPL_TIMING_AFAP ? 0 : r->epoch + io->sched_ns;
+	*deadline = r->epoch + (r->o.timing == RPL_TIMING_AFAP ? 0 : io->sched_ns);
 	return 1;
 }
 

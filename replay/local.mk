@@ -36,6 +36,9 @@ EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/repl
 # options a mode would ignore; convert's CSV
 TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh tests/cli/result_tmp.sh
 EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh tests/cli/result_tmp.sh
+# afap: nothing issued before the epoch
+TESTS += tests/cli/replay-afap-epoch.sh
+EXTRA_DIST += tests/cli/replay-afap-epoch.sh
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh bench/replay-rss.sh
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sched

@@ -314,12 +314,13 @@ int rpl_targets_open(struct rpl_run *r)
 		if (r->o.remap == RPL_REMAP_STRICT && need > t->size) {
 			const struct ist_device *dv = ist_header_device(r->src->header, need_dev);
 
+			/* --create grows files only: a block device has its size */
 			return failf(r, IST_ERANGE,
 				     "%s: refused: trace device %u (%s) reaches byte %" PRIu64
 				     ", beyond the target's %" PRIu64
-				     " bytes; use --remap wrap|scale, a larger target or --create",
+				     " bytes; use --remap wrap|scale or a larger target%s",
 				     t->path, need_dev, dv && dv->name ? dv->name : "?",
-				     need, t->size);
+				     need, t->size, t->is_blk ? "" : " (--create makes it)");
 		}
 		if (r->o.remap == RPL_REMAP_STRICT && !r->have_totals)
 			rpl_note(r, "%s: the trace has no totals: offsets are checked per I/O",

@@ -63,9 +63,9 @@ void cli_err_source(const char *file, const struct rpl_source *src, int err);
  * trace workload so, before any I/O (precondition fills the target first). */
 int cli_check_trace(const char *file);
 
-/* Refuses an output path (one line on stderr, -1) that exists and is not a
- * regular file, or that is the same file as one of the n inputs; "-" and
- * new paths pass. */
+/* Refuses an output path (one line on stderr, -1) that is empty, that
+ * exists and is not a regular file, or that is the same file as one of the
+ * n inputs; "-" and new paths pass. */
 int cli_check_output(const char *out, const char *const *inputs, size_t n);
 
 /* cli_check_output() for a result written when a long run ends (replay's

@@ -116,6 +116,10 @@ int cmd_demo(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("demo", "no arguments expected");
+	/* the result is written after the synth and the replay: refused
+	 * now if it cannot be */
+	if (cli_check_result(json, NULL, 0))
+		return EXIT_FAIL;
 	if (!dir || !*dir)
 		dir = "/tmp";
 	snprintf(work, sizeof(work), "%s/iostorm-demo.XXXXXX", dir);

@@ -354,7 +354,7 @@ int cmd_replay(int argc, char **argv)
 	const char *json = NULL, *csv = NULL, *trace;
 	int c, quiet = 0, progress = -1, ret, err, timing_set = 0;
 	/* given, for the options that only some modes use */
-	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0;
+	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
 	struct rpl_report_info info;
@@ -501,6 +501,7 @@ int cmd_replay(int argc, char **argv)
 		case O_TO:
 			if (cli_parse_duration_ns(optarg, &o.to_ns))
 				return cli_usage_error(CMD, "bad --to '%s'", optarg);
+			to_set = 1;
 			break;
 		case O_LOOP:
 			if (cli_parse_uint(optarg, 1000000, &v) || !v)
@@ -606,7 +607,9 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--think-scale needs --timing closed");
 	if (o.backend != RPL_BACKEND_NULL && !o.ntargets)
 		return cli_usage_error(CMD, "no --target (or --null) given");
-	if (o.to_ns && o.to_ns <= o.from_ns)
+	/* --to 0 is an empty window, not "to the end" (to_ns 0 in the
+	 * options): it replayed the whole trace */
+	if (to_set && o.to_ns <= o.from_ns)
 		return cli_usage_error(CMD, "--to must be after --from");
 	if (o.serial_commits && o.timing != RPL_TIMING_CLOSED)
 		return cli_usage_error(CMD, "--serial-commits needs --timing closed");

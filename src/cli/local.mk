@@ -11,3 +11,6 @@ iostorm_SOURCES += src/cli/cmd_demo.c
 dist_man_MANS += man/iostorm-demo.1
 TESTS += tests/cli/demo.sh
 EXTRA_DIST += tests/cli/demo.sh
+# an empty output file name is refused before any work
+TESTS += tests/cli/empty_output_name.sh
+EXTRA_DIST += tests/cli/empty_output_name.sh

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			print_help(stdout);
-			return EXIT_OK;
+			return finish(EXIT_OK);
 		}
 		c = find_command(argv[2]);
 		if (!c)
@@ -81,6 +81,8 @@ int main(int argc, char **argv)
 		}
 	}
 	c = find_command(argv[1]);
+	if (!c && argv[1][0] == '-' && argv[1][1])
+		return cli_usage_error(NULL, "unknown option '%s'", argv[1]);
 	if (!c)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 	return finish(c->run(argc - 1, argv + 1));

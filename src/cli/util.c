@@ -225,6 +225,13 @@ int cli_check_output(const char *out, const char *const *inputs, size_t n)
 {
 	struct stat so, si;
 
+	/* no file can have it: refused now, not when the output is opened
+	 * (after a whole replay, sweep or import) as "iostorm: : No such
+	 * file or directory" */
+	if (out && !*out) {
+		cli_err("'': an empty output file name");
+		return -1;
+	}
 	if (!out || !strcmp(out, "-") || stat(out, &so) < 0)
 		return 0; /* standard output, or created anew */
 	/*

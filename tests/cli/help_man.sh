@@ -13,6 +13,17 @@ cmds=$(awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ 
 [ -n "$cmds" ] || fail "no command list in iostorm --help"
 cmds=$(echo $cmds) # one line
 ok
+# 'iostorm help' is --help; an unknown word before the command is named
+# as what it looks like (--bogus was an "unknown command")
+expect_status 0 "$IOSTORM" help
+"$IOSTORM" --help | cmp -s - "$TMP/out" ||
+	fail "'iostorm help' differs from 'iostorm --help'"
+expect_status 2 "$IOSTORM" --bogus
+expect_eq "$(cat "$TMP/err")" "iostorm: unknown option '--bogus'
+Try 'iostorm --help' for more information." "iostorm --bogus"
+expect_status 2 "$IOSTORM" bogus
+expect_eq "$(cat "$TMP/err")" "iostorm: unknown command 'bogus'
+Try 'iostorm --help' for more information." "iostorm bogus"
 
 # setdiff A B : the lines of file A missing from file B
 setdiff() { comm -23 "$1" "$2" | tr '\n' ' '; }

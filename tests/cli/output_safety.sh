@@ -66,7 +66,7 @@ ok
 
 # standard output that cannot be written: exit 1 and say so
 if [ -w /dev/full ] && [ -c /dev/full ]; then
-	for cmd in "--help" "import --help" "import --list-formats" \
+	for cmd in "--help" "help" "help synth" "import --help" "import --list-formats" \
 		   "export --help" "stats --help" "synth --list"; do
 		# shellcheck disable=SC2086
 		"$IOSTORM" $cmd >/dev/full 2>"$TMP/err"

@@ -34,6 +34,11 @@ refused "--null-latency needs --null" --target "$TMP/f.img" --create --null-late
 refused "--size needs --create" --target "$TMP/f.img" --size 1M
 [ ! -e "$TMP/f.img" ] || fail "a target was created"
 ok
+# an empty window: --to 0 replayed the whole trace (0 stood for no --to),
+# --from 1us --to 0 the trace from 1us on
+refused "--to must be after --from" --null --to 0
+refused "--to must be after --from" --null --from 1us --to 0
+refused "--to must be after --from" --null --from 1us --to 1us
 
 # used: still run
 for o in "--rate 100 --timing original" "--timing original --rate 100" "--speed 2" \

@@ -57,6 +57,19 @@ awk -v hdr="$HDR" 'BEGIN { print hdr; for (i = 0; i < 16; i++)
 	printf "%d,0,read,%d,4096,0,0,0,\n", i * 10000, 8388608 - 8192 + i * 4096 }' >"$TMP/end.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/end.csv" --target "$L1"
 expect_err_line "$L1: refused: trace device 0 .* beyond the target's 8388608 bytes"
+# --create makes and grows files, not devices: not suggested for one (and
+# given, it changes nothing)
+expect_eq "$(cat "$TMP/err")" "iostorm: $L1: refused: trace device 0 (dev0) reaches byte 8445952, beyond the target's 8388608 bytes; use --remap wrap|scale or a larger target" \
+	"strict refusal on a block device"
+expect_status 1 "$IOSTORM" replay "$TMP/end.csv" --target "$L1" --create
+expect_eq "$(cat "$TMP/err")" "iostorm: $L1: refused: trace device 0 (dev0) reaches byte 8445952, beyond the target's 8388608 bytes; use --remap wrap|scale or a larger target" \
+	"strict refusal on a block device with --create"
+# a file target: --create is the way
+truncate -s 8M "$TMP/small.img"
+expect_status 1 "$IOSTORM" replay "$TMP/end.csv" --target "$TMP/small.img"
+expect_eq "$(cat "$TMP/err")" "iostorm: $TMP/small.img: refused: trace device 0 (dev0) reaches byte 8445952, beyond the target's 8388608 bytes; use --remap wrap|scale or a larger target (--create makes it)" \
+	"strict refusal on a file"
+expect_status 0 "$IOSTORM" replay "$TMP/end.csv" --target "$TMP/small.img" --create --quiet
 expect_status 0 "$IOSTORM" replay "$TMP/end.csv" --target "$L1" --remap wrap --json "$TMP/end.json"
 expect_grep '"ios": 16,' "$TMP/end.json"
 expect_grep '"errors": 0,' "$TMP/end.json"
