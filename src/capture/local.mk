@@ -36,6 +36,10 @@ EXTRA_DIST += tests/cli/record_late.sh tests/cli/record_lib.sh
 # (Through a variable: a plain rule for the .log would replace automake's.)
 record_after_live = tests/cli/record_late.sh.log
 $(record_after_live): tests/cli/record_live.sh.log
+TESTS += tests/cli/record_spool.sh
+EXTRA_DIST += tests/cli/record_spool.sh
+record_spool_after_live = tests/cli/record_spool.sh.log
+$(record_spool_after_live): tests/cli/record_live.sh.log
 TESTS += tests/cli/record_sched.sh
 EXTRA_DIST += tests/cli/record_sched.sh
 record_sched_after_live = tests/cli/record_sched.sh.log

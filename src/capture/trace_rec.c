@@ -7,11 +7,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +151,16 @@ struct cpu_reader {
 	int32_t named_pid;   /* the last pid seen named on this CPU */
 	struct held_event *q;
 	size_t qhead, qn, qcap;
+	/* --spool: the CPU's spool file (whole sub-buffers, as read) */
+	int sfd;
+	int pipe[2];          /* splicer: trace_pipe_raw -> pipe -> sfd */
+	uint8_t *spage;       /* splicer: the partly filled sub-buffer read */
+	uint64_t wr_off;      /* splicer: bytes in sfd */
+	uint64_t pub_bytes;   /* under sp_lock: bytes the decoder may read */
+	uint64_t pub_drained; /* under sp_lock: the ring was empty at this
+				 time when pub_bytes was reached (0: not) */
+	uint64_t rd_off;      /* decoder: bytes of sfd decoded */
+	uint64_t last_ts;     /* decoder: the last event's time read */
 };
 
 struct cap_rec {
@@ -173,6 +186,21 @@ struct cap_rec {
 	size_t max_pending;
 	struct cap_rwbs_cache rwbs;
 	struct cap_rec_stats st;
+	/* --spool (and --recover): the splicer thread moves whole sub-
+	 * buffers to the spool while the caller decodes from it. */
+	int spool;            /* 1: recording to a spool; 2: recovering one */
+	char *spool_dir;
+	size_t page_size;     /* the sub-buffer size (the spool's slot) */
+	pthread_t splicer;
+	int splicer_on;
+	pthread_mutex_t sp_lock;
+	uint64_t pub_round_ns;  /* under sp_lock: start of the round published */
+	uint64_t seen_round_ns; /* decoder: pub_round_ns of its last look */
+	int sp_stopping;      /* atomic: poll every 2 ms (the drain) */
+	int sp_final;         /* atomic: 1 trace off and empty the rings;
+				 2 quit at once (an error) */
+	int sp_err;           /* atomic: the splicer's error (< 0) */
+	uint64_t tail_bytes;  /* recover: a partly written slot ignored */
 };
 
 #define HELD_MAX ((size_t)1 << 21) /* events held for time ordering */
@@ -188,6 +216,10 @@ struct cap_rec {
 #define SUBBUF_KB 16
 #define ORDER_SLACK_NS 2000000ull   /* events committed late on a CPU */
 #define MAX_NAMED_PIDS 65536
+#define CAP_SPOOL_CPUS_MAX 1024
+#define POLL_NS_SPOOL 50000000  /* the splicer's interval (the live one's) */
+#define SPLICE_SLOTS 64         /* sub-buffers a splice moves at most */
+#define SPOOL_MAGIC "iostorm-spool 1"
 
 static uint64_t now_mono(void)
 {
@@ -351,8 +383,12 @@ static int open_cpus(cap_rec *r, size_t page_size, char *err, size_t errlen)
 	r->cpu = calloc((size_t)r->ncpu, sizeof(*r->cpu));
 	if (!r->cpu)
 		return -ENOMEM;
-	for (int c = 0; c < r->ncpu; c++)
+	for (int c = 0; c < r->ncpu; c++) {
 		r->cpu[c].fd = -1;
+		r->cpu[c].sfd = -1;
+		r->cpu[c].pipe[0] = r->cpu[c].pipe[1] = -1;
+	}
+	r->page_size = page_size;
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
 		char file[64], *path;
@@ -509,6 +545,9 @@ fail:
 	return ret;
 }
 
+static int spool_write_meta(cap_rec *r);
+static void *splicer_main(void *arg);
+
 int cap_rec_start(cap_rec *r)
 {
 	int ret;
@@ -519,10 +558,524 @@ int cap_rec_start(cap_rec *r)
 		return ret;
 	for (int c = 0; c < r->ncpu; c++)
 		r->cpu[c].drained_ns = r->t0_ns;
+	if (r->spool) {
+		ret = spool_write_meta(r);
+		if (ret < 0)
+			return ret;
+	}
 	if (tracefs_trace_on(r->inst) < 0)
 		return -errno ? -errno : -EIO;
 	r->started = 1;
+	if (r->spool) {
+		/* The splicer keeps the caller's priority and no signal of
+		 * the caller's (its handlers interrupt the caller's sleep);
+		 * the caller, the decoder, only takes idle CPU time from
+		 * here to the stop (SCHED_IDLE: the thread, on Linux). */
+		struct sched_param sp = { 0 };
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		ret = pthread_create(&r->splicer, NULL, splicer_main, r);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ret) {
+			tracefs_trace_off(r->inst);
+			r->started = 0;
+			return -ret;
+		}
+		r->splicer_on = 1;
+		sched_setscheduler(0, SCHED_IDLE, &sp);
+	}
 	return 0;
+}
+
+/*
+ * --spool, the splicer's side.  One round: each CPU's full sub-buffers go
+ * from trace_pipe_raw to its spool file by splice() (the ring's pages are
+ * handed to a pipe, then copied once into the page cache: no copy to user
+ * space and no decoding); when there was none (or while stopping), the
+ * partly filled one is read() as the live reader does, so that the
+ * decoder learns that the CPU's ring was empty at the round's start.
+ * A round is published (bytes per CPU, and the round's time when every
+ * CPU's ring was read empty) under sp_lock.
+ */
+static int spool_cpu(cap_rec *r, struct cpu_reader *cr, int partial,
+		     int *behind, uint64_t *drained, uint64_t *moved)
+{
+	uint64_t before = now_mono();
+	size_t bytes = 0;
+	int spliced = 0;
+
+	*drained = 0;
+	while (bytes < BYTES_PER_ROUND) {
+		loff_t off = (loff_t)cr->wr_off;
+		ssize_t n = splice(cr->fd, NULL, cr->pipe[1], NULL,
+				   SPLICE_SLOTS * r->page_size,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		spliced = 1;
+		while (n > 0) {
+			ssize_t w = splice(cr->pipe[0], NULL, cr->sfd, &off,
+					   (size_t)n, SPLICE_F_MOVE);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			n -= w;
+			bytes += (size_t)w;
+		}
+		cr->wr_off = (uint64_t)off;
+	}
+	if (bytes >= BYTES_PER_ROUND) {
+		*behind = 1;
+	} else if (!spliced || partial) {
+		for (;;) {
+			ssize_t n = read(cr->fd, cr->spage, r->page_size);
+			size_t w = 0;
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN)
+				return -errno;
+			if (n <= 0) {
+				*drained = before;
+				break;
+			}
+			/* one slot per sub-buffer, whatever the read gave */
+			memset(cr->spage + n, 0, r->page_size - (size_t)n);
+			while (w < r->page_size) {
+				ssize_t k = pwrite(cr->sfd, cr->spage + w,
+						   r->page_size - w,
+						   (off_t)(cr->wr_off + w));
+
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k <= 0)
+					return k < 0 ? -errno : -EIO;
+				w += (size_t)k;
+			}
+			cr->wr_off += r->page_size;
+			bytes += r->page_size;
+			if (bytes >= BYTES_PER_ROUND) {
+				*behind = 1;
+				break;
+			}
+		}
+	}
+	if (cr->wr_off % r->page_size)
+		return -EIO; /* a sub-buffer not moved whole */
+	*moved += bytes;
+	return 0;
+}
+
+static int spool_round(cap_rec *r, int partial, int *behind, uint64_t *moved)
+{
+	uint64_t drained[CAP_SPOOL_CPUS_MAX], round = now_mono();
+	int all = 1;
+
+	*behind = 0;
+	for (int c = 0; c < r->ncpu; c++) {
+		struct cpu_reader *cr = &r->cpu[c];
+		int ret;
+
+		drained[c] = 1;
+		if (cr->fd < 0)
+			continue;
+		ret = spool_cpu(r, cr, partial, behind, &drained[c], moved);
+		if (ret < 0)
+			return ret;
+		if (!drained[c])
+			all = 0;
+	}
+	pthread_mutex_lock(&r->sp_lock);
+	for (int c = 0; c < r->ncpu; c++) {
+		r->cpu[c].pub_bytes = r->cpu[c].wr_off;
+		r->cpu[c].pub_drained = drained[c];
+	}
+	if (all)
+		r->pub_round_ns = round;
+	pthread_mutex_unlock(&r->sp_lock);
+	return 0;
+}
+
+static void *splicer_main(void *arg)
+{
+	cap_rec *r = arg;
+	int off = 0;
+
+	for (;;) {
+		int final = __atomic_load_n(&r->sp_final, __ATOMIC_ACQUIRE);
+		int stopping = __atomic_load_n(&r->sp_stopping, __ATOMIC_ACQUIRE);
+		uint64_t moved = 0;
+		int behind, ret;
+
+		if (final == 2)
+			break;
+		if (final && !off) {
+			tracefs_trace_off(r->inst);
+			off = 1;
+		}
+		ret = spool_round(r, final || stopping, &behind, &moved);
+		if (ret < 0) {
+			__atomic_store_n(&r->sp_err, ret, __ATOMIC_RELEASE);
+			break;
+		}
+		if (final && !moved && !behind)
+			break;
+		if (!behind && !final) {
+			/* as the live reader: the rings hold seconds */
+			struct timespec ts = { 0, stopping ? 2000000 : POLL_NS_SPOOL };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The spool's "meta": what decoding needs besides the sub-buffers, so
+ * that a spool left by a killed recorder can be decoded alone. */
+static int spool_write_meta(cap_rec *r)
+{
+	char path[PATH_MAX], *buf;
+	size_t cap = 4096 + (size_t)r->ndev * 256, n = 0;
+	int fd, ret;
+
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	n += (size_t)snprintf(buf + n, cap - n, "%s\nsubbuf %zu\ncpus %d\nt0 %llu\ninstance %s\n",
+			      SPOOL_MAGIC, r->page_size, r->ncpu,
+			      (unsigned long long)r->t0_ns,
+			      tracefs_instance_get_name(r->inst));
+	for (int i = 0; i < EV_COUNT; i++) {
+		const struct ev_layout *l = &r->ev[i];
+
+		n += (size_t)snprintf(buf + n, cap - n, "event %s %d %d %d %d %d %d %d %d %d\n",
+				      ev_names[i], l->id, l->used, l->off_dev,
+				      l->off_sector, l->off_nr, l->off_rwbs,
+				      l->len_rwbs, l->off_comm, l->min_len);
+	}
+	for (unsigned i = 0; i < r->ndev; i++) {
+		const struct cap_devinfo *d = &r->dev[i];
+
+		n += (size_t)snprintf(buf + n, cap - n, "device %s %u %llu %llu %u %d\n",
+				      d->name, d->trace_dev,
+				      (unsigned long long)d->start,
+				      (unsigned long long)d->size, d->block_size,
+				      d->bio_based);
+	}
+	n += (size_t)snprintf(buf + n, cap - n, "end\n");
+	snprintf(path, sizeof(path), "%s/meta", r->spool_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = n < cap ? write_all(fd, buf, n) : -ENAMETOOLONG;
+		if (close(fd) < 0 && ret == 0)
+			ret = -errno;
+	}
+	free(buf);
+	return ret;
+}
+
+int cap_rec_spool(cap_rec *r, const char *dir, char *err, size_t errlen)
+{
+	if (r->started || r->spool) {
+		snprintf(err, errlen, "spool: set before the start");
+		return -EINVAL;
+	}
+	if (r->ncpu > CAP_SPOOL_CPUS_MAX) {
+		snprintf(err, errlen, "spool: more than %d CPUs", CAP_SPOOL_CPUS_MAX);
+		return -E2BIG;
+	}
+	r->spool_dir = strdup(dir);
+	if (!r->spool_dir)
+		return -ENOMEM;
+	pthread_mutex_init(&r->sp_lock, NULL);
+	r->spool = 1;
+	for (int c = 0; c < r->ncpu; c++) {
+		struct cpu_reader *cr = &r->cpu[c];
+		char path[PATH_MAX];
+		int e;
+
+		if (cr->fd < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
+		cr->sfd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (cr->sfd < 0 || pipe2(cr->pipe, O_CLOEXEC) < 0) {
+			e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			return -e;
+		}
+		/* room for a splice's sub-buffers (one slot each); a smaller
+		 * pipe only means more calls */
+		fcntl(cr->pipe[1], F_SETPIPE_SZ, SPLICE_SLOTS * 4096);
+		cr->spage = malloc(r->page_size);
+		if (!cr->spage) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Unlinks the spool's files and its directory (what is not there is
+ * fine: a recording that failed early made only some of them). */
+int cap_rec_spool_remove(const char *dir, int ncpu)
+{
+	char path[PATH_MAX];
+	int ret = 0;
+
+	for (int c = 0; c < ncpu; c++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
+		if (unlink(path) < 0 && errno != ENOENT)
+			ret = -errno;
+	}
+	snprintf(path, sizeof(path), "%s/meta", dir);
+	if (unlink(path) < 0 && errno != ENOENT)
+		ret = -errno;
+	if (rmdir(dir) < 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}
+
+int cap_rec_ncpu(const cap_rec *r)
+{
+	return r->ncpu;
+}
+
+uint64_t cap_rec_spooled(const cap_rec *r)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; c < r->ncpu; c++)
+		n += r->spool == 2 ? r->cpu[c].pub_bytes : r->cpu[c].wr_off;
+	return n;
+}
+
+/* One "event" or "device" line of the meta file. */
+static int parse_meta_line(cap_rec *r, char *line, unsigned *ndev)
+{
+	char name[64];
+	int v[9];
+
+	if (sscanf(line, "event %63s %d %d %d %d %d %d %d %d %d", name, &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) == 10) {
+		for (int i = 0; i < EV_COUNT; i++) {
+			struct ev_layout *l = &r->ev[i];
+
+			if (strcmp(name, ev_names[i]))
+				continue;
+			if (v[2] < 0 || v[3] < 0 || v[4] < 0 || v[5] < 0 ||
+			    v[6] <= 0 || v[8] > 4096 || v[2] + 4 > v[8] ||
+			    v[3] + 8 > v[8] || v[4] + 4 > v[8] ||
+			    v[5] + v[6] > v[8] || (v[7] >= 0 && v[7] + 16 > v[8]))
+				return -EINVAL;
+			l->id = v[0];
+			l->used = v[1] != 0;
+			l->off_dev = v[2];
+			l->off_sector = v[3];
+			l->off_nr = v[4];
+			l->off_rwbs = v[5];
+			l->len_rwbs = v[6];
+			l->off_comm = v[7];
+			l->min_len = v[8];
+			return 0;
+		}
+		return -EINVAL;
+	}
+	if (!strncmp(line, "device ", 7)) {
+		struct cap_devinfo *d;
+		unsigned long long start, size;
+		unsigned tdev, bs;
+		int bio;
+
+		if (*ndev >= r->ndev ||
+		    sscanf(line, "device %63s %u %llu %llu %u %d", name, &tdev,
+			   &start, &size, &bs, &bio) != 6)
+			return -EINVAL;
+		d = &r->dev[(*ndev)++];
+		memcpy(d->name, name, sizeof(d->name));
+		d->trace_dev = tdev;
+		d->start = start;
+		d->size = size;
+		d->block_size = bs;
+		d->bio_based = bio != 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int cap_rec_recover(cap_rec **rp, const char *dir, ist_header *h, char *err,
+		    size_t errlen)
+{
+	char path[PATH_MAX], *buf = NULL, *line, *save = NULL, val[64];
+	unsigned long long t0 = 0;
+	unsigned ndev = 0, lines = 0;
+	size_t sub = 0;
+	int ncpu = 0, ret, fd;
+	ssize_t n;
+	cap_rec *r;
+
+	*rp = NULL;
+	snprintf(path, sizeof(path), "%s/meta", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s (not a spool, or its recorder was killed before it traced)",
+			 path, strerror(-ret));
+		return ret;
+	}
+	buf = malloc(65536);
+	n = buf ? read(fd, buf, 65535) : -1;
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		snprintf(err, errlen, "%s: cannot read it", path);
+		return -EIO;
+	}
+	buf[n] = '\0';
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r->spool = 2;
+	pthread_mutex_init(&r->sp_lock, NULL);
+	ret = -EINVAL;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (lines == 1) {
+			if (strcmp(line, SPOOL_MAGIC))
+				goto bad;
+		} else if (!strcmp(line, "end")) {
+			ret = 0;
+			break;
+		} else if (sscanf(line, "subbuf %zu", &sub) == 1 ||
+			   sscanf(line, "cpus %d", &ncpu) == 1 ||
+			   sscanf(line, "t0 %llu", &t0) == 1 ||
+			   !strncmp(line, "instance ", 9)) {
+			continue;
+		}
+		if (!strncmp(line, "device ", 7) || !strncmp(line, "event ", 6)) {
+			if (!r->dev) {
+				r->ndev = 64; /* record's limit */
+				r->dev = calloc(r->ndev, sizeof(*r->dev));
+				if (!r->dev) {
+					ret = -ENOMEM;
+					goto fail;
+				}
+			}
+			if (parse_meta_line(r, line, &ndev) < 0)
+				goto bad;
+		}
+	}
+	if (ret < 0 || sub < 64 || sub > (1u << 24) || ncpu <= 0 ||
+	    ncpu > CAP_SPOOL_CPUS_MAX || !ndev)
+		goto bad;
+	r->ndev = ndev;
+	r->page_size = sub;
+	r->ncpu = ncpu;
+	r->t0_ns = t0;
+	for (int i = 0; i < EV_COUNT; i++)
+		if (r->ev[i].used) {
+			r->used_id[r->nused] = r->ev[i].id;
+			r->used_k[r->nused++] = i;
+		}
+	r->cpu = calloc((size_t)ncpu, sizeof(*r->cpu));
+	r->pid_cap = 1024;
+	r->pids = calloc(r->pid_cap, sizeof(*r->pids));
+	if (!r->cpu || !r->pids) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		struct cpu_reader *cr = &r->cpu[c];
+		struct stat st;
+
+		cr->fd = -1;
+		cr->pipe[0] = cr->pipe[1] = -1;
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
+		cr->sfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (cr->sfd < 0 && errno == ENOENT)
+			continue; /* an offline CPU */
+		if (cr->sfd < 0 || fstat(cr->sfd, &st) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+			goto fail;
+		}
+		/* a slot the killed splicer had not finished is not read */
+		cr->pub_bytes = (uint64_t)st.st_size - (uint64_t)st.st_size % sub;
+		r->tail_bytes += (uint64_t)st.st_size % sub;
+		cr->page_size = sub;
+		cr->page = malloc(sub);
+		cr->qcap = 4096;
+		cr->q = malloc(cr->qcap * sizeof(*cr->q));
+		if (!cr->page || !cr->q) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		cr->drained_ns = t0;
+	}
+	ret = cap_match_new(&r->match, 0, 0, t0);
+	if (ret < 0)
+		goto fail;
+	r->drain_ns = 1;
+	r->started = 1;
+	ist_header_set(h, "source", "tracefs");
+	ist_header_set(h, "trace_clock", "mono");
+	for (unsigned i = 0; i < r->ndev; i++) {
+		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
+					    r->dev[i].block_size);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot add device %s", r->dev[i].name);
+			goto fail;
+		}
+		snprintf(path, sizeof(path), "dev.%s.event", r->dev[i].name);
+		ist_header_set(h, path, r->dev[i].bio_based ? "bio" : "rq");
+	}
+	snprintf(val, sizeof(val), "%d", r->ncpu);
+	ist_header_set(h, "record.cpus", val);
+	ist_header_set(h, "record.recovered", "spool");
+	free(buf);
+	*rp = r;
+	return 0;
+bad:
+	snprintf(err, errlen, "%s/meta: not a spool's meta file (line %u)", dir, lines);
+	ret = -EINVAL;
+fail:
+	free(buf);
+	cap_rec_close(r);
+	return ret;
+}
+
+uint64_t cap_rec_spool_tail(const cap_rec *r)
+{
+	return r->tail_bytes;
 }
 
 /* Names pid's stream the first time it is seen; comm is the event's
@@ -665,15 +1218,17 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 	complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
 	sector = !nr ? 0 : sector >= r->dev[d].start ? sector - r->dev[d].start
 						     : sector;
-	if (complete && cr->qn && !r->stopping) {
+	if (complete && cr->qn && !(r->stopping && ts > r->stop_ns)) {
 		/* The same-CPU shortcut: a completion that follows its issue
 		 * on the same CPU with no event between them (a synchronous
 		 * driver such as zram completes in the issuing task; so
 		 * does a blk-mq request completed where it was issued)
 		 * is paired with it here.  It never enters the queue, the
 		 * merge or the matcher's hash; the matcher queues the issue
-		 * done.  Not while stopping: a late issue's completion stays
-		 * counted as one without issue. */
+		 * done.  Not for a completion after the stop: a late issue's
+		 * completion stays counted as one without issue (one before
+		 * the stop has its issue before it too: with --spool the
+		 * decoder reads those after the stop). */
 		struct held_event *prev = &cr->q[cr->qhead + cr->qn - 1];
 
 		if (!prev->ev.complete && !prev->ev.lat_ns &&
@@ -711,6 +1266,34 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 	return 0;
 }
 
+/* Queues the events of the sub-buffer of n bytes in cr->page. */
+static int decode_page(cap_rec *r, struct cpu_reader *cr, size_t n,
+		       int *events)
+{
+	struct rb_page_iter it;
+	const uint8_t *data;
+	uint64_t ts = 0;
+	int64_t missed;
+	uint32_t len;
+
+	if (rb_page_open(&it, cr->page, n, &missed) < 0)
+		return -EIO;
+	if (missed > 0)
+		r->st.missed += (uint64_t)missed;
+	else if (missed < 0)
+		r->st.missed++; /* an unknown number: at least one */
+	while ((data = rb_page_next_fast(&it, &len, &ts))) {
+		int ret = decode_event(r, cr, data, len, ts);
+
+		if (ret < 0)
+			return ret;
+		(*events)++;
+	}
+	if (ts > cr->last_ts)
+		cr->last_ts = ts;
+	return 0;
+}
+
 /* Reads cr's sub-buffers until the kernel has no more (or a round's
  * share is done) and queues their events. */
 static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
@@ -720,12 +1303,8 @@ static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
 	uint64_t before = now_mono();
 
 	for (size_t bytes = 0; bytes < BYTES_PER_ROUND;) {
-		struct rb_page_iter it;
-		const uint8_t *data;
-		uint64_t ts;
-		int64_t missed;
-		uint32_t len;
 		ssize_t n;
+		int ret;
 
 		n = read(cr->fd, cr->page, cr->page_size);
 		if (n < 0 && errno == EINTR)
@@ -737,21 +1316,49 @@ static int read_cpu(cap_rec *r, struct cpu_reader *cr, int *events)
 			return 0;
 		}
 		bytes += (size_t)n;
-		if (rb_page_open(&it, cr->page, (size_t)n, &missed) < 0)
-			return -EIO;
-		if (missed > 0)
-			r->st.missed += (uint64_t)missed;
-		else if (missed < 0)
-			r->st.missed++; /* an unknown number: at least one */
-		while ((data = rb_page_next_fast(&it, &len, &ts))) {
-			int ret = decode_event(r, cr, data, len, ts);
-
-			if (ret < 0)
-				return ret;
-			(*events)++;
-		}
+		ret = decode_page(r, cr, (size_t)n, events);
+		if (ret < 0)
+			return ret;
 	}
 	r->behind = 1;
+	return 0;
+}
+
+/* --spool, the decoder's side: reads cr's spool file up to what the
+ * splicer published (at most a round's share) and queues its events.
+ * Everything before the time the splicer last found the ring empty has
+ * been read when the file is read to that point; short of it, the last
+ * event read says as much (a CPU's events come in time order). */
+static int read_cpu_spool(cap_rec *r, struct cpu_reader *cr, int *events,
+			  uint64_t pub, uint64_t pub_drained)
+{
+	size_t bytes = 0;
+
+	while (cr->rd_off + cr->page_size <= pub) {
+		ssize_t n;
+		int ret;
+
+		if (bytes >= BYTES_PER_ROUND) {
+			r->behind = 1;
+			break;
+		}
+		n = pread(cr->sfd, cr->page, cr->page_size, (off_t)cr->rd_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if ((size_t)n != cr->page_size)
+			return -EIO; /* published but not there */
+		cr->rd_off += (uint64_t)n;
+		bytes += (size_t)n;
+		ret = decode_page(r, cr, (size_t)n, events);
+		if (ret < 0)
+			return ret;
+	}
+	if (cr->rd_off + cr->page_size > pub && pub_drained > cr->drained_ns)
+		cr->drained_ns = pub_drained;
+	else if (cr->last_ts > cr->drained_ns)
+		cr->drained_ns = cr->last_ts;
 	return 0;
 }
 
@@ -842,6 +1449,7 @@ done:
 int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 {
 	uint64_t wm = UINT64_MAX;
+	uint64_t pub[CAP_SPOOL_CPUS_MAX], pubd[CAP_SPOOL_CPUS_MAX];
 	int events = 0, ret;
 
 	if (!r->started)
@@ -849,12 +1457,30 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 	r->behind = 0;
 	r->name = name;
 	r->name_ctx = ctx;
+	if (r->spool) {
+		ret = __atomic_load_n(&r->sp_err, __ATOMIC_ACQUIRE);
+		if (ret < 0)
+			return ret;
+		pthread_mutex_lock(&r->sp_lock);
+		for (int c = 0; c < r->ncpu; c++) {
+			pub[c] = r->cpu[c].pub_bytes;
+			pubd[c] = r->cpu[c].pub_drained;
+		}
+		r->seen_round_ns = r->pub_round_ns;
+		pthread_mutex_unlock(&r->sp_lock);
+	}
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
 
-		if (cr->fd < 0)
-			continue;
-		ret = read_cpu(r, cr, &events);
+		if (r->spool) {
+			if (cr->sfd < 0)
+				continue;
+			ret = read_cpu_spool(r, cr, &events, pub[c], pubd[c]);
+		} else {
+			if (cr->fd < 0)
+				continue;
+			ret = read_cpu(r, cr, &events);
+		}
 		if (ret < 0)
 			return ret;
 		if (cr->drained_ns < wm)
@@ -882,6 +1508,82 @@ static void read_overruns(cap_rec *r)
 	}
 }
 
+/* The splicer's end: final = 1 turns tracing off and empties the rings
+ * into the spool, 2 quits at once. */
+static int stop_splicer(cap_rec *r, int final)
+{
+	if (!r->splicer_on)
+		return 0;
+	__atomic_store_n(&r->sp_final, final, __ATOMIC_RELEASE);
+	pthread_join(r->splicer, NULL);
+	r->splicer_on = 0;
+	return __atomic_load_n(&r->sp_err, __ATOMIC_ACQUIRE);
+}
+
+/* Reads the spool to its end as published, then emits everything. */
+static int spool_drain(cap_rec *r, cap_emit_fn emit, cap_name_fn name,
+		       void *ctx)
+{
+	int ret;
+
+	do {
+		ret = cap_rec_poll(r, emit, name, ctx);
+		if (ret < 0)
+			return ret;
+	} while (ret > 0 || r->behind);
+	ret = process_held(r, UINT64_MAX, emit, ctx);
+	if (ret < 0)
+		return ret;
+	return cap_match_drain(r->match, emit, ctx);
+}
+
+/* --spool: the stop.  The decoder (the caller) gets its priority back
+ * and catches up; the stop's drain (in-flight requests' completions)
+ * starts once it has read a round of the splicer's begun after the
+ * stop, partly filled sub-buffers included, as the live reader's does. */
+static int finish_spool(cap_rec *r, cap_emit_fn emit, cap_name_fn name,
+			void *ctx)
+{
+	struct sched_param sp = { 0 };
+	uint64_t deadline = 0;
+	int ret;
+
+	r->stopping = 1;
+	r->stop_ns = now_mono();
+	__atomic_store_n(&r->sp_stopping, 1, __ATOMIC_RELEASE);
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	for (;;) {
+		int caught;
+		uint64_t now;
+
+		ret = cap_rec_poll(r, emit, name, ctx);
+		if (ret < 0)
+			return ret;
+		caught = !r->behind && r->seen_round_ns > r->stop_ns;
+		if (caught && cap_match_pending(r->match) == 0 && r->nheld == 0)
+			break;
+		now = now_mono();
+		if (caught && !deadline)
+			deadline = now + r->drain_ns;
+		if (deadline && now > deadline)
+			break;
+		if (ret == 0 && !r->behind) {
+			struct timespec ts = { 0, 2000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	ret = stop_splicer(r, 1);
+	if (ret < 0)
+		return ret;
+	ret = spool_drain(r, emit, name, ctx);
+	if (ret < 0)
+		return ret;
+	read_overruns(r);
+	r->started = 0;
+	return 0;
+}
+
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 {
 	uint64_t deadline;
@@ -889,6 +1591,13 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 
 	if (!r->started)
 		return -EINVAL;
+	if (r->spool == 1)
+		return finish_spool(r, emit, name, ctx);
+	if (r->spool == 2) {
+		ret = spool_drain(r, emit, name, ctx);
+		r->started = 0;
+		return ret;
+	}
 	r->stopping = 1;
 	r->stop_ns = now_mono();
 	deadline = r->stop_ns + r->drain_ns;
@@ -947,15 +1656,28 @@ void cap_rec_close(cap_rec *r)
 {
 	if (!r)
 		return;
+	stop_splicer(r, 2);
 	if (r->cpu) {
 		for (int c = 0; c < r->ncpu; c++) {
-			if (r->cpu[c].fd >= 0)
-				close(r->cpu[c].fd);
-			free(r->cpu[c].page);
-			free(r->cpu[c].q);
+			struct cpu_reader *cr = &r->cpu[c];
+
+			if (cr->fd >= 0)
+				close(cr->fd);
+			if (cr->sfd >= 0)
+				close(cr->sfd);
+			if (cr->pipe[0] >= 0)
+				close(cr->pipe[0]);
+			if (cr->pipe[1] >= 0)
+				close(cr->pipe[1]);
+			free(cr->spage);
+			free(cr->page);
+			free(cr->q);
 		}
 		free(r->cpu);
 	}
+	if (r->spool)
+		pthread_mutex_destroy(&r->sp_lock);
+	free(r->spool_dir);
 	if (r->inst) {
 		tracefs_trace_off(r->inst);
 		tracefs_instance_destroy(r->inst);
@@ -1004,5 +1726,30 @@ void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 }
 uint64_t cap_rec_t0(const cap_rec *r) { (void)r; return 0; }
 void cap_rec_close(cap_rec *r) { (void)r; }
+int cap_rec_spool(cap_rec *r, const char *dir, char *err, size_t errlen)
+{
+	(void)r;
+	(void)dir;
+	snprintf(err, errlen, "built without libtracefs");
+	return IST_EUNSUPPORTED;
+}
+int cap_rec_recover(cap_rec **r, const char *dir, ist_header *h, char *err,
+		    size_t errlen)
+{
+	(void)dir;
+	(void)h;
+	*r = NULL;
+	snprintf(err, errlen, "built without libtracefs: spools cannot be decoded");
+	return IST_EUNSUPPORTED;
+}
+uint64_t cap_rec_spool_tail(const cap_rec *r) { (void)r; return 0; }
+uint64_t cap_rec_spooled(const cap_rec *r) { (void)r; return 0; }
+int cap_rec_ncpu(const cap_rec *r) { (void)r; return 0; }
+int cap_rec_spool_remove(const char *dir, int ncpu)
+{
+	(void)dir;
+	(void)ncpu;
+	return IST_EUNSUPPORTED;
+}
 
 #endif

@@ -81,4 +81,35 @@ uint64_t cap_rec_t0(const cap_rec *r);
 /* Removes the instance and frees r. */
 void cap_rec_close(cap_rec *r);
 
+/*
+ * --spool: records to the directory dir (made by the caller, empty)
+ * instead of decoding while tracing.  Between cap_rec_open() and
+ * cap_rec_start().  cap_rec_start() then writes dir/meta (what decoding
+ * needs), starts a thread that splices each CPU's full sub-buffers into
+ * dir/cpuN (whole, as read: host byte order), and puts the calling
+ * thread under SCHED_IDLE: cap_rec_poll() decodes the spool as far as the
+ * splicer has published, with the CPU time nobody else wants;
+ * cap_rec_finish() gives the caller its priority back, catches up, drains
+ * as without a spool and stops the thread.  The spool stays: the caller
+ * removes it (cap_rec_spool_remove()) once the trace is written.
+ * Returns 0 or a negative error with a reason in err.
+ */
+int cap_rec_spool(cap_rec *r, const char *dir, char *err, size_t errlen);
+/*
+ * --recover: a recorder over the spool dir of a recorder that ended
+ * without decoding it all (killed, failed): cap_rec_finish() decodes
+ * every whole sub-buffer in it (no tracefs; no root needed to read the
+ * files); h gets the device table and metadata as cap_rec_open() gives.
+ */
+int cap_rec_recover(cap_rec **r, const char *dir, ist_header *h, char *err,
+		    size_t errlen);
+/* Bytes at the spool's ends that did not make a whole sub-buffer (a
+ * write the killed recorder had not finished): not decoded. */
+uint64_t cap_rec_spool_tail(const cap_rec *r);
+/* Bytes in the spool (written, or found by cap_rec_recover()). */
+uint64_t cap_rec_spooled(const cap_rec *r);
+int cap_rec_ncpu(const cap_rec *r);
+/* Unlinks dir/meta, dir/cpu0..ncpu-1 and dir; 0 or -errno. */
+int cap_rec_spool_remove(const char *dir, int ncpu);
+
 #endif

@@ -39,6 +39,7 @@ static void usage(FILE *f)
 		"Usage: iostorm record -d DEV [-d DEV...] -o OUT.ist [options]\n"
 		"       iostorm record --pcap IFACE -o OUT.ist [--filter BPF] [options]\n"
 		"       iostorm record --from-pcap FILE -o OUT.ist [--filter BPF] [options]\n"
+		"       iostorm record --recover SPOOL -o OUT.ist [options]\n"
 		"\n"
 		"Records block I/O: from the kernel's block tracepoints (as root, on a\n"
 		"private tracefs instance), or iSCSI and NBD commands from a network\n"
@@ -67,6 +68,14 @@ static void usage(FILE *f)
 		"                         (the clients, e.g. pgbench; repeatable, up to 8):\n"
 		"                         the streams' sleeps they end, with their CPU\n"
 		"                         time (for replay --think-sched --cpus)\n"
+		"      --spool            do not decode while recording: move the trace\n"
+		"                         buffers' pages whole (splice) to a directory\n"
+		"                         beside OUT (OUT.spool-PID-N) and decode them\n"
+		"                         with CPU time nobody else wants (SCHED_IDLE),\n"
+		"                         catching up at the stop; removed once OUT is\n"
+		"                         written, kept (and named) when it fails\n"
+		"      --recover SPOOL    decode the spool a killed or failed --spool\n"
+		"                         recording left into OUT (no root needed)\n"
 		"      --pcap IFACE       capture iSCSI/NBD on a network interface\n"
 		"      --from-pcap FILE   decode a pcap/pcapng file\n"
 		"      --filter BPF       libpcap filter for --pcap/--from-pcap\n"
@@ -429,16 +438,52 @@ static int sched_end(struct sink *s, int ret, int quiet)
 	return ret < 0 ? ret : r2;
 }
 
+/* --spool: a new directory beside the output, OUT.spool-PID-N. */
+static int spool_mkdir(const char *out, char *dir, size_t size)
+{
+	for (unsigned n = 0; n < 1000; n++) {
+		int l = snprintf(dir, size, "%s.spool-%ld-%u", out, (long)getpid(), n);
+
+		if (l < 0 || (size_t)l >= size)
+			return -ENAMETOOLONG;
+		if (mkdir(dir, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* The spool's end: removed once the trace is written; kept (and its
+ * decoding command named) when the recording failed with something in
+ * it, since it then holds what the trace does not. */
+static void spool_end(const char *dir, int ncpu, uint64_t spooled, int failed,
+		      const char *out)
+{
+	int ret;
+
+	if (!dir[0])
+		return;
+	if (failed && spooled) {
+		cli_err("spool kept: %s (iostorm record --recover %s -o %s decodes it)",
+			dir, dir, out);
+		return;
+	}
+	ret = cap_rec_spool_remove(dir, ncpu);
+	if (ret < 0)
+		cli_err("%s: cannot remove the spool: %s", dir, strerror(-ret));
+}
+
 static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			  uint64_t duration_ns, uint64_t buffer_bytes,
-			  int allow_loss, int quiet)
+			  int allow_loss, int quiet, int spool)
 {
 	struct cap_rec_opts o = { .devs = devs, .ndev = ndev };
 	struct cap_rec_stats st;
-	char err[512], b1[32];
+	char err[512], b1[32], dir[4096] = "";
 	cap_rec *r;
-	uint64_t start, lost;
-	int ret, lossy;
+	uint64_t start, lost, spooled = 0;
+	int ret, lossy, ncpu = 0;
 
 
 	if (geteuid() != 0) {
@@ -457,6 +502,23 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		cap_rec_close(r);
 		return EXIT_FAIL;
 	}
+	ncpu = cap_rec_ncpu(r);
+	if (spool) {
+		ret = spool_mkdir(s->path, dir, sizeof(dir));
+		if (ret < 0) {
+			cli_err("%s: cannot make a spool directory beside it: %s",
+				s->path, strerror(-ret));
+			cap_rec_close(r);
+			return EXIT_FAIL;
+		}
+		ret = cap_rec_spool(r, dir, err, sizeof(err));
+		if (ret < 0) {
+			cli_err("%s", err);
+			cap_rec_close(r);
+			spool_end(dir, ncpu, 0, 1, s->path);
+			return EXIT_FAIL;
+		}
+	}
 	ret = cap_rec_start(r);
 	if (ret >= 0 && s->sr)
 		ret = sched_rec_start(s->sr, cap_rec_t0(r));
@@ -464,6 +526,7 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		cli_err("record: cannot start tracing: %s", err_reason(ret));
 		sched_end(s, ret, quiet);
 		cap_rec_close(r);
+		spool_end(dir, ncpu, 0, 1, s->path);
 		return EXIT_FAIL;
 	}
 	start = mono_ns();
@@ -501,13 +564,17 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		ret = cap_rec_finish(r, sink_emit, name_stream, s);
 	ret = sched_end(s, ret, quiet);
 	cap_rec_get_stats(r, &st);
+	if (spool)
+		spooled = cap_rec_spooled(r);
 	cap_rec_close(r);
 	if (ret < 0) {
 		cli_err("%s: recording failed: %s", s->path, err_reason(ret));
 		sink_abort(s);
+		spool_end(dir, ncpu, spooled, 1, s->path);
 		return EXIT_FAIL;
 	}
 	ret = sink_close(s);
+	spool_end(dir, ncpu, spooled, ret < 0, s->path);
 	if (ret < 0) {
 		cli_err("%s: %s", s->path, err_reason(ret));
 		drop_sidecar(s);
@@ -531,6 +598,67 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			(unsigned long long)st.match.orphan_completions,
 			lossy ? "; INCOMPLETE" : "; complete");
 	}
+	if (lossy && !allow_loss) {
+		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
+			s->path, (unsigned long long)lost);
+		return EXIT_LOSSY;
+	}
+	return EXIT_OK;
+}
+
+/* --recover SPOOL: the spool of a killed or failed --spool recording
+ * decoded into the sink (the spool is left as it is). */
+static int record_recover(struct sink *s, const char *dir, int allow_loss,
+			  int quiet)
+{
+	struct cap_rec_stats st;
+	char err[512];
+	cap_rec *r;
+	uint64_t lost, tail, spooled;
+	int ret, lossy;
+
+	install_signals();
+	ret = cap_rec_recover(&r, dir, s->h, err, sizeof(err));
+	if (ret < 0) {
+		cli_err("%s", err);
+		return EXIT_FAIL;
+	}
+	ist_header_set(s->h, "command", "iostorm record");
+	s->last_flush_ns = mono_ns();
+	ret = cap_rec_finish(r, sink_emit, name_stream, s);
+	cap_rec_get_stats(r, &st);
+	tail = cap_rec_spool_tail(r);
+	spooled = cap_rec_spooled(r);
+	cap_rec_close(r);
+	if (ret < 0) {
+		cli_err("%s: decoding %s failed: %s", s->path, dir, err_reason(ret));
+		sink_abort(s);
+		return EXIT_FAIL;
+	}
+	ret = sink_close(s);
+	if (ret < 0) {
+		cli_err("%s: %s", s->path, err_reason(ret));
+		return EXIT_FAIL;
+	}
+	/* The kernel's overrun counters went with the recorder; an overrun
+	 * shows as missed events in the next sub-buffer, counted here. */
+	lost = st.missed + st.match.evicted + st.match.no_completion +
+	       (tail != 0);
+	lossy = lost != 0;
+	if (!quiet)
+		fprintf(stderr,
+			"iostorm: recovered %llu I/Os from %s (%llu events in %llu bytes): "
+			"%llu missed, %llu without completion, %llu evicted, "
+			"%llu completions without issue, %llu bytes of an unfinished "
+			"sub-buffer ignored%s\n",
+			(unsigned long long)s->written_ios, dir,
+			(unsigned long long)st.events, (unsigned long long)spooled,
+			(unsigned long long)st.missed,
+			(unsigned long long)st.match.no_completion,
+			(unsigned long long)st.match.evicted,
+			(unsigned long long)st.match.orphan_completions,
+			(unsigned long long)tail,
+			lossy ? "; INCOMPLETE" : "; complete");
 	if (lossy && !allow_loss) {
 		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
 			s->path, (unsigned long long)lost);
@@ -659,6 +787,7 @@ static int check_written(const char *path, const char *const *inputs, size_t n)
 enum {
 	OPT_ALLOW_LOSS = 256, OPT_BUFFER, OPT_PCAP, OPT_FROM_PCAP, OPT_FILTER,
 	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED, OPT_SCHED_COMM, OPT_COMPACT,
+	OPT_SPOOL, OPT_RECOVER,
 };
 
 int cmd_record(int argc, char **argv)
@@ -678,6 +807,8 @@ int cmd_record(int argc, char **argv)
 		{ "nbd-port", required_argument, NULL, OPT_NBD_PORT },
 		{ "sched", required_argument, NULL, OPT_SCHED },
 		{ "sched-comm", required_argument, NULL, OPT_SCHED_COMM },
+		{ "spool", no_argument, NULL, OPT_SPOOL },
+		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -685,11 +816,12 @@ int cmd_record(int argc, char **argv)
 	const char *devs[64];
 	unsigned ndev = 0;
 	const char *out = NULL, *iface = NULL, *file = NULL, *sched = NULL;
+	const char *recover = NULL;
 	const char *comms[8];
 	unsigned ncomm = 0;
 	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
 	struct cap_pcap_opts po;
-	int allow_loss = 0, quiet = 0, compact = 0, c, ret;
+	int allow_loss = 0, quiet = 0, compact = 0, spool = 0, c, ret;
 	struct sink *s;
 	size_t ol;
 
@@ -719,6 +851,14 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_COMPACT:
 			compact = 1;
+			break;
+		case OPT_SPOOL:
+			spool = 1;
+			break;
+		case OPT_RECOVER:
+			if (!*optarg)
+				return cli_usage_error("record", "--recover needs a spool directory");
+			recover = optarg;
 			break;
 		case OPT_BUFFER:
 			if (cli_parse_size(optarg, &buffer) || buffer < 4096 ||
@@ -774,8 +914,14 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
 	if (!out)
 		return cli_usage_error("record", "no output: -o OUT.ist");
-	if ((ndev != 0) + (iface != NULL) + (file != NULL) != 1)
-		return cli_usage_error("record", "give devices (-d), --pcap IFACE or --from-pcap FILE (one of them)");
+	if ((ndev != 0) + (iface != NULL) + (file != NULL) + (recover != NULL) != 1)
+		return cli_usage_error("record", "give devices (-d), --pcap IFACE, --from-pcap FILE or --recover SPOOL (one of them)");
+	if (spool && !ndev)
+		return cli_usage_error("record", "--spool is for live block recording (-d)");
+	if (spool && sched)
+		return cli_usage_error("record", "--spool and --sched do not go together (the scheduler's events are decoded while recording)");
+	if (recover && (duration || sched))
+		return cli_usage_error("record", "--recover takes no --duration or --sched");
 	if (file && duration)
 		return cli_usage_error("record", "--duration is for live recording");
 	if (po.filter && ndev)
@@ -797,8 +943,12 @@ int cmd_record(int argc, char **argv)
 	/* as convert --fast: an option that would do nothing is refused */
 	if (compact && ol > 4 && !strcmp(out + ol - 4, ".csv"))
 		return cli_usage_error("record", "--compact applies to an IST output (OUT is CSV)");
-	if (check_written(out, &file, 1) || (sched && check_written(sched, &file, 1)))
-		return EXIT_FAIL;
+	{
+		const char *in = file ? file : recover;
+
+		if (check_written(out, &in, 1) || (sched && check_written(sched, &in, 1)))
+			return EXIT_FAIL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return EXIT_FAIL;
@@ -816,7 +966,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (ndev) {
 		ret = record_tracefs(s, devs, ndev, duration, buffer, allow_loss,
-				     quiet);
+				     quiet, spool);
+	} else if (recover) {
+		ret = record_recover(s, recover, allow_loss, quiet);
 	} else {
 		po.duration_ns = duration;
 		po.max_ios = max_ios;
