@@ -1,15 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # pgbench-validate.sh - does a closed-loop replay predict what PostgreSQL
-# would do on another drive?  PostgreSQL 15 + pgbench on device A (a loop
-# device on the disk, ext4) is recorded with `iostorm record`, annotated
-# with `iostorm annotate` and replayed closed-loop (`--timing closed`) on a
-# RAM device like B; pgbench then runs for real on device B (zram, ext4).
+# would do on another drive?  PostgreSQL 15 + pgbench on device A (by
+# default a loop device on the disk, ext4) is recorded with `iostorm
+# record`, annotated with `iostorm annotate` and replayed closed-loop
+# (`--timing closed`) on a device C of B's kind, without a filesystem;
+# pgbench then runs for real on device B (by default zram, ext4).
 # Each run prints real TPS / p99 on A and B and the predicted TPS / p99 on
 # B, and the error; the last lines are the medians over the runs.
 #
 # Usage: bench/pgbench-validate.sh [RUNS]     (as root, from the build tree)
-# Environment: CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
+# Environment: DEVA, DEVB: the kinds of A and B (and C): disk (a loop
+#   device on a file on the disk, in BENCH_TMP), tmpfs (a loop device on a
+#   file in a tmpfs the script mounts: the same loop code path, asynchronous
+#   completion through the loop worker, no disk), zram (the I/O done
+#   synchronously by the caller); default DEVA=disk DEVB=zram,
+#   CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
 #   REPLAY_OPTS (extra options of the two commands), GROUP (auto: annotate
 #   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
@@ -64,6 +70,11 @@ fi
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_TMP=${BENCH_TMP:-/var/tmp/iostorm-bench}
 SIZE=2G
+DEVA=${DEVA:-disk}
+DEVB=${DEVB:-zram}
+for k in "$DEVA" "$DEVB"; do
+	case $k in disk|tmpfs|zram) ;; *) echo "DEVA, DEVB: disk, tmpfs or zram, not '$k'" >&2; exit 2 ;; esac
+done
 
 [ "$(id -u)" -eq 0 ] || { echo "needs root (loop, zram, tracefs)" >&2; exit 77; }
 [ -x "$PGBIN/postgres" ] && command -v pgbench >/dev/null ||
@@ -74,41 +85,64 @@ command -v python3 >/dev/null || { echo "python3 missing" >&2; exit 77; }
 W=$BENCH_TMP/pgval.$$
 mkdir -p "$W"
 chmod 755 "$W"
-LOOP="" ZA="" ZB="" MNT_A=$W/a MNT_B=$W/b
+LOOPS="" ZRAMS="" TMPFS="" MNT_A=$W/a MNT_B=$W/b
 
 pg() { runuser -u postgres -- $PIN "$PGBIN/$@"; }
 stop_pg() { [ -f "$1/data/postmaster.pid" ] && pg pg_ctl -D "$1/data" -m fast -w stop >/dev/null 2>&1 || true; }
-zram_new() {
-	z=$(cat /sys/class/zram-control/hot_add)
-	echo "$SIZE" >"/sys/block/zram$z/disksize"
-	echo "$z"
-}
 zram_del() {
 	[ -n "$1" ] || return 0
 	echo 1 >"/sys/block/zram$1/reset" 2>/dev/null || true
 	echo "$1" >/sys/class/zram-control/hot_remove 2>/dev/null || true
 }
+# dev_new KIND NAME: a new device of that kind, its path in NEWDEV (not
+# in a subshell: the cleanup needs LOOPS, ZRAMS, TMPFS).  A loop
+# device gets no I/O scheduler (requests are then issued by the process
+# that submitted them, which the recorder takes as the stream).
+dev_new() {
+	case $1 in
+	zram)
+		z=$(cat /sys/class/zram-control/hot_add)
+		ZRAMS="$ZRAMS $z"
+		echo "$SIZE" >"/sys/block/zram$z/disksize"
+		NEWDEV=/dev/zram$z ;;
+	disk|tmpfs)
+		d=$W
+		if [ "$1" = tmpfs ]; then
+			if [ -z "$TMPFS" ]; then
+				mkdir -p "$W/tmpfs"
+				mount -t tmpfs -o size=5G,mode=700 iostorm-pgval "$W/tmpfs"
+				TMPFS=$W/tmpfs
+			fi
+			d=$TMPFS
+		fi
+		truncate -s "$SIZE" "$d/$2.img"
+		l=$(losetup -f --show "$d/$2.img")
+		LOOPS="$LOOPS $l"
+		echo none >"/sys/block/${l#/dev/}/queue/scheduler" 2>/dev/null || true
+		NEWDEV=$l ;;
+	esac
+}
+dev_desc() {
+	case $1 in
+	disk) echo "loop on disk" ;; tmpfs) echo "loop on tmpfs" ;; zram) echo zram ;;
+	esac
+}
 cleanup() {
 	stop_pg "$MNT_A"; stop_pg "$MNT_B"
 	umount "$MNT_A" 2>/dev/null || true
 	umount "$MNT_B" 2>/dev/null || true
-	[ -z "$LOOP" ] || losetup -d "$LOOP" 2>/dev/null || true
-	zram_del "$ZA"; zram_del "$ZB"
+	for l in $LOOPS; do losetup -d "$l" 2>/dev/null || true; done
+	for z in $ZRAMS; do zram_del "$z"; done
+	[ -z "$TMPFS" ] || umount "$TMPFS" 2>/dev/null || true
 	if [ "${KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A: a loop device on a file on the disk; B: zram.  ext4 on both, no I/O
-# scheduler on the loop device (requests are then issued by the process
-# that submitted them, which the recorder takes as the stream).
-truncate -s "$SIZE" "$W/a.img"
-LOOP=$(losetup -f --show "$W/a.img")
-echo none >"/sys/block/${LOOP#/dev/}/queue/scheduler" 2>/dev/null || true
-ZB=$(zram_new)
-ZA=$(zram_new) # the replay target: a zram device like B, without a filesystem
-DEV_B=/dev/zram$ZB
-DEV_C=/dev/zram$ZA
+# A, B and C (the replay target, of B's kind, no filesystem); ext4 on A and B.
+dev_new "$DEVA" a; DEV_A=$NEWDEV
+dev_new "$DEVB" b; DEV_B=$NEWDEV
+dev_new "$DEVB" c; DEV_C=$NEWDEV
 PORT_A=$((55000 + $$ % 1000)) PORT_B=$((56000 + $$ % 1000))
 
 setup() { # DEV MNT PORT
@@ -201,9 +235,9 @@ PY
 		END { printf "%.0f\n", (n > 0 ? t / 1e3 / n : 0) }' "${1%.ist}.sched" || echo 0
 }
 
-setup "$LOOP" "$MNT_A" "$PORT_A"
+setup "$DEV_A" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
-echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$LOOP (loop on disk), B=$DEV_B (zram), replay on $DEV_C"
+echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $DEV_C ($(dev_desc "$DEVB"), no filesystem)"
 echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
@@ -213,7 +247,7 @@ printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s %6s %6s %6s\n' run A_tps A_
 i=1
 while [ "$i" -le "$RUNS" ]; do
 	p=$W/run$i
-	a=$(bench "$MNT_A" "$PORT_A" "$p" "$LOOP")
+	a=$(bench "$MNT_A" "$PORT_A" "$p" "$DEV_A")
 	if [ "${AREF:-0}" = 1 ]; then # A again, not recorded: the recorder's cost
 		r=$(bench "$MNT_A" "$PORT_A" "$p.aref")
 		echo "# run $i: A not recorded: tps p99 sync/s cpu: $r"
