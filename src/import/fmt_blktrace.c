@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fmt_blktrace.c - importer for blktrace binary per-CPU files (record format v7, either byte order). */
+/* fmt_blktrace.c - importer for blktrace binary per-CPU files (record format v7 or v8, either byte order). */
 #include "config.h"
 
 #include <errno.h>
@@ -13,7 +13,9 @@
 
 #define BLK_MAGIC 0x65617400u
 #define BLK_VERSION 0x07u
+#define BLK_VERSION2 0x08u
 #define BLK_HDR 48
+#define BLK_HDR2 64
 #define BLK_TIMEOUT_NS (30 * 1000000000ll)
 
 /* action = category bits << 16 | action code (blktrace_api.h) */
@@ -22,6 +24,14 @@ enum {
 	TC_SYNC = 1 << 3, TC_AHEAD = 1 << 11, TC_META = 1 << 12,
 	TC_DISCARD = 1 << 13, TC_FUA = 1 << 15, TC_NOTIFY = 1 << 10,
 	TC_PC = 1 << 9,
+	/* version 8 records (struct blk_io_trace2, kernels from 2025:
+	 * a 64-bit action) have more categories than 16 bits hold */
+	TC_ZONE_APPEND = 1 << 16, TC_ZONE_RESET = 1 << 17,
+	TC_ZONE_RESET_ALL = 1 << 18, TC_ZONE_FINISH = 1 << 19,
+	TC_ZONE_OPEN = 1 << 20, TC_ZONE_CLOSE = 1 << 21,
+	TC_WRITE_ZEROES = 1 << 22,
+	TC_ZONE_MGMT = TC_ZONE_RESET | TC_ZONE_RESET_ALL | TC_ZONE_FINISH |
+		       TC_ZONE_OPEN | TC_ZONE_CLOSE,
 };
 
 static const char action_letter[] = {
@@ -112,7 +122,9 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 		      struct blk_file *f)
 {
 	const unsigned char *h, *pdu;
-	uint32_t magic, action, cat, act, bytes;
+	unsigned char h2[BLK_HDR2];
+	uint32_t magic, cat, act, bytes;
+	uint64_t action;
 	uint16_t pdu_len;
 	ssize_t n;
 
@@ -149,21 +161,45 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 						       f->recno + 1,
 						       "bad magic 0x%08x (not a blktrace record)",
 						       magic));
-		if ((magic & 0xff) != BLK_VERSION)
+		if ((magic & 0xff) != BLK_VERSION && (magic & 0xff) != BLK_VERSION2)
 			return imp_fatal(c, imp_bad_at(c, f->path, f->offset,
 						       f->recno + 1,
-						       "unsupported blktrace version %u (expected 7)",
+						       "unsupported blktrace version %u (expected 7 or 8)",
 						       magic & 0xff));
-		pdu_len = rd16(h + 46, f->swap);
-		action = rd32(h + 28, f->swap);
 		/* the header is read before the PDU moves the stream's buffer */
 		memset(&f->ev, 0, sizeof(f->ev));
+		if ((magic & 0xff) == BLK_VERSION2) {
+			/* 64 bytes: time, sector, bytes, pid, a 64-bit
+			 * action, device, cpu, error, pdu_len, padding */
+			memcpy(h2, h, BLK_HDR);
+			n = imp_stream_take(f->s, &h, BLK_HDR2 - BLK_HDR);
+			if (n < 0)
+				return imp_fatal(c, imp_bad_at(c, f->path,
+							       f->offset, f->recno + 1,
+							       "%s", ist_strerror((int)n)));
+			if (n < BLK_HDR2 - BLK_HDR) {
+				imp_stat(c, "truncated_records", 1);
+				f->done = 1;
+				return 0;
+			}
+			memcpy(h2 + BLK_HDR, h, BLK_HDR2 - BLK_HDR);
+			bytes = rd32(h2 + 24, f->swap);
+			f->ev.pid = rd32(h2 + 28, f->swap);
+			action = rd64(h2 + 32, f->swap);
+			f->devt = rd32(h2 + 40, f->swap);
+			f->ev.error = rd16(h2 + 48, f->swap);
+			pdu_len = rd16(h2 + 50, f->swap);
+			h = h2;
+		} else {
+			bytes = rd32(h + 24, f->swap);
+			action = rd32(h + 28, f->swap);
+			f->ev.pid = rd32(h + 32, f->swap);
+			f->devt = rd32(h + 36, f->swap);
+			f->ev.error = rd16(h + 44, f->swap);
+			pdu_len = rd16(h + 46, f->swap);
+		}
 		f->ev.t = (int64_t)(rd64(h + 8, f->swap) & INT64_MAX);
 		f->ev.sector = rd64(h + 16, f->swap);
-		bytes = rd32(h + 24, f->swap);
-		f->ev.pid = rd32(h + 32, f->swap);
-		f->devt = rd32(h + 36, f->swap);
-		f->ev.error = rd16(h + 44, f->swap);
 		pdu = NULL;
 		if (pdu_len) {
 			n = imp_stream_take(f->s, &pdu, pdu_len);
@@ -179,7 +215,7 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			imp_stat(c, "pdu_bytes", pdu_len);
 		}
 		f->recno++;
-		cat = action >> 16;
+		cat = (uint32_t)(action >> 16);
 		act = action & 0xff;
 		if (cat & TC_NOTIFY) {
 			imp_stat(c, "notify_records", 1);
@@ -201,9 +237,15 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			f->ev.op = -1;
 			f->ev.skip = IMP_BLK_PC;
 			f->ev.sector = f->ev.nsect = 0;
+		} else if (cat & TC_ZONE_MGMT) {
+			f->ev.op = -1;
+			f->ev.skip = IMP_BLK_ZONE;
 		} else if (cat & TC_DISCARD)
 			f->ev.op = IST_OP_DISCARD;
-		else if (cat & TC_WRITE)
+		else if (cat & TC_WRITE_ZEROES)
+			f->ev.op = IST_OP_WRITE_ZEROES;
+		else if (cat & (TC_WRITE | TC_ZONE_APPEND))
+			/* a zone append: a write of its length */
 			f->ev.op = IST_OP_WRITE;
 		else if (bytes)
 			f->ev.op = IST_OP_READ;
