@@ -172,8 +172,19 @@ static void print_text(const struct rpt_run *a, const struct rpt_run *b,
 				 verdict[0] ? ", " : "", verdict);
 			verdict = vbuf;
 		}
-		printf("%-20s %14s %14s %14s %9s  %-19s %s\n", d->m->name, x, y, ch, rel, ci,
-		       verdict);
+		{
+			/* no trailing blanks where a figure has no verdict */
+			char line[512];
+			size_t n = (size_t)snprintf(line, sizeof(line),
+						    "%-20s %14s %14s %14s %9s  %-19s %s", d->m->name,
+						    x, y, ch, rel, ci, verdict);
+
+			if (n >= sizeof(line))
+				n = sizeof(line) - 1;
+			while (n && line[n - 1] == ' ')
+				line[--n] = '\0';
+			printf("%s\n", line);
+		}
 	}
 	printf("\n%.0f%% confidence intervals from the per-interval figures (Welch, "
 	       "corrected for serial correlation).\n", conf * 100);

@@ -247,8 +247,8 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		       cli_fmt_ns((double)res->schedule_ns, b2, sizeof(b2)),
 		       100.0 * ((double)res->elapsed_ns - (double)res->schedule_ns) /
 			       (double)res->schedule_ns);
-	printf("\n  %-10s %9s %9s %9s %9s %9s %9s\n", "op", "I/Os", "IOPS", "MB/s", "bytes",
-	       "errors", "");
+	printf("\n  %-10s %9s %9s %9s %9s %9s\n", "op", "I/Os", "IOPS", "MB/s", "bytes",
+	       "errors");
 	for (unsigned op = 0; op < IST_OP_COUNT; op++) {
 		const struct rpl_op_result *r = &res->op[op];
 
