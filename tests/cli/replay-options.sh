@@ -39,6 +39,16 @@ ok
 refused "--to must be after --from" --null --to 0
 refused "--to must be after --from" --null --from 1us --to 0
 refused "--to must be after --from" --null --from 1us --to 1us
+# --interval 0: no rows (as the man page says; it said "at least 1ms")
+expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null --interval 0 --quiet --json "$TMP/i.json" \
+	--csv-intervals "$TMP/i.csv"
+expect_eq "$(tr -d ' \n' <"$TMP/i.json" | grep -o '"intervals":\[\]')" '"intervals":[]' "--interval 0: intervals"
+expect_eq "$(wc -l <"$TMP/i.csv")" 1 "--interval 0: CSV rows (the header only)"
+expect_status 0 "$IOSTORM" replay --help
+expect_grep '^  -q, --iodepth N          in-flight cap per worker \(1-65536, default 64\)$' "$TMP/out"
+expect_grep '^      --loop N             replay N times \(1-1000000\)$' "$TMP/out"
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --iodepth 65537
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --loop 1000001
 
 # used: still run
 for o in "--rate 100 --timing original" "--timing original --rate 100" "--speed 2" \
