@@ -194,6 +194,18 @@ static int parse_target(struct rpl_opts *o, const char *arg)
 	}
 	if (!*t->path)
 		return -1;
+	/* one target per device: the later one made the run fail after
+	 * the targets were opened (files created), with "target is empty" */
+	for (unsigned i = 0; i < o->ntargets; i++)
+		if (o->targets[i].dev == t->dev) {
+			if (t->dev < 0)
+				cli_usage_error(CMD, "--target '%s': the devices without DEV= have "
+						"a target already ('%s')", arg, o->targets[i].path);
+			else
+				cli_usage_error(CMD, "--target '%s': device %d has a target already "
+						"('%s')", arg, t->dev, o->targets[i].path);
+			return -2;
+		}
 	o->ntargets++;
 	return 0;
 }
@@ -373,7 +385,9 @@ int cmd_replay(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "t:q:w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (parse_target(&o, optarg))
+			if ((ret = parse_target(&o, optarg)) == -2)
+				return EXIT_USAGE;
+			if (ret)
 				return cli_usage_error(CMD, "bad --target '%s'", optarg);
 			break;
 		case O_NULL:
