@@ -622,6 +622,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--think-scale needs --timing closed");
 	if (o.backend != RPL_BACKEND_NULL && !o.ntargets)
 		return cli_usage_error(CMD, "no --target (or --null) given");
+	/* the null back-end has no targets: they were dropped (as sweep and
+	 * precondition refuse them) */
+	if (o.backend == RPL_BACKEND_NULL && o.ntargets)
+		return cli_usage_error(CMD, "--null and --target exclude each other");
 	/* --to 0 is an empty window, not "to the end" (to_ns 0 in the
 	 * options): it replayed the whole trace */
 	if (to_set && o.to_ns <= o.from_ns)

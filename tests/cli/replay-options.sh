@@ -39,6 +39,9 @@ ok
 refused "--to must be after --from" --null --to 0
 refused "--to must be after --from" --null --from 1us --to 0
 refused "--to must be after --from" --null --from 1us --to 1us
+# the null back-end has no target: it was dropped
+refused "--null and --target exclude each other" --null -t "$TMP/a.img"
+refused "--null and --target exclude each other" -t "$TMP/a.img" --null
 # one target per device: a second one was found after the targets were
 # opened (and created), and as "target is empty" when both named device 0
 refused "--target '$TMP/b.img': the devices without DEV= have a target already ('$TMP/a.img')" \
