@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"significant; a crossing within the noise is reported and passes.\n"
 		"\n"
 		"Options:\n"
-		"  --max-iops-drop PCT    largest accepted IOPS drop (e.g. 5%%)\n"
+		"  --max-iops-drop PCT    largest accepted IOPS drop (e.g. 5%%; a drop\n"
+		"                         0 to below 100, a rise 0 to 1000000)\n"
 		"  --max-mbps-drop PCT    largest accepted MB/s drop\n"
 		"  --max-tps-drop PCT     largest accepted TPS-eq drop\n"
 		"  --max-p99-rise PCT     largest accepted p99 latency rise\n"
@@ -97,7 +98,12 @@ static int add_threshold(struct rpt_compare_opts *o, const char *opt,
 				       opt, key, m->higher_better ? "not" : "",
 				       m->higher_better ? "drop" : "rise");
 	if (parse_pct(val, &pct) < 0)
-		return cli_usage_error("compare", "%s: '%s' is not a percentage", opt, val);
+		return cli_usage_error("compare", "%s: '%s' is not a percentage (0 to 1000000)",
+				       opt, val);
+	/* a figure falls by 100% at most: such a gate never fails */
+	if (want_drop && pct >= 100)
+		return cli_usage_error("compare", "%s: '%s': a drop is below 100%% (a figure "
+				       "cannot fall by more than all of it)", opt, val);
 	if (o->nth == RPT_MAX_THRESHOLDS)
 		return cli_usage_error("compare", "too many thresholds");
 	for (unsigned i = 0; i < o->nth; i++)
