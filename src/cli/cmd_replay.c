@@ -672,6 +672,8 @@ int cmd_replay(int argc, char **argv)
 		rpl_source_close(src);
 		return EXIT_FAIL;
 	}
+	/* a cut trace replayed what it had without a word */
+	cli_warn_source_no_footer(trace, src);
 	ret = rpl_run_new(&r, &o, src);
 	if (ret < 0) {
 		cli_err("%s", rpl_run_errmsg(r));
