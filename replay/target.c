@@ -244,13 +244,39 @@ int rpl_targets_open(struct rpl_run *r)
 	r->tgt = calloc(r->o.ntargets, sizeof(*r->tgt));
 	if (!r->tgt)
 		return -ENOMEM;
+	/* The mapping first, then the targets: a refused mapping left files
+	 * that --create had made. */
 	for (unsigned i = 0; i < r->o.ntargets; i++) {
 		const struct rpl_target_spec *sp = &r->o.targets[i];
-		unsigned k;
 
 		if (sp->dev >= 0 && (unsigned)sp->dev >= ndev)
 			return failf(r, -EINVAL, "--target %d=%s: the trace has %u device%s",
 				     sp->dev, sp->path, ndev, ndev == 1 ? "" : "s");
+		for (unsigned j = 0; j < i; j++)
+			if (r->o.targets[j].dev == sp->dev)
+				return failf(r, -EINVAL, sp->dev < 0 ?
+					     "more than one --target without a device number" :
+					     "more than one --target for device %d", sp->dev);
+		if (sp->dev < 0)
+			dflt = 0;
+	}
+	for (unsigned d = 0; d < ndev && dflt < 0; d++) {
+		unsigned i;
+
+		for (i = 0; i < r->o.ntargets && r->o.targets[i].dev != (int)d; i++)
+			;
+		if (i == r->o.ntargets) {
+			const struct ist_device *dv = ist_header_device(r->src->header, d);
+
+			return failf(r, -EINVAL, "trace device %u (%s) has no --target", d,
+				     dv && dv->name ? dv->name : "?");
+		}
+	}
+	dflt = -1;
+	for (unsigned i = 0; i < r->o.ntargets; i++) {
+		const struct rpl_target_spec *sp = &r->o.targets[i];
+		unsigned k;
+
 		for (k = 0; k < r->ntgt; k++)
 			if (!strcmp(r->tgt[k].path, sp->path))
 				break;
@@ -265,11 +291,8 @@ int rpl_targets_open(struct rpl_run *r)
 			if (ret < 0)
 				return ret;
 		}
-		if (sp->dev < 0) {
-			if (dflt >= 0)
-				return failf(r, -EINVAL, "more than one --target without a device number");
+		if (sp->dev < 0)
 			dflt = (int)k;
-		}
 	}
 	for (unsigned d = 0; d <= ndev; d++) {
 		int k = dflt;

@@ -91,6 +91,9 @@ int cli_close_stdout(void);
 /* Warns (one line on stderr) when r has no usable footer: its writer died
  * or the file was cut short, and the commands read what chunks it has. */
 void cli_warn_no_footer(const char *file, const ist_reader *r);
+/* The same for a trace opened as replay opens it (an IST file; a CSV has
+ * no footer to miss). */
+void cli_warn_source_no_footer(const char *file, const struct rpl_source *src);
 
 /* The usage error (EXIT_USAGE) for what getopt_long() returned '?' for,
  * naming it; the commands set opterr = 0 so that it is the only message. */

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"      --log-dev DEV       the log device (index or name); default: the\n"
 		"                          device with mostly small sequential sync writes\n"
 		"      --commit RULE       a commit marker rule, repeatable:\n"
-		"                          'dev=N|log,op=OP,flags=F1|F2' (all fields optional);\n"
+		"                          'dev=N|log,op=OP,flags=F1|F2' (at least one field);\n"
 		"                          default: flush, FUA or preflush write on the log\n"
 		"                          device (on any device when none looks like a log)\n"
 		"      --txn-per N         also end a transaction every N I/Os of a stream\n"
@@ -260,6 +260,21 @@ int cmd_annotate(int argc, char **argv)
 		cli_device_list(h, ndev_seen, list, sizeof(list));
 		cli_usage_error("annotate", "--log-dev: no device %d in %s; its devices: %s",
 				log_dev, in, ndev_seen ? list : "none");
+		ist_header_free(h);
+		free(ds);
+		free(buf);
+		return EXIT_USAGE;
+	}
+	/* a rule for a device the trace lacks matched nothing, silently
+	 * (no commits, TPS-eq 0), as --log-dev would have */
+	for (unsigned i = 0; i < o.nrules; i++) {
+		char list[1024];
+
+		if (o.rules[i].dev < 0 || (unsigned)o.rules[i].dev < ndev_seen)
+			continue;
+		cli_device_list(h, ndev_seen, list, sizeof(list));
+		cli_usage_error("annotate", "--commit: no device %d in %s; its devices: %s",
+				o.rules[i].dev, in, ndev_seen ? list : "none");
 		ist_header_free(h);
 		free(ds);
 		free(buf);

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 		"significant; a crossing within the noise is reported and passes.\n"
 		"\n"
 		"Options:\n"
-		"  --max-iops-drop PCT    largest accepted IOPS drop (e.g. 5%%)\n"
+		"  --max-iops-drop PCT    largest accepted IOPS drop (e.g. 5%%; a drop\n"
+		"                         0 to below 100, a rise 0 to 1000000)\n"
 		"  --max-mbps-drop PCT    largest accepted MB/s drop\n"
 		"  --max-tps-drop PCT     largest accepted TPS-eq drop\n"
 		"  --max-p99-rise PCT     largest accepted p99 latency rise\n"
@@ -98,7 +99,12 @@ static int add_threshold(struct rpt_compare_opts *o, const char *opt,
 				       opt, key, m->higher_better ? "not" : "",
 				       m->higher_better ? "drop" : "rise");
 	if (parse_pct(val, &pct) < 0)
-		return cli_usage_error("compare", "%s: '%s' is not a percentage", opt, val);
+		return cli_usage_error("compare", "%s: '%s' is not a percentage (0 to 1000000)",
+				       opt, val);
+	/* a figure falls by 100% at most: such a gate never fails */
+	if (want_drop && pct >= 100)
+		return cli_usage_error("compare", "%s: '%s': a drop is below 100%% (a figure "
+				       "cannot fall by more than all of it)", opt, val);
 	if (o->nth == RPT_MAX_THRESHOLDS)
 		return cli_usage_error("compare", "too many thresholds");
 	for (unsigned i = 0; i < o->nth; i++)
@@ -173,8 +179,19 @@ static void print_text(const struct rpt_run *a, const struct rpt_run *b,
 				 verdict[0] ? ", " : "", verdict);
 			verdict = vbuf;
 		}
-		printf("%-20s %14s %14s %14s %9s  %-19s %s\n", d->m->name, x, y, ch, rel, ci,
-		       verdict);
+		{
+			/* no trailing blanks where a figure has no verdict */
+			char line[512];
+			size_t n = (size_t)snprintf(line, sizeof(line),
+						    "%-20s %14s %14s %14s %9s  %-19s %s", d->m->name,
+						    x, y, ch, rel, ci, verdict);
+
+			if (n >= sizeof(line))
+				n = sizeof(line) - 1;
+			while (n && line[n - 1] == ' ')
+				line[--n] = '\0';
+			printf("%s\n", line);
+		}
 	}
 	printf("\n%.0f%% confidence intervals from the per-interval figures (Welch, "
 	       "corrected for serial correlation).\n", conf * 100);

@@ -24,8 +24,9 @@ static void usage(FILE *f)
 		"                        fio --read_iolog) or blkparse (blkparse-like text)\n"
 		"  -o, --output FILE     output file ('-' for standard output; required)\n"
 		"      --map DEV=FILE    write FILE instead of the device name DEV\n"
-		"                        (fio: the file or device fio replays on); repeatable;\n"
-		"                        not for csv (device indexes)\n"
+		"                        (fio: the file or device fio replays on);\n"
+		"                        repeatable, once per DEV; not for csv\n"
+		"                        (device indexes)\n"
 		"      --list-formats    list the output formats and exit\n"
 		"  -q, --quiet           no summary on standard error\n"
 		"  -h, --help            this help\n"
@@ -83,6 +84,13 @@ int cmd_export(int argc, char **argv)
 			}
 			map = n;
 			*eq = '\0';
+			/* the first one was used and the others dropped */
+			for (unsigned i = 0; i < opt.nmap; i++)
+				if (!strcmp(map[i].dev, optarg)) {
+					free(map);
+					return cli_usage_error("export", "--map: device '%s' given twice",
+							       optarg);
+				}
 			map[opt.nmap].dev = optarg;
 			map[opt.nmap].file = eq + 1;
 			opt.nmap++;

@@ -32,16 +32,17 @@ static void usage(FILE *f)
 		"on TARGET.\n"
 		"\n"
 		"Options:\n"
-		"      --passes N        sequential fill passes (default 2; 0: no fill)\n"
+		"      --passes N        sequential fill passes, 0-100 (default 2; 0: no fill)\n"
 		"      --workload W      4k-randwrite (default), another built-in pattern\n"
 		"                        (iostorm sweep --list), a synth profile or .ini\n"
 		"                        file (iostorm synth --list), or a trace file\n"
 		"      --set NAME=VALUE  a parameter of a synth profile (repeatable)\n"
-		"      --round T         length of a round (default 60s)\n"
-		"      --max-rounds N    give up after N rounds (default 25)\n"
-		"      --threads N       threads of the workload (default 16)\n"
-		"      --qd N            queue depth per thread (default 16)\n"
-		"      --region SIZE     bytes of the target used (default all)\n"
+		"      --round T         length of a round, at least 10ms (default 60s)\n"
+		"      --max-rounds N    give up after N rounds, 1-1000 (default 25; below\n"
+		"                        5, the steady-state window, it cannot be reached)\n"
+		"      --threads N       threads of the workload, 1-64 (default 16)\n"
+		"      --qd N            queue depth per thread, 1-65536 (default 16)\n"
+		"      --region SIZE     bytes of the target used, at least 4k (default all)\n"
 		"      --null            the null back-end instead of TARGET (tests)\n"
 		"      --create          create or extend a file TARGET (with --size)\n"
 		"      --size SIZE       size of a created file, or of the null target\n"
@@ -194,13 +195,13 @@ int cmd_precondition(int argc, char **argv)
 			break;
 		case O_QD:
 			if (cli_parse_uint(optarg, 65536, &qd) < 0 || qd < 1) {
-				rc = cli_usage_error("precondition", "--qd: bad number '%s'", optarg);
+				rc = cli_usage_error("precondition", "--qd: bad number '%s' (1..65536)", optarg);
 				goto out;
 			}
 			break;
 		case O_REGION:
 			if (cli_parse_size(optarg, &region) < 0 || region < 4096) {
-				rc = cli_usage_error("precondition", "--region: bad size '%s'", optarg);
+				rc = cli_usage_error("precondition", "--region: bad size '%s' (at least 4k)", optarg);
 				goto out;
 			}
 			break;

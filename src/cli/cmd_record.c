@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"  -t, --duration S       stop after S (\"10\", \"500ms\", \"2m\")\n"
 		"  -n, --max-ios N        stop after N I/Os\n"
 		"      --allow-loss       exit 0 even when events were lost\n"
-		"      --buffer-size SIZE trace ring buffer per CPU (default 16M)\n"
+		"      --buffer-size SIZE trace ring buffer per CPU, 4k-4G (default 16M)\n"
 		"      --compact          IST output: the smallest file (the writer's\n"
 		"                         deflate and ARITH trials: more CPU while\n"
 		"                         recording); by default columns are stored\n"
@@ -863,7 +863,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_BUFFER:
 			if (cli_parse_size(optarg, &buffer) || buffer < 4096 ||
 			    buffer > (4ull << 30))
-				return cli_usage_error("record", "bad --buffer-size '%s'", optarg);
+				return cli_usage_error("record", "bad --buffer-size '%s' (4k to 4G)", optarg);
 			break;
 		case OPT_PCAP:
 			iface = optarg;

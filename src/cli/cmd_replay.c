@@ -50,7 +50,7 @@ static const char usage_text[] =
 	"      --speed F            original (and closed) timing F times faster\n"
 	"                           (default 1)\n"
 	"      --rate IOPS          fixed arrival rate (implies --timing rate)\n"
-	"  -q, --iodepth N          in-flight cap per worker (default 64)\n"
+	"  -q, --iodepth N          in-flight cap per worker (1-65536, default 64)\n"
 	"      --think-scale F      closed: think times times F (default 1)\n"
 	"      --txn-per N          a transaction is every N I/Os of a stream\n"
 	"      --serial-commits     closed: one stream at a time writes and flushes\n"
@@ -73,7 +73,7 @@ static const char usage_text[] =
 	"                           (first, default) or from the end of its stream's\n"
 	"                           previous transaction (cycle, as clients see it)\n"
 	"      --from T, --to T     replay the trace window [T, T')\n"
-	"      --loop N             replay N times\n"
+	"      --loop N             replay N times (1-1000000)\n"
 	"      --duration T         stop after T\n"
 	"Engine:\n"
 	"  -w, --workers N          worker threads, each with its own ring (default 1)\n"
@@ -87,7 +87,8 @@ static const char usage_text[] =
 	"                           pmem: RAM devices io_uring defers), never, always\n"
 	"      --no-pin             do not give each worker a CPU of its own\n"
 	"Report:\n"
-	"      --interval T         per-interval rows (default 1s)\n"
+	"      --interval T         per-interval rows (default 1s, at least 1ms;\n"
+	"                           0: none)\n"
 	"      --json FILE          JSON report (schema in iostorm-replay(1))\n"
 	"      --csv-intervals FILE per-interval rows as CSV\n"
 	"      --late-warn T        warn when p99 lateness exceeds T (default 1ms)\n"
@@ -193,6 +194,18 @@ static int parse_target(struct rpl_opts *o, const char *arg)
 	}
 	if (!*t->path)
 		return -1;
+	/* one target per device: the later one made the run fail after
+	 * the targets were opened (files created), with "target is empty" */
+	for (unsigned i = 0; i < o->ntargets; i++)
+		if (o->targets[i].dev == t->dev) {
+			if (t->dev < 0)
+				cli_usage_error(CMD, "--target '%s': the devices without DEV= have "
+						"a target already ('%s')", arg, o->targets[i].path);
+			else
+				cli_usage_error(CMD, "--target '%s': device %d has a target already "
+						"('%s')", arg, t->dev, o->targets[i].path);
+			return -2;
+		}
 	o->ntargets++;
 	return 0;
 }
@@ -247,8 +260,8 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		       cli_fmt_ns((double)res->schedule_ns, b2, sizeof(b2)),
 		       100.0 * ((double)res->elapsed_ns - (double)res->schedule_ns) /
 			       (double)res->schedule_ns);
-	printf("\n  %-10s %9s %9s %9s %9s %9s %9s\n", "op", "I/Os", "IOPS", "MB/s", "bytes",
-	       "errors", "");
+	printf("\n  %-10s %9s %9s %9s %9s %9s\n", "op", "I/Os", "IOPS", "MB/s", "bytes",
+	       "errors");
 	for (unsigned op = 0; op < IST_OP_COUNT; op++) {
 		const struct rpl_op_result *r = &res->op[op];
 
@@ -372,7 +385,9 @@ int cmd_replay(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "t:q:w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (parse_target(&o, optarg))
+			if ((ret = parse_target(&o, optarg)) == -2)
+				return EXIT_USAGE;
+			if (ret)
 				return cli_usage_error(CMD, "bad --target '%s'", optarg);
 			break;
 		case O_NULL:
@@ -607,6 +622,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--think-scale needs --timing closed");
 	if (o.backend != RPL_BACKEND_NULL && !o.ntargets)
 		return cli_usage_error(CMD, "no --target (or --null) given");
+	/* the null back-end has no targets: they were dropped (as sweep and
+	 * precondition refuse them) */
+	if (o.backend == RPL_BACKEND_NULL && o.ntargets)
+		return cli_usage_error(CMD, "--null and --target exclude each other");
 	/* --to 0 is an empty window, not "to the end" (to_ns 0 in the
 	 * options): it replayed the whole trace */
 	if (to_set && o.to_ns <= o.from_ns)
@@ -653,6 +672,8 @@ int cmd_replay(int argc, char **argv)
 		rpl_source_close(src);
 		return EXIT_FAIL;
 	}
+	/* a cut trace replayed what it had without a word */
+	cli_warn_source_no_footer(trace, src);
 	ret = rpl_run_new(&r, &o, src);
 	if (ret < 0) {
 		cli_err("%s", rpl_run_errmsg(r));

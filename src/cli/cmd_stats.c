@@ -295,11 +295,11 @@ static void print_table(const char *path, const struct rpt_stats *st,
 	printf("records          %" PRIu64 " over %s (%.1f IOPS, %.2f MB/s, peak %.0f IOPS/interval)\n",
 	       s->records, cli_fmt_ns(s->duration_s * 1e9, a, sizeof(a)), s->iops,
 	       s->mbps, s->peak_iops);
-	printf("op mix           ");
-	for (unsigned op = 0; op < IST_OP_COUNT; op++)
+	printf("op mix          ");
+	for (unsigned op = 0, n = 0; op < IST_OP_COUNT; op++)
 		if (s->count[op])
-			printf("%s %" PRIu64 " (%s)  ", ist_op_name(op), s->count[op],
-			       cli_fmt_bytes((double)s->bytes[op], a, sizeof(a)));
+			printf("%s%s %" PRIu64 " (%s)", n++ ? "  " : " ", ist_op_name(op),
+			       s->count[op], cli_fmt_bytes((double)s->bytes[op], a, sizeof(a)));
 	printf("\nread share       %.1f%% of I/Os, %.1f%% of bytes\n",
 	       100 * s->read_share, 100 * s->read_bytes_share);
 	printf("size             mean %s (reads %s, writes %s), mode %u B (%.1f%%)\n",

@@ -35,17 +35,18 @@ static void usage(FILE *f)
 		"                        .ini mix profile, generated on the fly\n"
 		"      --set NAME=VALUE  a parameter of the profile (repeatable)\n"
 		"      --pattern NAME    a built-in fio-like pattern (--list), over --region\n"
-		"      --region SIZE     bytes of the target the pattern uses (default all;\n"
-		"                        --pattern only)\n"
+		"      --region SIZE     bytes of the target the pattern uses, at least 4k\n"
+		"                        (default all; --pattern only)\n"
 		"      --seed N          seed of the profile or pattern (default 1; not for\n"
 		"                        a TRACE)\n"
 		"      --remap MODE      trace offsets beyond the target: strict (default\n"
 		"                        for traces), wrap, scale (default for --synth)\n"
 		"Grid and curve:\n"
-		"      --threads LIST    thread counts (default 2,4,8,16)\n"
-		"      --qd LIST         queue depths per thread (default 2,4,8,16)\n"
-		"      --rates LIST      percentages of the maximum (default 10,20,...,120;\n"
-		"                        \"none\": no curve)\n"
+		"      --threads LIST    thread counts (default 2,4,8,16; at most 64)\n"
+		"      --qd LIST         queue depths per thread (default 2,4,8,16; at most\n"
+		"                        65536)\n"
+		"      --rates LIST      percentages of the maximum, 1-1000 (default\n"
+		"                        10,20,...,120; \"none\": no curve)\n"
 		"      --point T         length of each point (default 5s)\n"
 		"Target:\n"
 		"  -t, --target PATH     file or block device\n"
@@ -226,7 +227,7 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case O_REGION:
 			if (cli_parse_size(optarg, &region) < 0 || region < 4096) {
-				rc = cli_usage_error("sweep", "--region: bad size '%s'", optarg);
+				rc = cli_usage_error("sweep", "--region: bad size '%s' (at least 4k)", optarg);
 				goto out;
 			}
 			break;

@@ -275,6 +275,9 @@ int cmd_synth(int argc, char **argv)
 		return cli_usage_error("synth", "--discard and -o exclude each other");
 	if (effort && discard)
 		return cli_usage_error("synth", "--discard writes nothing: no --fast");
+	/* as convert and record refuse an IST option for a CSV output */
+	if (effort && ends_with(out_path, ".csv"))
+		return cli_usage_error("synth", "--fast applies to an IST output (OUT is CSV)");
 	if (cli_check_output(out_path, &file, file ? 1 : 0))
 		return EXIT_FAIL;
 	rc = syn_gen_new(&g, p);

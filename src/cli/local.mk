@@ -14,3 +14,6 @@ EXTRA_DIST += tests/cli/demo.sh
 # an empty output file name is refused before any work
 TESTS += tests/cli/empty_output_name.sh
 EXTRA_DIST += tests/cli/empty_output_name.sh
+# tables end their lines with their last figure
+TESTS += tests/cli/trailing_blanks.sh
+EXTRA_DIST += tests/cli/trailing_blanks.sh

@@ -96,6 +96,8 @@ int cli_check_trace(const char *file)
 
 	if (err < 0)
 		cli_err_source(file, src, err);
+	else
+		cli_warn_source_no_footer(file, src);
 	rpl_source_close(src);
 	return err < 0 ? -1 : 0;
 }
@@ -331,6 +333,17 @@ void cli_warn_no_footer(const char *file, const ist_reader *r)
 		"chunks are read (the trace may be cut short)", file,
 		ist_reader_file_size(r),
 		ist_strerror(ist_reader_footer_error(r)));
+}
+
+void cli_warn_source_no_footer(const char *file, const struct rpl_source *src)
+{
+	ist_reader *r;
+
+	if (!src || !src->format || strcmp(src->format, "ist") ||
+	    ist_reader_open(&r, file) < 0)
+		return;
+	cli_warn_no_footer(file, r);
+	ist_reader_close(r);
 }
 
 int cli_bad_option(const char *cmd, int argc, char **argv)

@@ -180,6 +180,10 @@ int ann_rule_parse(const char *s, struct ann_rule *rule)
 		}
 	}
 	free(copy);
+	/* no field at all ('' or ','): a rule that every I/O meets, each
+	 * a commit - a mistake, not a wish */
+	if (!ret && rule->dev < 0 && rule->op < 0 && !rule->flags && !rule->log_dev_only)
+		ret = IST_EPARSE;
 	return ret;
 }
 

@@ -77,7 +77,8 @@ void ann_devstat_add(struct ann_devstat *ds, unsigned ndev,
 int ann_detect_log_dev(const struct ann_devstat *ds, unsigned ndev,
 		       double *confidence);
 
-/* Parses a rule "dev=1,op=flush,flags=fua|sync" (dev may be "log"). */
+/* Parses a rule "dev=1,op=flush,flags=fua|sync" (dev may be "log"); a rule
+ * without a field is IST_EPARSE. */
 int ann_rule_parse(const char *s, struct ann_rule *rule);
 
 /* Creates the state; log_dev must be resolved (>= 0 or -1 = no log). */

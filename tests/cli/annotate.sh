@@ -81,10 +81,15 @@ expect_grep '^warning: +300 records without recorded latency: their dependencies
 expect_grep '^commit markers: 100$' "$TMP/out"
 
 # usage errors: exit 2
-for rule in 'op=fly' 'dev=65536' 'dev=-1' 'dev' 'flags=' 'flags=sync|' 'colour=red' 'dev=log,op='; do
+# ('' and ',' name no field: every I/O was a commit)
+for rule in 'op=fly' 'dev=65536' 'dev=-1' 'dev' 'flags=' 'flags=sync|' 'colour=red' 'dev=log,op=' '' ','; do
 	expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit "$rule"
 	expect_eq "$(head -1 "$TMP/err")" "iostorm annotate: bad --commit rule '$rule'" "--commit '$rule'"
 done
+# a device the trace lacks: no commit at all, before
+expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --commit 'dev=0,op=flush' --commit 'dev=2,op=flush'
+expect_eq "$(head -1 "$TMP/err")" "iostorm annotate: --commit: no device 2 in $TMP/t.ist; its devices: 0, 1" "annotate --commit dev=2"
+[ ! -e "$TMP/x.ist" ] || fail "annotate --commit dev=2: output written"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist"
 expect_status 2 "$IOSTORM" annotate "$TMP/t.ist" -o "$TMP/x.ist" --log-dev nosuch
 # (a converted CSV without device lines: no names, the indexes it uses)

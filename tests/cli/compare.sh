@@ -104,6 +104,15 @@ expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise i
 expect_grep "use --max-drop" "$TMP/err"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-drop nope=5
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --confidence 40
+# a drop threshold of 100% or more can never fail (the regression passed)
+for v in 100 150%; do
+	expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-iops-drop $v
+	expect_eq "$(head -1 "$TMP/err")" "iostorm compare: --max-iops-drop: '$v': a drop is below 100% (a figure cannot fall by more than all of it)" "--max-iops-drop $v"
+done
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-drop tps=100
+expect_status 0 "$IOSTORM" compare "$D/base.json" "$D/improve.json" --max-p99-rise 150%
+expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-p99-rise 1e7
+expect_eq "$(head -1 "$TMP/err")" "iostorm compare: --max-p99-rise: '1e7' is not a percentage (0 to 1000000)" "--max-p99-rise 1e7"
 # a misspelt --ignore key ignored nothing, silently
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/other-qd.json" --ignore io_depth
 expect_eq "$(head -1 "$TMP/err")" "iostorm compare: --ignore: 'io_depth' is none of timing, speed, rate_iops, iodepth, workers, partition, from_ns, to_ns, loops, duration_ns, backend, direct, remap, data, read_only, sqpoll, iopoll, think_scale, txn_per, trace, interrupted" "compare --ignore io_depth"

@@ -143,6 +143,13 @@ expect_err_line "^iostorm: $TMP/map.ist: --map src9_9: no device of that name in
 [ ! -e "$TMP/map.fio" ] || fail "--map error: output left behind"
 ls "$TMP" | grep -q 'map.fio.exporting-' && fail "--map error: temporary file left behind"
 ok
+# one device mapped twice: the first --map was used, the second dropped
+expect_status 2 "$IOSTORM" export -f fio "$TMP/map.ist" -o "$TMP/map.fio" \
+	--map "src1_1=/dev/x" --map "src1_1=/dev/y"
+expect_eq "$(cat "$TMP/err")" "iostorm export: --map: device 'src1_1' given twice
+Try 'iostorm export --help' for more information." "export --map twice"
+[ ! -e "$TMP/map.fio" ] || fail "--map twice: output written"
+ok
 
 # a device name fio cannot read back as one file name (white space): an
 # error naming the device, not a log that neither fio nor import reads

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # no_footer.sh - an IST trace without footer (its writer died, or the file
 # was cut short) is still read chunk by chunk by cat, stats, export,
-# convert and annotate, but never silently: each warns in one line that the
+# convert and annotate (and replayed by replay, sweep and precondition),
+# but never silently: each warns in one line that the
 # trace may be cut short (they printed nothing and exited 0 before, so that
 # a half-copied trace exported as if complete).
 . "$top_srcdir/tests/cli/lib.sh"
@@ -31,9 +32,17 @@ expect_status 0 "$IOSTORM" convert "$TMP/cut.ist" "$TMP/c.csv"
 expect_err_line "$warn"
 expect_status 0 "$IOSTORM" annotate -q "$TMP/cut.ist" -o "$TMP/a.ist"
 expect_err_line "$warn"
+# replay, sweep and precondition replayed what the cut trace had, silently
+expect_status 0 "$IOSTORM" replay "$TMP/cut.ist" --null --timing afap --quiet --json "$TMP/r.json"
+expect_err_line "$warn"
+expect_grep '"ios": 3000,' "$TMP/r.json"
+expect_status 0 "$IOSTORM" sweep "$TMP/cut.ist" --null --threads 1 --qd 1 --rates none --point 10ms \
+	--quiet -o "$TMP/s.json"
+expect_err_line "$warn"
 
 # a complete trace: no warning
-for cmd in cat stats; do
+for cmd in cat stats "replay --null --quiet"; do
+	# shellcheck disable=SC2086
 	expect_status 0 "$IOSTORM" $cmd "$TMP/t.ist"
 	[ ! -s "$TMP/err" ] || fail "$cmd of a complete trace warned"
 	ok

@@ -107,6 +107,21 @@ expect_status 2 "$IOSTORM" precondition --null
 expect_status 2 "$IOSTORM" precondition -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" precondition --null --max-rounds 0 -o "$TMP/x.json"
 expect_status 2 "$IOSTORM" precondition --null --round 1ms -o "$TMP/x.json"
+# the ranges, in the messages as in --help and the man page (--qd's and
+# --region's messages gave none)
+expect_status 2 "$IOSTORM" precondition --null --qd 65537 -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: --qd: bad number '65537' (1..65536)" "--qd 65537"
+expect_status 2 "$IOSTORM" precondition --null --region 4095 -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: --region: bad size '4095' (at least 4k)" "--region 4095"
+expect_status 2 "$IOSTORM" sweep --null --pattern 4k-randread --region 4095 -o "$TMP/x.json"
+expect_eq "$(head -1 "$TMP/err")" "iostorm sweep: --region: bad size '4095' (at least 4k)" "sweep --region 4095"
+expect_status 0 "$IOSTORM" precondition --help
+for r in "--passes N        sequential fill passes, 0-100" "--round T         length of a round, at least 10ms" \
+	 "--max-rounds N    give up after N rounds, 1-1000" "--threads N       threads of the workload, 1-64" \
+	 "--qd N            queue depth per thread, 1-65536" "--region SIZE     bytes of the target used, at least 4k"; do
+	grep -qF -- "$r" "$TMP/out" || fail "precondition --help: no '$r'"
+done
+ok
 expect_status 2 "$IOSTORM" precondition "$TMP/p.img" --null -o "$TMP/x.json"
 expect_eq "$(head -1 "$TMP/err")" "iostorm precondition: --null and TARGET exclude each other" "TARGET with --null"
 expect_status 2 "$IOSTORM" precondition -o "$TMP/x.json"

@@ -39,6 +39,37 @@ ok
 refused "--to must be after --from" --null --to 0
 refused "--to must be after --from" --null --from 1us --to 0
 refused "--to must be after --from" --null --from 1us --to 1us
+# the null back-end has no target: it was dropped
+refused "--null and --target exclude each other" --null -t "$TMP/a.img"
+refused "--null and --target exclude each other" -t "$TMP/a.img" --null
+# one target per device: a second one was found after the targets were
+# opened (and created), and as "target is empty" when both named device 0
+refused "--target '$TMP/b.img': the devices without DEV= have a target already ('$TMP/a.img')" \
+	-t "$TMP/a.img" -t "$TMP/b.img" --create
+refused "--target '0=$TMP/b.img': device 0 has a target already ('$TMP/a.img')" \
+	-t "0=$TMP/a.img" -t "0=$TMP/b.img" --create
+[ ! -e "$TMP/a.img" ] && [ ! -e "$TMP/b.img" ] || fail "a refused --target was created"
+ok
+# a mapping the trace refuses (a device it lacks, a device left without a
+# target): exit 1 before any target is made
+printf '%s\n' t_ns,dev,op,offset,len,lat_ns,stream,txn,flags 0,0,read,0,4096,0,1,0, \
+	10,1,read,0,4096,0,1,0, >"$TMP/two.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/t.csv" -t "0=$TMP/a.img" -t "1=$TMP/b.img" --create
+expect_eq "$(cat "$TMP/err")" "iostorm: --target 1=$TMP/b.img: the trace has 1 device" "a device the trace lacks"
+expect_status 1 "$IOSTORM" replay "$TMP/two.csv" -t "0=$TMP/a.img" --create
+expect_eq "$(cat "$TMP/err")" "iostorm: trace device 1 (dev1) has no --target" "a device without a target"
+[ ! -e "$TMP/a.img" ] && [ ! -e "$TMP/b.img" ] || fail "a target was created for a refused mapping"
+ok
+# --interval 0: no rows (as the man page says; it said "at least 1ms")
+expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null --interval 0 --quiet --json "$TMP/i.json" \
+	--csv-intervals "$TMP/i.csv"
+expect_eq "$(tr -d ' \n' <"$TMP/i.json" | grep -o '"intervals":\[\]')" '"intervals":[]' "--interval 0: intervals"
+expect_eq "$(wc -l <"$TMP/i.csv")" 1 "--interval 0: CSV rows (the header only)"
+expect_status 0 "$IOSTORM" replay --help
+expect_grep '^  -q, --iodepth N          in-flight cap per worker \(1-65536, default 64\)$' "$TMP/out"
+expect_grep '^      --loop N             replay N times \(1-1000000\)$' "$TMP/out"
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --iodepth 65537
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --loop 1000001
 
 # used: still run
 for o in "--rate 100 --timing original" "--timing original --rate 100" "--speed 2" \

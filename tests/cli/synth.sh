@@ -68,6 +68,11 @@ expect_status 2 "$IOSTORM" synth tpcc
 expect_grep "no output" "$TMP/err"
 expect_status 2 "$IOSTORM" synth tpcc --duration 0 -o "$TMP/bad.ist"
 expect_status 2 "$IOSTORM" synth
+# --fast is the IST writer's: with a CSV output it was ignored (convert and
+# record refuse it)
+expect_status 2 "$IOSTORM" synth tpcc -d 100ms --fast -o "$TMP/bad.csv"
+expect_eq "$(head -1 "$TMP/err")" "iostorm synth: --fast applies to an IST output (OUT is CSV)" "synth --fast -o x.csv"
+[ ! -e "$TMP/bad.csv" ] || fail "synth --fast -o x.csv: output written"
 [ ! -e "$TMP/bad.ist" ] || fail "output left after an error"
 ok
 expect_status 0 "$IOSTORM" synth --help

@@ -26,4 +26,11 @@ expect_status 2 "$IOSTORM" record -d /dev/null -o
 expect_eq "$(head -1 "$TMP/err")" "iostorm record: option '-o' needs a value" "record -o"
 expect_status 2 "$IOSTORM" record --sched
 expect_eq "$(head -1 "$TMP/err")" "iostorm record: option '--sched' needs a value" "record --sched"
+# the range of a value, in its message as in --help and the man page
+for v in 4095 5G; do
+	expect_status 2 "$IOSTORM" record -d /dev/null -o "$TMP/x.ist" --buffer-size $v
+	expect_eq "$(head -1 "$TMP/err")" "iostorm record: bad --buffer-size '$v' (4k to 4G)" "record --buffer-size $v"
+done
+expect_status 0 "$IOSTORM" record --help
+expect_grep '^      --buffer-size SIZE trace ring buffer per CPU, 4k-4G \(default 16M\)$' "$TMP/out"
 done_ok

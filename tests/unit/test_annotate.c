@@ -233,6 +233,8 @@ static void test_txn_per_and_rules(void)
 	CU_ASSERT(ann_rule_parse("flags=", &ru) < 0);
 	CU_ASSERT(ann_rule_parse("color=red", &ru) < 0);
 	CU_ASSERT(ann_rule_parse("dev", &ru) < 0);
+	CU_ASSERT(ann_rule_parse("", &ru) < 0);
+	CU_ASSERT(ann_rule_parse(",", &ru) < 0);
 }
 
 /* fsync's flush issued by a kernel worker (stream 99) goes to the writer
