@@ -15,6 +15,7 @@
 #          record    `$IOSTORM record` with $REC_OPTS (the default)
 #          record2   `$IOSTORM2 record` with $REC_OPTS2 (A/B of two builds
 #                    or two option sets in the same rounds)
+#          record3   `$IOSTORM3 record` with $REC_OPTS3 (a third)
 #          tp        the kernel's share alone: the block events enabled and
 #                    filtered to the device in an instance that nobody
 #                    reads, overwriting (TRACE_CLOCK=local etc. for another
@@ -113,6 +114,7 @@ recorded_run() {
 	case "$1" in
 	tp|tp-*) tp_run "$1" "$2"; return;;
 	record2) bin=${IOSTORM2:-$IOSTORM}; opts=${REC_OPTS2:-};;
+	record3) bin=${IOSTORM3:-$IOSTORM}; opts=${REC_OPTS3:-};;
 	esac
 	# shellcheck disable=SC2086
 	"$bin" record -d "$DEV" -o "$tmp/rec.ist" $opts 2>"$tmp/rec.err" &
@@ -131,7 +133,13 @@ recorded_run() {
 	reccpu=$(echo "$c0 $(oncpu "$rp")" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }')
 	kill -INT $rp
 	status=0
+	# its whole life's CPU (start and stop included: with --spool the
+	# decoding after fio) from the shell's children times around the wait
+	times >"$tmp/times0"
 	wait $rp || status=$?
+	times >"$tmp/times1"
+	lifecpu=$(cat "$tmp/times0" "$tmp/times1" | awk 'NR % 2 == 0 { split($1, a, /[ms]/); split($2, b, /[ms]/);
+		t[NR] = a[1] * 60 + a[2] + b[1] * 60 + b[2] } END { printf "%.3f", t[4] - t[2] }')
 	recorded=$("$IOSTORM" info "$tmp/rec.ist" | awk '/^records:/ { print $2 }')
 }
 
@@ -157,6 +165,7 @@ tp_run() {
 	echo 0 >"$ti/tracing_on"
 	echo "$cmd" >/sys/kernel/tracing/options/record-cmd
 	reccpu=0.000
+	lifecpu=0.000
 	status=0
 	recorded=$(cat "$ti"/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { n += $2 } END { print n / 2 }')
 	printf ' 0 overrun, 0 missed, 0 without completion, 0 evicted\n' >"$tmp/rec.err"
@@ -169,10 +178,10 @@ tp_run() {
 VARIANTS=${VARIANTS:-${MODE:-record}}
 read -r -a vars <<<"alone $VARIANTS"
 nv=${#vars[@]}
-printf '%-6s %-9s %10s %10s %9s %7s %7s %8s %9s %9s %10s %7s %s\n' round variant fio-alone fio-rec \
-	slowdown us/io-a us/io-r cpu-cost fio-issued recorded rec-cpu other loss
+printf '%-6s %-9s %10s %10s %9s %7s %7s %8s %9s %9s %10s %7s %8s %s\n' round variant fio-alone fio-rec \
+	slowdown us/io-a us/io-r cpu-cost fio-issued recorded rec-cpu other rec-life loss
 for v in "${vars[@]}"; do
-	: >"$tmp/slow.$v"; : >"$tmp/rec.$v"; : >"$tmp/cr.$v"; : >"$tmp/cc.$v"; : >"$tmp/rc.$v"
+	: >"$tmp/slow.$v"; : >"$tmp/rec.$v"; : >"$tmp/cr.$v"; : >"$tmp/cc.$v"; : >"$tmp/rc.$v"; : >"$tmp/lc.$v"
 done
 : >"$tmp/base"; : >"$tmp/ca"; : >"$tmp/oth"
 for r in $(seq "$RUNS"); do
@@ -183,7 +192,7 @@ for r in $(seq "$RUNS"); do
 			run_fio $best "$SECS" "$tmp/base.out"
 		else
 			recorded_run "$v" "$tmp/out.$v"
-			echo "$status $recorded $reccpu" >"$tmp/st.$v"
+			echo "$status $recorded $reccpu $lifecpu" >"$tmp/st.$v"
 			cp "$tmp/rec.err" "$tmp/err.$v"
 		fi
 	done
@@ -192,7 +201,7 @@ for r in $(seq "$RUNS"); do
 	echo "$base" >>"$tmp/base"; echo "$ca" >>"$tmp/ca"
 	oa=$(other "$tmp/base.out" 0)
 	for v in "${vars[@]:1}"; do
-		read -r status recorded reccpu <"$tmp/st.$v"
+		read -r status recorded reccpu lifecpu <"$tmp/st.$v"
 		withrec=$(iops "$tmp/out.$v")
 		cr=$(cpu_per_io "$tmp/out.$v")
 		n=$(issued "$tmp/out.$v")
@@ -204,34 +213,39 @@ for r in $(seq "$RUNS"); do
 		cc=$(echo "$ca $cr $reccpu $n" | awk '{ printf "%.1f", 100 * (($2 + 1e6 * $3 / $4) / $1 - 1) }')
 		rc=$(echo "$reccpu $n" | awk '{ printf "%.2f", 1e6 * $1 / $2 }')
 		orr=$(other "$tmp/out.$v" "$reccpu")
-		printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %9s %9s %9ss %7s %s\n' "$r" "$v" "$base" "$withrec" \
-			"$slow" "$ca" "$cr" "$cc" "$n" "$recorded" "$reccpu" "$oa/$orr" "$loss"
+		lc=$(echo "$lifecpu $n" | awk '{ printf "%.2f", 1e6 * $1 / $2 }')
+		printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %9s %9s %9ss %7s %7ss %s\n' "$r" "$v" "$base" "$withrec" \
+			"$slow" "$ca" "$cr" "$cc" "$n" "$recorded" "$reccpu" "$oa/$orr" "$lifecpu" "$loss"
 		echo "$oa" >>"$tmp/oth"; echo "$orr" >>"$tmp/oth"
 		echo "$slow" >>"$tmp/slow.$v"; echo "$withrec" >>"$tmp/rec.$v"
 		echo "$cr" >>"$tmp/cr.$v"; echo "$cc" >>"$tmp/cc.$v"; echo "$rc" >>"$tmp/rc.$v"
+		echo "$lc" >>"$tmp/lc.$v"
 		[ "$loss" = 0 ] || { sed 's/^/       /' "$tmp/err.$v"; }
 	done
 done
 # median FILE FORMAT
 median() { sort -n "$1" | awk -v f="$2" '{ a[NR] = $1 } END { printf f, (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-echo "# medians (rec-cpu: the recorder's CPU per I/O, us)"
+echo "# medians (rec-cpu: the recorder's CPU per I/O while fio ran, us; rec-life: in its whole life)"
 for v in "${vars[@]:1}"; do
-	printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %29s\n' median "$v" "$(median "$tmp/base" %.0f)" \
+	printf '%-6s %-9s %10s %10s %8s%% %7s %7s %7s%% %29s %16s\n' median "$v" "$(median "$tmp/base" %.0f)" \
 		"$(median "$tmp/rec.$v" %.0f)" "$(median "$tmp/slow.$v" %.1f)" "$(median "$tmp/ca" %.2f)" \
-		"$(median "$tmp/cr.$v" %.2f)" "$(median "$tmp/cc.$v" %.1f)" "$(median "$tmp/rc.$v" %.2f)us"
+		"$(median "$tmp/cr.$v" %.2f)" "$(median "$tmp/cc.$v" %.1f)" "$(median "$tmp/rc.$v" %.2f)us" \
+		"$(median "$tmp/lc.$v" %.2f)us"
 done
 # Two recorders in the same rounds: their per-round differences (each
 # round's pair ran minutes apart at most, against the same fio alone), a
 # finer comparison than the difference of the two medians.
-if [ -s "$tmp/slow.record" ] && [ -s "$tmp/slow.record2" ]; then
-	echo "# paired, record - record2: median of the per-round differences (rounds where record is lower)"
-	for m in slow:slowdown:pts cc:cpu-cost:pts rc:rec-cpu:us; do
+for pair in record:record2 record3:record2 record3:record; do
+	a=${pair%%:*}; b=${pair#*:}
+	[ -s "$tmp/slow.$a" ] && [ -s "$tmp/slow.$b" ] || continue
+	echo "# paired, $a - $b: median of the per-round differences (rounds where $a is lower)"
+	for m in slow:slowdown:pts cc:cpu-cost:pts rc:rec-cpu:us lc:rec-life:us; do
 		f=${m%%:*}; rest=${m#*:}
-		paste "$tmp/$f.record" "$tmp/$f.record2" | awk '{ print $1 - $2, ($1 < $2) }' >"$tmp/diff"
+		paste "$tmp/$f.$a" "$tmp/$f.$b" | awk '{ print $1 - $2, ($1 < $2) }' >"$tmp/diff"
 		awk '{ print $1 }' "$tmp/diff" >"$tmp/d1"
 		printf '# %-9s %+8.3f %s (%d of %d)\n' "${rest%%:*}" "$(median "$tmp/d1" %.3f)" "${rest#*:}" \
 			"$(awk '{ n += $2 } END { print n }' "$tmp/diff")" "$(wc -l <"$tmp/diff")"
 	done
-fi
+done
 echo "# other (alone/recorded, % of the CPUs busy with neither fio nor the recorder): median $(median "$tmp/oth" %.0f)%"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +202,11 @@ struct cap_rec {
 				 2 quit at once (an error) */
 	int sp_err;           /* atomic: the splicer's error (< 0) */
 	uint64_t tail_bytes;  /* recover: a partly written slot ignored */
+	pid_t decoder_tid;    /* the caller's thread, under SCHED_IDLE */
+	const volatile sig_atomic_t *stop_req; /* the caller's stop flag */
+	uint64_t stop_at_ns;  /* the caller's --duration end, 0: none */
+	int boosted;          /* splicer: the decoder has its priority back */
+	sigset_t old_mask;    /* the caller's signal mask before the start */
 };
 
 #define HELD_MAX ((size_t)1 << 21) /* events held for time ordering */
@@ -572,18 +578,29 @@ int cap_rec_start(cap_rec *r)
 		 * the caller, the decoder, only takes idle CPU time from
 		 * here to the stop (SCHED_IDLE: the thread, on Linux). */
 		struct sched_param sp = { 0 };
-		sigset_t all, old;
+		sigset_t all, stop;
 
+		/* SIGINT and SIGTERM go to the splicer, which runs when the
+		 * decoder does not get a CPU: their handler runs at once and
+		 * the splicer gives the decoder its priority back on the stop
+		 * (cap_rec_spool_stop_watch()). */
 		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
+		sigdelset(&all, SIGINT);
+		sigdelset(&all, SIGTERM);
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		pthread_sigmask(SIG_BLOCK, &all, &r->old_mask);
 		ret = pthread_create(&r->splicer, NULL, splicer_main, r);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_sigmask(SIG_SETMASK, &r->old_mask, NULL);
 		if (ret) {
 			tracefs_trace_off(r->inst);
 			r->started = 0;
 			return -ret;
 		}
 		r->splicer_on = 1;
+		pthread_sigmask(SIG_BLOCK, &stop, NULL);
+		r->decoder_tid = (pid_t)syscall(SYS_gettid);
 		sched_setscheduler(0, SCHED_IDLE, &sp);
 	}
 	return 0;
@@ -720,6 +737,13 @@ static void *splicer_main(void *arg)
 
 		if (final == 2)
 			break;
+		if (!r->boosted && ((r->stop_req && *r->stop_req) ||
+				    (r->stop_at_ns && now_mono() >= r->stop_at_ns))) {
+			struct sched_param sp = { 0 };
+
+			sched_setscheduler(r->decoder_tid, SCHED_OTHER, &sp);
+			r->boosted = 1;
+		}
 		if (final && !off) {
 			tracefs_trace_off(r->inst);
 			off = 1;
@@ -861,6 +885,13 @@ int cap_rec_spool_remove(const char *dir, int ncpu)
 	if (rmdir(dir) < 0 && ret == 0)
 		ret = -errno;
 	return ret;
+}
+
+void cap_rec_spool_stop_watch(cap_rec *r, const volatile sig_atomic_t *flag,
+			      uint64_t at_ns)
+{
+	r->stop_req = flag;
+	r->stop_at_ns = at_ns;
 }
 
 int cap_rec_ncpu(const cap_rec *r)
@@ -1517,6 +1548,8 @@ static int stop_splicer(cap_rec *r, int final)
 	__atomic_store_n(&r->sp_final, final, __ATOMIC_RELEASE);
 	pthread_join(r->splicer, NULL);
 	r->splicer_on = 0;
+	/* the caller's mask back: a signal that came since is delivered */
+	pthread_sigmask(SIG_SETMASK, &r->old_mask, NULL);
 	return __atomic_load_n(&r->sp_err, __ATOMIC_ACQUIRE);
 }
 
@@ -1745,6 +1778,13 @@ int cap_rec_recover(cap_rec **r, const char *dir, ist_header *h, char *err,
 uint64_t cap_rec_spool_tail(const cap_rec *r) { (void)r; return 0; }
 uint64_t cap_rec_spooled(const cap_rec *r) { (void)r; return 0; }
 int cap_rec_ncpu(const cap_rec *r) { (void)r; return 0; }
+void cap_rec_spool_stop_watch(cap_rec *r, const volatile sig_atomic_t *flag,
+			      uint64_t at_ns)
+{
+	(void)r;
+	(void)flag;
+	(void)at_ns;
+}
 int cap_rec_spool_remove(const char *dir, int ncpu)
 {
 	(void)dir;

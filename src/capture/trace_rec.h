@@ -4,6 +4,7 @@
 #define CAP_TRACE_REC_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -109,6 +110,16 @@ uint64_t cap_rec_spool_tail(const cap_rec *r);
 /* Bytes in the spool (written, or found by cap_rec_recover()). */
 uint64_t cap_rec_spooled(const cap_rec *r);
 int cap_rec_ncpu(const cap_rec *r);
+/*
+ * --spool: after cap_rec_start() the calling thread runs under SCHED_IDLE
+ * and may get no CPU for seconds while the workload keeps every CPU busy;
+ * SIGINT and SIGTERM are blocked in it (their handlers run in the splicer
+ * until cap_rec_finish()).  As soon as *flag is set (by those handlers) or
+ * at_ns (CLOCK_MONOTONIC, 0: never) has passed, the splicer gives the
+ * caller its normal priority back, so that it sees the stop at once.
+ */
+void cap_rec_spool_stop_watch(cap_rec *r, const volatile sig_atomic_t *flag,
+			      uint64_t at_ns);
 /* Unlinks dir/meta, dir/cpu0..ncpu-1 and dir; 0 or -errno. */
 int cap_rec_spool_remove(const char *dir, int ncpu);
 

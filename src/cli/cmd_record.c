@@ -531,6 +531,8 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 	}
 	start = mono_ns();
 	s->last_flush_ns = start;
+	if (spool)
+		cap_rec_spool_stop_watch(r, &stop_flag, duration_ns ? start + duration_ns : 0);
 	ret = 0;
 	while (!stop_flag) {
 		int n = cap_rec_poll(r, sink_emit, name_stream, s);
