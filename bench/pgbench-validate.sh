@@ -13,8 +13,14 @@
 # Environment: DEVA, DEVB: the kinds of A and B (and C): disk (a loop
 #   device on a file on the disk, in BENCH_TMP), tmpfs (a loop device on a
 #   file in a tmpfs the script mounts: the same loop code path, asynchronous
-#   completion through the loop worker, no disk), zram (the I/O done
-#   synchronously by the caller); default DEVA=disk DEVB=zram,
+#   completion through the loop worker, no disk), throttle (a loop device
+#   on a file on the disk with direct I/O, the disk's writes of the
+#   script's processes (postgres, the replay, through the loop worker)
+#   limited to THROTTLE IOPS by a blkio cgroup (v1) of the script's once
+#   the databases are set up), zram (the I/O done synchronously by the
+#   caller); default DEVA=disk DEVB=zram, THROTTLE (300, write IOPS),
+#   NOPIN (auto: replay --no-pin when C is a loop device, whose worker
+#   thread the pinned replay worker competes with; 1: always; 0: never),
 #   CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
 #   REPLAY_OPTS (extra options of the two commands), GROUP (auto: annotate
 #   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
@@ -73,8 +79,11 @@ SIZE=2G
 DEVA=${DEVA:-disk}
 DEVB=${DEVB:-zram}
 for k in "$DEVA" "$DEVB"; do
-	case $k in disk|tmpfs|zram) ;; *) echo "DEVA, DEVB: disk, tmpfs or zram, not '$k'" >&2; exit 2 ;; esac
+	case $k in disk|tmpfs|throttle|zram) ;; *) echo "DEVA, DEVB: disk, tmpfs, throttle or zram, not '$k'" >&2; exit 2 ;; esac
 done
+THROTTLE=${THROTTLE:-300}
+NOPIN=${NOPIN:-auto}
+[ "$NOPIN" = auto ] && case $DEVB in zram) NOPIN=0 ;; *) NOPIN=1 ;; esac
 
 [ "$(id -u)" -eq 0 ] || { echo "needs root (loop, zram, tracefs)" >&2; exit 77; }
 [ -x "$PGBIN/postgres" ] && command -v pgbench >/dev/null ||
@@ -85,7 +94,7 @@ command -v python3 >/dev/null || { echo "python3 missing" >&2; exit 77; }
 W=$BENCH_TMP/pgval.$$
 mkdir -p "$W"
 chmod 755 "$W"
-LOOPS="" ZRAMS="" TMPFS="" MNT_A=$W/a MNT_B=$W/b
+LOOPS="" ZRAMS="" TMPFS="" CG="" MNT_A=$W/a MNT_B=$W/b
 
 pg() { runuser -u postgres -- $PIN "$PGBIN/$@"; }
 stop_pg() { [ -f "$1/data/postmaster.pid" ] && pg pg_ctl -D "$1/data" -m fast -w stop >/dev/null 2>&1 || true; }
@@ -105,8 +114,9 @@ dev_new() {
 		ZRAMS="$ZRAMS $z"
 		echo "$SIZE" >"/sys/block/zram$z/disksize"
 		NEWDEV=/dev/zram$z ;;
-	disk|tmpfs)
-		d=$W
+	disk|tmpfs|throttle)
+		d=$W dio=""
+		[ "$1" = throttle ] && dio=--direct-io=on
 		if [ "$1" = tmpfs ]; then
 			if [ -z "$TMPFS" ]; then
 				mkdir -p "$W/tmpfs"
@@ -116,7 +126,7 @@ dev_new() {
 			d=$TMPFS
 		fi
 		truncate -s "$SIZE" "$d/$2.img"
-		l=$(losetup -f --show "$d/$2.img")
+		l=$(losetup -f --show $dio "$d/$2.img")
 		LOOPS="$LOOPS $l"
 		echo none >"/sys/block/${l#/dev/}/queue/scheduler" 2>/dev/null || true
 		NEWDEV=$l ;;
@@ -125,6 +135,7 @@ dev_new() {
 dev_desc() {
 	case $1 in
 	disk) echo "loop on disk" ;; tmpfs) echo "loop on tmpfs" ;; zram) echo zram ;;
+	throttle) echo "loop on disk, direct I/O, the disk's writes limited to $THROTTLE IOPS" ;;
 	esac
 }
 cleanup() {
@@ -134,10 +145,28 @@ cleanup() {
 	for l in $LOOPS; do losetup -d "$l" 2>/dev/null || true; done
 	for z in $ZRAMS; do zram_del "$z"; done
 	[ -z "$TMPFS" ] || umount "$TMPFS" 2>/dev/null || true
+	if [ -n "$CG" ]; then # out of the cgroup, then remove it
+		echo $$ >"${CG%/*}/cgroup.procs" 2>/dev/null || true
+		rmdir "$CG" 2>/dev/null || echo "cgroup $CG not removed" >&2
+	fi
 	if [ "${KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# throttle: the script and all it starts in a blkio cgroup of its own (the
+# limit is set after the setup); the loop worker does a request's I/O on
+# the backing file in the cgroup of the request's submitter
+if [ "$DEVA" = throttle ] || [ "$DEVB" = throttle ]; then
+	[ -f /sys/fs/cgroup/blkio/blkio.throttle.write_iops_device ] ||
+		{ echo "throttle: no cgroup v1 blkio throttling" >&2; exit 77; }
+	CG=/sys/fs/cgroup/blkio/iostorm-pgval.$$
+	mkdir "$CG"
+	echo $$ >"$CG/cgroup.procs"
+	# the whole disk under BENCH_TMP (throttling takes a disk, not a partition)
+	DISK=$(stat -c '%Hd:%Ld' "$W")
+	[ -e "/sys/dev/block/$DISK/partition" ] && DISK=$(cat "/sys/dev/block/$DISK/../dev")
+fi
 
 # A, B and C (the replay target, of B's kind, no filesystem); ext4 on A and B.
 dev_new "$DEVA" a; DEV_A=$NEWDEV
@@ -223,7 +252,7 @@ predict() {
 	[ "$SCHED" = 1 ] && [ -n "$CPUS" ] && [ -n "$WAKE" ] && [ "${5:-}" != prev ] &&
 		ts="$ts --wake-cost $WAKE"
 	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
-		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts
+		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
@@ -237,8 +266,9 @@ PY
 
 setup "$DEV_A" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
+[ -z "$CG" ] || echo "$DISK $THROTTLE" >"$CG/blkio.throttle.write_iops_device"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $DEV_C ($(dev_desc "$DEVB"), no filesystem)"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}$([ "$NOPIN" = 1 ] && echo " --no-pin"); sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 echo "# A_cpu, B_cpu: us of busy time of PIN's CPUs per pgbench transaction; rec_cpu: us of recorded CPU time (streams' and clients') per A transaction"

@@ -126,6 +126,9 @@ struct cl_node {
 	uint64_t lock_wait;    /* serial commits: the part of the recorded
 				  think time before the I/O when other
 				  streams held the commit lock */
+	uint64_t gc_wait;      /* the same before an I/O that does not take
+				  the lock (a read after a commit that
+				  another's flush made durable) */
 	uint64_t runq_wait;    /* --think-sched: the part of the recorded
 				  think time before the I/O when the stream
 				  waited for a CPU behind a foreign thread */
@@ -1047,6 +1050,12 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 	out = (lock ? h->lock_wait : 0) +
 	      (o->cpus ? h->on_cpu + h->runnable + h->client_sleep : h->runq_wait);
 	think = think > out ? think - out : 0;
+	/* With --cpus what is left is sleep: a stream that slept while others
+	 * held the commit lock and then went on without a commit of its own
+	 * (group commit) waited for the lock, not redone for an I/O that does
+	 * not take it: taken out. */
+	if (o->cpus && !lock)
+		think = think > h->gc_wait ? think - h->gc_wait : 0;
 	if (o->cpus && (h->on_cpu || h->client_cpu)) {
 		struct rpl_closed *c = w->closed;
 
@@ -1220,9 +1229,16 @@ static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	const struct ist_record *rec = &nd->io.rec;
 	uint64_t end = rec->t_ns + rec->lat_ns;
 
-	nd->lock_wait = 0;
+	nd->lock_wait = nd->gc_wait = 0;
 	if ((rec->flags & IST_F_COMMIT) && rec->stream && c->commit_dev < 0)
 		c->commit_dev = rec->dev;
+	/* an I/O that is no write or flush of the commit device: the lock
+	 * held by others in its think time (used only with --cpus, see
+	 * think_end) */
+	if (rec->stream && c->commit_dev >= 0 && s->added && rec->t_ns > s->add_end &&
+	    !((rec->op == IST_OP_WRITE || rec->op == IST_OP_FLUSH) &&
+	      rec->dev == (unsigned)c->commit_dev))
+		nd->gc_wait = lock_held(c, si, s->add_end, rec->t_ns);
 	if (!(rec->op == IST_OP_WRITE || rec->op == IST_OP_FLUSH)) {
 		if (end > s->add_end)
 			s->add_end = end;

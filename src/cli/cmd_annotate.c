@@ -363,6 +363,9 @@ int cmd_annotate(int argc, char **argv)
 		if (o.flush_owner)
 			printf("flush owners:  %" PRIu64 " flushes given to their writer\n",
 			       rep.flushes_moved);
+		if (rep.dep_past_moved)
+			printf("               %" PRIu64 " I/Os issued while one was in flight"
+			       " depend on their stream's own I/Os\n", rep.dep_past_moved);
 		if (o.group_commits > 1)
 			printf("group commits: %" PRIu64 " commits inserted (%.2f per cycle)\n",
 			       rep.split_added, o.group_commits);

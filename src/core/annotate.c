@@ -14,6 +14,7 @@
 
 struct stream_state {
 	uint64_t last_done;   /* latest completion among issued I/Os   */
+	uint64_t own_done;    /* the same without flushes moved to it   */
 	uint64_t txn_counter; /* transactions ended so far             */
 	uint64_t ios_in_txn;
 	int seen;
@@ -55,6 +56,7 @@ struct ann_state {
 	uint64_t *idle;        /* chain ids free for reuse */
 	size_t nidle, idle_cap;
 	uint64_t next_chain;
+	int moved;             /* flush_owner moved the current record */
 	struct ist_record *out; /* ann_process_split's output */
 	size_t nout, out_cap;
 };
@@ -312,6 +314,7 @@ static int flush_owner(ann_state *a, struct ist_record *r)
 	r->stream = d->stream[pick];
 	writers_drop(d, pick);
 	a->rep.flushes_moved++;
+	a->moved = 1;
 	return 0;
 }
 
@@ -461,11 +464,20 @@ static int infer_stream(ann_state *a, struct ist_record *r)
 	return 0;
 }
 
-/* Dependencies and transactions of a record of a known stream. */
+/*
+ * Dependencies and transactions of a record of a known stream.  A flush
+ * that flush_owner moved to the stream may still be in flight when the
+ * stream issues its next I/O: then the stream was not waiting on it (the
+ * flush was another's, or its completion was recorded after the waiter
+ * had been released, as when a flush held up behind a throttled write
+ * covers several fsyncs), and the I/O depends on the stream's own earlier
+ * I/Os only.  Otherwise the closed loop would keep it at its recorded
+ * distance from the previous issue, the source's stall included.
+ */
 static int stream_txn(ann_state *a, struct ist_record *r)
 {
 	struct stream_state *s;
-	int created;
+	int created, moved = a->moved && r->op == IST_OP_FLUSH;
 
 	if (!r->stream)
 		return 0; /* unknown issuer: no dependency, no txn */
@@ -475,9 +487,16 @@ static int stream_txn(ann_state *a, struct ist_record *r)
 	if (!a->infer && s->seen && r->lat_ns && s->last_done &&
 	    r->t_ns >= s->last_done)
 		r->flags |= IST_F_DEPENDENT;
+	else if (!a->infer && s->seen && r->lat_ns && s->own_done &&
+		 r->t_ns >= s->own_done) {
+		r->flags |= IST_F_DEPENDENT;
+		a->rep.dep_past_moved++;
+	}
 	s->seen = 1;
 	if (r->t_ns + r->lat_ns > s->last_done)
 		s->last_done = r->t_ns + r->lat_ns;
+	if (!moved && r->t_ns + r->lat_ns > s->own_done)
+		s->own_done = r->t_ns + r->lat_ns;
 	if (r->flags & IST_F_DEPENDENT)
 		a->rep.dependent++;
 	if (!(a->o.keep_existing && r->txn)) {
@@ -503,6 +522,7 @@ static int prepare(ann_state *a, struct ist_record *r)
 	int ret = 0;
 
 	a->rep.records++;
+	a->moved = 0;
 	if (!a->o.keep_existing)
 		r->flags &= (uint16_t)~(IST_F_COMMIT | IST_F_DEPENDENT);
 	if (!r->lat_ns)

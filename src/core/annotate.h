@@ -64,6 +64,7 @@ struct ann_report {
 	int streams_inferred;    /* streams came from timing */
 	uint64_t chains_max_inflight; /* peak concurrent I/Os seen */
 	uint64_t flushes_moved;  /* flushes given to their writer (flush_owner) */
+	uint64_t dep_past_moved; /* dependent although a moved flush was in flight */
 	uint64_t split_added;    /* commits inserted (group_commits) */
 };
 

@@ -283,6 +283,58 @@ static void test_flush_owner(void)
 	CU_ASSERT_EQUAL(rep.flushes_moved, 0);
 }
 
+/* A flush moved to a writer may still be in flight when the writer issues
+ * again: the writer was not waiting on it, so the I/O depends on the
+ * writer's own I/Os (all done) and is dependent; an I/O issued while one
+ * of its own is in flight stays concurrent; without --flush-owner the
+ * rule is as before (a stream's flushes are its own). */
+static void test_flush_owner_in_flight(void)
+{
+	struct ist_record r[] = {
+		rec(0, 0, IST_OP_WRITE, 0, 8192, 100, 10, IST_F_SYNC),
+		rec(120, 0, IST_OP_FLUSH, 0, 0, 10000, 99, 0), /* to 10, until 10120 */
+		rec(5000, 0, IST_OP_WRITE, 8192, 4096, 100, 10, IST_F_SYNC), /* f1 in flight */
+		rec(5050, 0, IST_OP_READ, 0, 4096, 100, 10, 0),     /* w2 in flight */
+		rec(5200, 0, IST_OP_FLUSH, 0, 0, 100, 99, 0),       /* to 10; f1 in flight */
+		rec(5250, 0, IST_OP_WRITE, 0, 4096, 100, 10, IST_F_SYNC), /* f4 in flight */
+		rec(20000, 0, IST_OP_WRITE, 0, 4096, 100, 10, IST_F_SYNC), /* all done */
+	};
+	struct ist_record plain[7];
+	struct ann_report rep;
+	struct ann_opts o = defaults;
+	ann_state *a;
+
+	memcpy(plain, r, sizeof(r));
+	o.flush_owner = 1;
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, r, 7), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(r[1].stream, 10);
+	CU_ASSERT_EQUAL(r[4].stream, 10);
+	CU_ASSERT_EQUAL(rep.flushes_moved, 2);
+	CU_ASSERT_TRUE(r[1].flags & IST_F_DEPENDENT);
+	CU_ASSERT_TRUE(r[2].flags & IST_F_DEPENDENT);  /* past the moved f1 */
+	CU_ASSERT_FALSE(r[3].flags & IST_F_DEPENDENT); /* its own w2 in flight */
+	CU_ASSERT_TRUE(r[4].flags & IST_F_DEPENDENT);  /* w2, r3 done; f1 moved */
+	CU_ASSERT_TRUE(r[5].flags & IST_F_DEPENDENT);  /* f1, f4 moved, in flight */
+	CU_ASSERT_TRUE(r[6].flags & IST_F_DEPENDENT);
+	CU_ASSERT_EQUAL(rep.dep_past_moved, 3);
+	CU_ASSERT_EQUAL(rep.dependent, 5);
+
+	/* without the option the worker's flushes stay its own: stream 10's
+	 * I/Os are judged against its own only, as before */
+	CU_ASSERT_EQUAL_FATAL(ann_new(&a, &defaults, 0, 1, 0), 0);
+	CU_ASSERT_EQUAL(ann_process(a, plain, 7), 0);
+	ann_finish(a, &rep);
+	CU_ASSERT_EQUAL(plain[1].stream, 99);
+	CU_ASSERT_TRUE(plain[2].flags & IST_F_DEPENDENT);
+	CU_ASSERT_FALSE(plain[3].flags & IST_F_DEPENDENT);
+	CU_ASSERT_TRUE(plain[5].flags & IST_F_DEPENDENT); /* r3 done at 5150 */
+	CU_ASSERT_FALSE(plain[4].flags & IST_F_DEPENDENT); /* 99's f1 in flight */
+	CU_ASSERT_EQUAL(rep.dep_past_moved, 0);
+	CU_ASSERT_EQUAL(rep.dependent, 3);
+}
+
 /* --group-commits 2: each commit cycle after the first gets a second
  * commit (write copy and flush, 1 ns) halfway through its think time. */
 static void test_group_commits(void)
@@ -377,6 +429,7 @@ int main(void)
 		{ "inference window", test_inference_window },
 		{ "txn-per and rules", test_txn_per_and_rules },
 		{ "flush owner", test_flush_owner },
+		{ "flush owner in flight", test_flush_owner_in_flight },
 		{ "group commits", test_group_commits },
 		{ NULL, NULL },
 	};

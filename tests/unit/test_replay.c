@@ -569,6 +569,61 @@ static void write_tmp(char *path, const char *text)
 }
 
 /*
+ * A group commit's wait before an I/O that takes no lock: stream 1 commits
+ * (write, flush: 0 to 2 ms); stream 2 read at 0 (100 us), slept while
+ * stream 1 held the lock (its commit made durable by stream 1's flush,
+ * without an I/O of its own), then ran 100 us on a CPU and read again at
+ * 2.1 ms.  With --serial-commits --cpus the 1.9 ms of lock held by
+ * stream 1 is taken out of that read's think time; without --cpus the
+ * think time is kept as recorded.
+ */
+static void test_closed_group_commit_wait(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 1000 * us, 1, 1),      /* 0 */
+		mkrec(0, IST_OP_READ, 65536, 4096, 100 * us, 2, 1),    /* 1 */
+		mkrec(1000 * us, IST_OP_FLUSH, 0, 0, 1000 * us, 1, 1), /* 2 */
+		mkrec(2100 * us, IST_OP_READ, 131072, 4096, 100 * us, 2, 2), /* 3 */
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	char path[64];
+	rpl_run *r;
+
+	recs[2].flags = IST_F_DEPENDENT | IST_F_COMMIT;
+	recs[3].flags = IST_F_DEPENDENT;
+	write_tmp(path, "# iostorm-sched 1 runq cpu\nc 2 2000000 2100000\n");
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 100 * us;
+	o.serial_commits = 1;
+	o.think_sched = path;
+	o.cpus = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 100 * us);
+	/* 100 us on the CPU from the read's completion, no sleep left */
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 200 * us);
+	rpl_run_free(r);
+
+	/* without --cpus the sleep is kept (the remainder is not all sleep) */
+	o.cpus = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 100 * us + 2000 * us);
+	rpl_run_free(r);
+
+	/* nor without --serial-commits: the CPU, then the recorded sleep */
+	o.cpus = 1;
+	o.serial_commits = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 200 * us + 1900 * us);
+	rpl_run_free(r);
+	unlink(path);
+}
+
+/*
  * --cpus: 4 streams, each a 100 us read then 1 ms of think time (CPU ms of
  * it on a CPU, the rest asleep), 40 times.  Unlimited: each stream at its
  * own pace, 1 / 1.01 ms; on N CPUs the streams' CPU time queues.
@@ -1517,6 +1572,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
+	{ "closed loop: group commit waits before reads", test_closed_group_commit_wait },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
