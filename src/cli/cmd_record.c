@@ -619,7 +619,8 @@ static int record_recover(struct sink *s, const char *dir, int allow_loss,
 	uint64_t lost, tail, spooled;
 	int ret, lossy;
 
-	install_signals();
+	/* No handlers: SIGINT ends a long decoding as it ends any command
+	 * (the spool stays; the output is what was written, no footer). */
 	ret = cap_rec_recover(&r, dir, s->h, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("%s", err);
