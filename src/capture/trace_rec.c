@@ -224,7 +224,8 @@ struct cap_rec {
 #define MAX_NAMED_PIDS 65536
 #define CAP_SPOOL_CPUS_MAX 1024
 #define POLL_NS_SPOOL 50000000  /* the splicer's interval (the live one's) */
-#define SPLICE_SLOTS 64         /* sub-buffers a splice moves at most */
+#define SPLICE_SLOTS 64
+#define SPOOL_SKEW_NS 20000000ull /* catching up: CPUs read within 20 ms */         /* sub-buffers a splice moves at most */
 #define SPOOL_MAGIC "iostorm-spool 1"
 
 static uint64_t now_mono(void)
@@ -1481,6 +1482,7 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 {
 	uint64_t wm = UINT64_MAX;
 	uint64_t pub[CAP_SPOOL_CPUS_MAX], pubd[CAP_SPOOL_CPUS_MAX];
+	uint64_t lag = UINT64_MAX;
 	int events = 0, ret;
 
 	if (!r->started)
@@ -1499,6 +1501,17 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 		}
 		r->seen_round_ns = r->pub_round_ns;
 		pthread_mutex_unlock(&r->sp_lock);
+		/* Catching up, a CPU whose spool is read further in time
+		 * than another's with data left waits for it: its events
+		 * past the watermark would be held (up to HELD_MAX, then
+		 * merged out of order). */
+		for (int c = 0; c < r->ncpu; c++) {
+			const struct cpu_reader *cr = &r->cpu[c];
+
+			if (cr->sfd >= 0 && cr->rd_off + cr->page_size <= pub[c] &&
+			    cr->drained_ns < lag)
+				lag = cr->drained_ns;
+		}
 	}
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
@@ -1506,7 +1519,13 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 		if (r->spool) {
 			if (cr->sfd < 0)
 				continue;
-			ret = read_cpu_spool(r, cr, &events, pub[c], pubd[c]);
+			if (lag != UINT64_MAX && cr->drained_ns > lag + SPOOL_SKEW_NS &&
+			    cr->rd_off + cr->page_size <= pub[c]) {
+				r->behind = 1;
+				ret = 0;
+			} else {
+				ret = read_cpu_spool(r, cr, &events, pub[c], pubd[c]);
+			}
 		} else {
 			if (cr->fd < 0)
 				continue;
