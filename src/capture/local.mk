@@ -7,6 +7,8 @@ libiostorm_core_la_SOURCES += \
 	src/capture/rb_page.h \
 	src/capture/trace_rec.c \
 	src/capture/trace_rec.h \
+	src/capture/trace_rec_int.h \
+	src/capture/rec_spool.c \
 	src/capture/sched_rec.c \
 	src/capture/sched_rec.h \
 	src/capture/framer.c \

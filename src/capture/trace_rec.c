@@ -120,120 +120,12 @@ int cap_dev_probe(const char *path, struct cap_devinfo *di, char *err,
 #include <tracefs/tracefs.h>
 
 #include "capture/rb_page.h"
+#include "capture/trace_rec_int.h"
 
-enum { EV_RQ_ISSUE, EV_RQ_COMPLETE, EV_BIO_QUEUE, EV_BIO_COMPLETE, EV_COUNT };
-
-static const char *const ev_names[EV_COUNT] = {
+const char *const cap_ev_names[EV_COUNT] = {
 	"block_rq_issue", "block_rq_complete", "block_bio_queue",
 	"block_bio_complete",
 };
-
-struct ev_layout {
-	int id;
-	int used;
-	int off_dev, off_sector, off_nr, off_rwbs, len_rwbs, off_comm;
-	int min_len; /* an event shorter than this is malformed */
-};
-
-/* Small: a poll holds tens of thousands (the process name is passed on
- * when the event is decoded, the first time its pid is seen). */
-struct held_event {
-	struct cap_event ev;
-};
-
-/* One CPU's trace_pipe_raw and the events read from it, in time order
- * (a CPU's ring buffer is: its time deltas are unsigned), waiting to be
- * merged with the other CPUs' up to the watermark. */
-struct cpu_reader {
-	int fd;
-	uint8_t *page;
-	size_t page_size;
-	uint64_t drained_ns; /* everything before this time has been read */
-	int32_t named_pid;   /* the last pid seen named on this CPU */
-	struct held_event *q;
-	size_t qhead, qn, qcap;
-	/* --spool: the CPU's spool file (whole sub-buffers, as read) */
-	int sfd;
-	int pipe[2];          /* splicer: trace_pipe_raw -> pipe -> sfd */
-	uint8_t *spage;       /* splicer: the partly filled sub-buffer read */
-	uint64_t wr_off;      /* splicer: bytes in sfd */
-	uint64_t pub_bytes;   /* under sp_lock: bytes the decoder may read */
-	uint64_t pub_drained; /* under sp_lock: the ring was empty at this
-				 time when pub_bytes was reached (0: not) */
-	uint64_t rd_off;      /* decoder: bytes of sfd decoded */
-	uint64_t last_ts;     /* decoder: the last event's time read */
-};
-
-struct cap_rec {
-	struct tracefs_instance *inst;
-	struct tep_handle *tep;
-	struct ev_layout ev[EV_COUNT];
-	int nused;            /* the events enabled, for decode_event() */
-	int used_id[EV_COUNT], used_k[EV_COUNT];
-	struct cap_devinfo *dev;
-	unsigned ndev;
-	struct cpu_reader *cpu;
-	int ncpu;
-	cap_match *match;
-	size_t nheld; /* events in the CPUs' queues */
-	uint32_t *pids; /* open-addressed set of named pids (+1), bounded */
-	size_t pid_cap, npids;
-	uint64_t t0_ns, stop_ns;
-	int started, stopping;
-	int behind; /* the last poll left data in a buffer */
-	cap_name_fn name; /* during a poll */
-	void *name_ctx;
-	uint64_t drain_ns;
-	size_t max_pending;
-	struct cap_rwbs_cache rwbs;
-	struct cap_rec_stats st;
-	/* --spool (and --recover): the splicer thread moves whole sub-
-	 * buffers to the spool while the caller decodes from it. */
-	int spool;            /* 1: recording to a spool; 2: recovering one */
-	char *spool_dir;
-	size_t page_size;     /* the sub-buffer size (the spool's slot) */
-	pthread_t splicer;
-	int splicer_on;
-	pthread_mutex_t sp_lock;
-	uint64_t pub_round_ns;  /* under sp_lock: start of the round published */
-	uint64_t seen_round_ns; /* decoder: pub_round_ns of its last look */
-	int sp_stopping;      /* atomic: poll every 2 ms (the drain) */
-	int sp_final;         /* atomic: 1 trace off and empty the rings;
-				 2 quit at once (an error) */
-	int sp_err;           /* atomic: the splicer's error (< 0) */
-	uint64_t tail_bytes;  /* recover: a partly written slot ignored */
-	pid_t decoder_tid;    /* the caller's thread, under SCHED_IDLE */
-	const volatile sig_atomic_t *stop_req; /* the caller's stop flag */
-	uint64_t stop_at_ns;  /* the caller's --duration end, 0: none */
-	int boosted;          /* splicer: the decoder has its priority back */
-	sigset_t old_mask;    /* the caller's signal mask before the start */
-};
-
-#define HELD_MAX ((size_t)1 << 21) /* events held for time ordering */
-#define BYTES_PER_ROUND (2u << 20)  /* per CPU, so one busy CPU cannot starve */
-/* Sub-buffer size asked (kernels since 6.8; older ones keep one page).
- * A read returns one sub-buffer: a full one is swapped out of the ring
- * whole and copied once, but the one a writer is still filling is copied
- * event by event with interrupts off, which costs several times as much
- * per event; each poll ends on such a partly filled sub-buffer per CPU.
- * 16 KiB keeps that part small at a few thousand reads a second (bench/
- * README.md: 256-512 KiB tripled the recorder's CPU per I/O, 16 KiB used
- * 4-17% less than 64 KiB). */
-#define SUBBUF_KB 16
-#define ORDER_SLACK_NS 2000000ull   /* events committed late on a CPU */
-#define MAX_NAMED_PIDS 65536
-#define CAP_SPOOL_CPUS_MAX 1024
-#define POLL_NS_SPOOL 50000000  /* the splicer's interval (the live one's) */
-#define SPLICE_SLOTS 64         /* sub-buffers a splice moves at most */
-#define SPOOL_MAGIC "iostorm-spool 1"
-
-static uint64_t now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int field_off(struct tep_event *e, const char *name, int *len)
 {
@@ -260,16 +152,16 @@ static int load_layouts(cap_rec *r, char *err, size_t errlen)
 		struct tep_event *e = NULL;
 		struct ev_layout *l = &r->ev[i];
 		int size = 0;
-		char *fmt = tracefs_event_file_read(NULL, "block", ev_names[i],
+		char *fmt = tracefs_event_file_read(NULL, "block", cap_ev_names[i],
 						    "format", &size);
 
 		if (fmt && size > 0)
 			tep_parse_event(r->tep, fmt, (size_t)size, "block");
 		free(fmt);
-		e = tep_find_event_by_name(r->tep, "block", ev_names[i]);
+		e = tep_find_event_by_name(r->tep, "block", cap_ev_names[i]);
 		if (!e) {
 			snprintf(err, errlen, "tracefs has no block/%s event",
-				 ev_names[i]);
+				 cap_ev_names[i]);
 			return -ENOENT;
 		}
 		l->id = e->id;
@@ -281,7 +173,7 @@ static int load_layouts(cap_rec *r, char *err, size_t errlen)
 		if (l->off_dev < 0 || l->off_sector < 0 || l->off_nr < 0 ||
 		    l->off_rwbs < 0) {
 			snprintf(err, errlen, "block/%s has an unexpected format",
-				 ev_names[i]);
+				 cap_ev_names[i]);
 			return -EPROTO;
 		}
 		l->min_len = l->off_rwbs + l->len_rwbs;
@@ -339,15 +231,15 @@ static int setup_events(cap_rec *r, char *err, size_t errlen)
 		for (int k = 0; k < 2; k++) {
 			int i = bio ? EV_BIO_QUEUE + k : EV_RQ_ISSUE + k;
 
-			if (tracefs_event_file_write(r->inst, "block", ev_names[i],
+			if (tracefs_event_file_write(r->inst, "block", cap_ev_names[i],
 						     "filter", filter) < 0) {
 				snprintf(err, errlen, "cannot set the filter of block/%s: %s",
-					 ev_names[i], strerror(errno));
+					 cap_ev_names[i], strerror(errno));
 				return -EIO;
 			}
-			if (tracefs_event_enable(r->inst, "block", ev_names[i]) < 0) {
+			if (tracefs_event_enable(r->inst, "block", cap_ev_names[i]) < 0) {
 				snprintf(err, errlen, "cannot enable block/%s: %s",
-					 ev_names[i], strerror(errno));
+					 cap_ev_names[i], strerror(errno));
 				return -EIO;
 			}
 			r->ev[i].used = 1;
@@ -551,9 +443,6 @@ fail:
 	return ret;
 }
 
-static int spool_write_meta(cap_rec *r);
-static void *splicer_main(void *arg);
-
 int cap_rec_start(cap_rec *r)
 {
 	int ret;
@@ -565,7 +454,7 @@ int cap_rec_start(cap_rec *r)
 	for (int c = 0; c < r->ncpu; c++)
 		r->cpu[c].drained_ns = r->t0_ns;
 	if (r->spool) {
-		ret = spool_write_meta(r);
+		ret = cap_spool_write_meta(r);
 		if (ret < 0)
 			return ret;
 	}
@@ -591,7 +480,7 @@ int cap_rec_start(cap_rec *r)
 		sigaddset(&stop, SIGINT);
 		sigaddset(&stop, SIGTERM);
 		pthread_sigmask(SIG_BLOCK, &all, &r->old_mask);
-		ret = pthread_create(&r->splicer, NULL, splicer_main, r);
+		ret = pthread_create(&r->splicer, NULL, cap_spool_splicer_main, r);
 		pthread_sigmask(SIG_SETMASK, &r->old_mask, NULL);
 		if (ret) {
 			tracefs_trace_off(r->inst);
@@ -604,509 +493,6 @@ int cap_rec_start(cap_rec *r)
 		sched_setscheduler(0, SCHED_IDLE, &sp);
 	}
 	return 0;
-}
-
-/*
- * --spool, the splicer's side.  One round: each CPU's full sub-buffers go
- * from trace_pipe_raw to its spool file by splice() (the ring's pages are
- * handed to a pipe, then copied once into the page cache: no copy to user
- * space and no decoding); when there was none (or while stopping), the
- * partly filled one is read() as the live reader does, so that the
- * decoder learns that the CPU's ring was empty at the round's start.
- * A round is published (bytes per CPU, and the round's time when every
- * CPU's ring was read empty) under sp_lock.
- */
-static int spool_cpu(cap_rec *r, struct cpu_reader *cr, int partial,
-		     int *behind, uint64_t *drained, uint64_t *moved)
-{
-	uint64_t before = now_mono();
-	size_t bytes = 0;
-	int spliced = 0;
-
-	*drained = 0;
-	while (bytes < BYTES_PER_ROUND) {
-		loff_t off = (loff_t)cr->wr_off;
-		ssize_t n = splice(cr->fd, NULL, cr->pipe[1], NULL,
-				   SPLICE_SLOTS * r->page_size,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		spliced = 1;
-		while (n > 0) {
-			ssize_t w = splice(cr->pipe[0], NULL, cr->sfd, &off,
-					   (size_t)n, SPLICE_F_MOVE);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return w < 0 ? -errno : -EIO;
-			n -= w;
-			bytes += (size_t)w;
-		}
-		cr->wr_off = (uint64_t)off;
-	}
-	if (bytes >= BYTES_PER_ROUND) {
-		*behind = 1;
-	} else if (!spliced || partial) {
-		for (;;) {
-			ssize_t n = read(cr->fd, cr->spage, r->page_size);
-			size_t w = 0;
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno != EAGAIN)
-				return -errno;
-			if (n <= 0) {
-				*drained = before;
-				break;
-			}
-			/* one slot per sub-buffer, whatever the read gave */
-			memset(cr->spage + n, 0, r->page_size - (size_t)n);
-			while (w < r->page_size) {
-				ssize_t k = pwrite(cr->sfd, cr->spage + w,
-						   r->page_size - w,
-						   (off_t)(cr->wr_off + w));
-
-				if (k < 0 && errno == EINTR)
-					continue;
-				if (k <= 0)
-					return k < 0 ? -errno : -EIO;
-				w += (size_t)k;
-			}
-			cr->wr_off += r->page_size;
-			bytes += r->page_size;
-			if (bytes >= BYTES_PER_ROUND) {
-				*behind = 1;
-				break;
-			}
-		}
-	}
-	if (cr->wr_off % r->page_size)
-		return -EIO; /* a sub-buffer not moved whole */
-	*moved += bytes;
-	return 0;
-}
-
-static int spool_round(cap_rec *r, int partial, int *behind, uint64_t *moved)
-{
-	uint64_t drained[CAP_SPOOL_CPUS_MAX], round = now_mono();
-	int all = 1;
-
-	*behind = 0;
-	for (int c = 0; c < r->ncpu; c++) {
-		struct cpu_reader *cr = &r->cpu[c];
-		int ret;
-
-		drained[c] = 1;
-		if (cr->fd < 0)
-			continue;
-		ret = spool_cpu(r, cr, partial, behind, &drained[c], moved);
-		if (ret < 0)
-			return ret;
-		if (!drained[c])
-			all = 0;
-	}
-	pthread_mutex_lock(&r->sp_lock);
-	for (int c = 0; c < r->ncpu; c++) {
-		r->cpu[c].pub_bytes = r->cpu[c].wr_off;
-		r->cpu[c].pub_drained = drained[c];
-	}
-	if (all)
-		r->pub_round_ns = round;
-	pthread_mutex_unlock(&r->sp_lock);
-	return 0;
-}
-
-static void *splicer_main(void *arg)
-{
-	cap_rec *r = arg;
-	int off = 0;
-
-	for (;;) {
-		int final = __atomic_load_n(&r->sp_final, __ATOMIC_ACQUIRE);
-		int stopping = __atomic_load_n(&r->sp_stopping, __ATOMIC_ACQUIRE);
-		uint64_t moved = 0;
-		int behind, ret;
-
-		if (final == 2)
-			break;
-		if (!r->boosted && ((r->stop_req && *r->stop_req) ||
-				    (r->stop_at_ns && now_mono() >= r->stop_at_ns))) {
-			struct sched_param sp = { 0 };
-
-			sched_setscheduler(r->decoder_tid, SCHED_OTHER, &sp);
-			r->boosted = 1;
-		}
-		if (final && !off) {
-			tracefs_trace_off(r->inst);
-			off = 1;
-		}
-		ret = spool_round(r, final || stopping, &behind, &moved);
-		if (ret < 0) {
-			__atomic_store_n(&r->sp_err, ret, __ATOMIC_RELEASE);
-			break;
-		}
-		if (final && !moved && !behind)
-			break;
-		if (!behind && !final) {
-			/* as the live reader: the rings hold seconds */
-			struct timespec ts = { 0, stopping ? 2000000 : POLL_NS_SPOOL };
-
-			nanosleep(&ts, NULL);
-		}
-	}
-	return NULL;
-}
-
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The spool's "meta": what decoding needs besides the sub-buffers, so
- * that a spool left by a killed recorder can be decoded alone. */
-static int spool_write_meta(cap_rec *r)
-{
-	char path[PATH_MAX], *buf;
-	size_t cap = 4096 + (size_t)r->ndev * 256, n = 0;
-	int fd, ret;
-
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	n += (size_t)snprintf(buf + n, cap - n, "%s\nsubbuf %zu\ncpus %d\nt0 %llu\ninstance %s\n",
-			      SPOOL_MAGIC, r->page_size, r->ncpu,
-			      (unsigned long long)r->t0_ns,
-			      tracefs_instance_get_name(r->inst));
-	for (int i = 0; i < EV_COUNT; i++) {
-		const struct ev_layout *l = &r->ev[i];
-
-		n += (size_t)snprintf(buf + n, cap - n, "event %s %d %d %d %d %d %d %d %d %d\n",
-				      ev_names[i], l->id, l->used, l->off_dev,
-				      l->off_sector, l->off_nr, l->off_rwbs,
-				      l->len_rwbs, l->off_comm, l->min_len);
-	}
-	for (unsigned i = 0; i < r->ndev; i++) {
-		const struct cap_devinfo *d = &r->dev[i];
-
-		n += (size_t)snprintf(buf + n, cap - n, "device %s %u %llu %llu %u %d\n",
-				      d->name, d->trace_dev,
-				      (unsigned long long)d->start,
-				      (unsigned long long)d->size, d->block_size,
-				      d->bio_based);
-	}
-	n += (size_t)snprintf(buf + n, cap - n, "end\n");
-	snprintf(path, sizeof(path), "%s/meta", r->spool_dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		ret = -errno;
-	} else {
-		ret = n < cap ? write_all(fd, buf, n) : -ENAMETOOLONG;
-		if (close(fd) < 0 && ret == 0)
-			ret = -errno;
-	}
-	free(buf);
-	return ret;
-}
-
-int cap_rec_spool(cap_rec *r, const char *dir, char *err, size_t errlen)
-{
-	if (r->started || r->spool) {
-		snprintf(err, errlen, "spool: set before the start");
-		return -EINVAL;
-	}
-	if (r->ncpu > CAP_SPOOL_CPUS_MAX) {
-		snprintf(err, errlen, "spool: more than %d CPUs", CAP_SPOOL_CPUS_MAX);
-		return -E2BIG;
-	}
-	r->spool_dir = strdup(dir);
-	if (!r->spool_dir)
-		return -ENOMEM;
-	pthread_mutex_init(&r->sp_lock, NULL);
-	r->spool = 1;
-	for (int c = 0; c < r->ncpu; c++) {
-		struct cpu_reader *cr = &r->cpu[c];
-		char path[PATH_MAX];
-		int e;
-
-		if (cr->fd < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
-		cr->sfd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (cr->sfd < 0 || pipe2(cr->pipe, O_CLOEXEC) < 0) {
-			e = errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
-			return -e;
-		}
-		/* room for a splice's sub-buffers (one slot each); a smaller
-		 * pipe only means more calls */
-		fcntl(cr->pipe[1], F_SETPIPE_SZ, SPLICE_SLOTS * 4096);
-		cr->spage = malloc(r->page_size);
-		if (!cr->spage) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/* Unlinks the spool's files and its directory (what is not there is
- * fine: a recording that failed early made only some of them). */
-int cap_rec_spool_remove(const char *dir, int ncpu)
-{
-	char path[PATH_MAX];
-	int ret = 0;
-
-	for (int c = 0; c < ncpu; c++) {
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
-		if (unlink(path) < 0 && errno != ENOENT)
-			ret = -errno;
-	}
-	snprintf(path, sizeof(path), "%s/meta", dir);
-	if (unlink(path) < 0 && errno != ENOENT)
-		ret = -errno;
-	if (rmdir(dir) < 0 && ret == 0)
-		ret = -errno;
-	return ret;
-}
-
-void cap_rec_spool_stop_watch(cap_rec *r, const volatile sig_atomic_t *flag,
-			      uint64_t at_ns)
-{
-	r->stop_req = flag;
-	r->stop_at_ns = at_ns;
-}
-
-int cap_rec_ncpu(const cap_rec *r)
-{
-	return r->ncpu;
-}
-
-uint64_t cap_rec_spooled(const cap_rec *r)
-{
-	uint64_t n = 0;
-
-	for (int c = 0; c < r->ncpu; c++)
-		n += r->spool == 2 ? r->cpu[c].pub_bytes : r->cpu[c].wr_off;
-	return n;
-}
-
-/* One "event" or "device" line of the meta file. */
-static int parse_meta_line(cap_rec *r, char *line, unsigned *ndev)
-{
-	char name[64];
-	int v[9];
-
-	if (sscanf(line, "event %63s %d %d %d %d %d %d %d %d %d", name, &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) == 10) {
-		for (int i = 0; i < EV_COUNT; i++) {
-			struct ev_layout *l = &r->ev[i];
-
-			if (strcmp(name, ev_names[i]))
-				continue;
-			if (v[2] < 0 || v[3] < 0 || v[4] < 0 || v[5] < 0 ||
-			    v[6] <= 0 || v[8] > 4096 || v[2] + 4 > v[8] ||
-			    v[3] + 8 > v[8] || v[4] + 4 > v[8] ||
-			    v[5] + v[6] > v[8] || (v[7] >= 0 && v[7] + 16 > v[8]))
-				return -EINVAL;
-			l->id = v[0];
-			l->used = v[1] != 0;
-			l->off_dev = v[2];
-			l->off_sector = v[3];
-			l->off_nr = v[4];
-			l->off_rwbs = v[5];
-			l->len_rwbs = v[6];
-			l->off_comm = v[7];
-			l->min_len = v[8];
-			return 0;
-		}
-		return -EINVAL;
-	}
-	if (!strncmp(line, "device ", 7)) {
-		struct cap_devinfo *d;
-		unsigned long long start, size;
-		unsigned tdev, bs;
-		int bio;
-
-		if (*ndev >= r->ndev ||
-		    sscanf(line, "device %63s %u %llu %llu %u %d", name, &tdev,
-			   &start, &size, &bs, &bio) != 6)
-			return -EINVAL;
-		d = &r->dev[(*ndev)++];
-		memcpy(d->name, name, sizeof(d->name));
-		d->trace_dev = tdev;
-		d->start = start;
-		d->size = size;
-		d->block_size = bs;
-		d->bio_based = bio != 0;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int cap_rec_recover(cap_rec **rp, const char *dir, ist_header *h, char *err,
-		    size_t errlen)
-{
-	char path[PATH_MAX], *buf = NULL, *line, *save = NULL, val[64];
-	unsigned long long t0 = 0;
-	unsigned ndev = 0, lines = 0;
-	size_t sub = 0;
-	int ncpu = 0, ret, fd;
-	ssize_t n;
-	cap_rec *r;
-
-	*rp = NULL;
-	snprintf(path, sizeof(path), "%s/meta", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s (not a spool, or its recorder was killed before it traced)",
-			 path, strerror(-ret));
-		return ret;
-	}
-	buf = malloc(65536);
-	n = buf ? read(fd, buf, 65535) : -1;
-	close(fd);
-	if (n <= 0) {
-		free(buf);
-		snprintf(err, errlen, "%s: cannot read it", path);
-		return -EIO;
-	}
-	buf[n] = '\0';
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r->spool = 2;
-	pthread_mutex_init(&r->sp_lock, NULL);
-	ret = -EINVAL;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		lines++;
-		if (lines == 1) {
-			if (strcmp(line, SPOOL_MAGIC))
-				goto bad;
-		} else if (!strcmp(line, "end")) {
-			ret = 0;
-			break;
-		} else if (sscanf(line, "subbuf %zu", &sub) == 1 ||
-			   sscanf(line, "cpus %d", &ncpu) == 1 ||
-			   sscanf(line, "t0 %llu", &t0) == 1 ||
-			   !strncmp(line, "instance ", 9)) {
-			continue;
-		}
-		if (!strncmp(line, "device ", 7) || !strncmp(line, "event ", 6)) {
-			if (!r->dev) {
-				r->ndev = 64; /* record's limit */
-				r->dev = calloc(r->ndev, sizeof(*r->dev));
-				if (!r->dev) {
-					ret = -ENOMEM;
-					goto fail;
-				}
-			}
-			if (parse_meta_line(r, line, &ndev) < 0)
-				goto bad;
-		}
-	}
-	if (ret < 0 || sub < 64 || sub > (1u << 24) || ncpu <= 0 ||
-	    ncpu > CAP_SPOOL_CPUS_MAX || !ndev)
-		goto bad;
-	r->ndev = ndev;
-	r->page_size = sub;
-	r->ncpu = ncpu;
-	r->t0_ns = t0;
-	for (int i = 0; i < EV_COUNT; i++)
-		if (r->ev[i].used) {
-			r->used_id[r->nused] = r->ev[i].id;
-			r->used_k[r->nused++] = i;
-		}
-	r->cpu = calloc((size_t)ncpu, sizeof(*r->cpu));
-	r->pid_cap = 1024;
-	r->pids = calloc(r->pid_cap, sizeof(*r->pids));
-	if (!r->cpu || !r->pids) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (int c = 0; c < ncpu; c++) {
-		struct cpu_reader *cr = &r->cpu[c];
-		struct stat st;
-
-		cr->fd = -1;
-		cr->pipe[0] = cr->pipe[1] = -1;
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
-		cr->sfd = open(path, O_RDONLY | O_CLOEXEC);
-		if (cr->sfd < 0 && errno == ENOENT)
-			continue; /* an offline CPU */
-		if (cr->sfd < 0 || fstat(cr->sfd, &st) < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-			goto fail;
-		}
-		/* a slot the killed splicer had not finished is not read */
-		cr->pub_bytes = (uint64_t)st.st_size - (uint64_t)st.st_size % sub;
-		r->tail_bytes += (uint64_t)st.st_size % sub;
-		cr->page_size = sub;
-		cr->page = malloc(sub);
-		cr->qcap = 4096;
-		cr->q = malloc(cr->qcap * sizeof(*cr->q));
-		if (!cr->page || !cr->q) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		cr->drained_ns = t0;
-	}
-	ret = cap_match_new(&r->match, 0, 0, t0);
-	if (ret < 0)
-		goto fail;
-	r->drain_ns = 1;
-	r->started = 1;
-	ist_header_set(h, "source", "tracefs");
-	ist_header_set(h, "trace_clock", "mono");
-	for (unsigned i = 0; i < r->ndev; i++) {
-		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
-					    r->dev[i].block_size);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot add device %s", r->dev[i].name);
-			goto fail;
-		}
-		snprintf(path, sizeof(path), "dev.%s.event", r->dev[i].name);
-		ist_header_set(h, path, r->dev[i].bio_based ? "bio" : "rq");
-	}
-	snprintf(val, sizeof(val), "%d", r->ncpu);
-	ist_header_set(h, "record.cpus", val);
-	ist_header_set(h, "record.recovered", "spool");
-	free(buf);
-	*rp = r;
-	return 0;
-bad:
-	snprintf(err, errlen, "%s/meta: not a spool's meta file (line %u)", dir, lines);
-	ret = -EINVAL;
-fail:
-	free(buf);
-	cap_rec_close(r);
-	return ret;
-}
-
-uint64_t cap_rec_spool_tail(const cap_rec *r)
-{
-	return r->tail_bytes;
 }
 
 /* Names pid's stream the first time it is seen; comm is the event's
@@ -1481,6 +867,7 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 {
 	uint64_t wm = UINT64_MAX;
 	uint64_t pub[CAP_SPOOL_CPUS_MAX], pubd[CAP_SPOOL_CPUS_MAX];
+	uint64_t lag = UINT64_MAX;
 	int events = 0, ret;
 
 	if (!r->started)
@@ -1499,6 +886,17 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 		}
 		r->seen_round_ns = r->pub_round_ns;
 		pthread_mutex_unlock(&r->sp_lock);
+		/* Catching up, a CPU whose spool is read further in time
+		 * than another's with data left waits for it: its events
+		 * past the watermark would be held (up to HELD_MAX, then
+		 * merged out of order). */
+		for (int c = 0; c < r->ncpu; c++) {
+			const struct cpu_reader *cr = &r->cpu[c];
+
+			if (cr->sfd >= 0 && cr->rd_off + cr->page_size <= pub[c] &&
+			    cr->drained_ns < lag)
+				lag = cr->drained_ns;
+		}
 	}
 	for (int c = 0; c < r->ncpu; c++) {
 		struct cpu_reader *cr = &r->cpu[c];
@@ -1506,7 +904,13 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 		if (r->spool) {
 			if (cr->sfd < 0)
 				continue;
-			ret = read_cpu_spool(r, cr, &events, pub[c], pubd[c]);
+			if (lag != UINT64_MAX && cr->drained_ns > lag + SPOOL_SKEW_NS &&
+			    cr->rd_off + cr->page_size <= pub[c]) {
+				r->behind = 1;
+				ret = 0;
+			} else {
+				ret = read_cpu_spool(r, cr, &events, pub[c], pubd[c]);
+			}
 		} else {
 			if (cr->fd < 0)
 				continue;
@@ -1759,37 +1163,4 @@ void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 }
 uint64_t cap_rec_t0(const cap_rec *r) { (void)r; return 0; }
 void cap_rec_close(cap_rec *r) { (void)r; }
-int cap_rec_spool(cap_rec *r, const char *dir, char *err, size_t errlen)
-{
-	(void)r;
-	(void)dir;
-	snprintf(err, errlen, "built without libtracefs");
-	return IST_EUNSUPPORTED;
-}
-int cap_rec_recover(cap_rec **r, const char *dir, ist_header *h, char *err,
-		    size_t errlen)
-{
-	(void)dir;
-	(void)h;
-	*r = NULL;
-	snprintf(err, errlen, "built without libtracefs: spools cannot be decoded");
-	return IST_EUNSUPPORTED;
-}
-uint64_t cap_rec_spool_tail(const cap_rec *r) { (void)r; return 0; }
-uint64_t cap_rec_spooled(const cap_rec *r) { (void)r; return 0; }
-int cap_rec_ncpu(const cap_rec *r) { (void)r; return 0; }
-void cap_rec_spool_stop_watch(cap_rec *r, const volatile sig_atomic_t *flag,
-			      uint64_t at_ns)
-{
-	(void)r;
-	(void)flag;
-	(void)at_ns;
-}
-int cap_rec_spool_remove(const char *dir, int ncpu)
-{
-	(void)dir;
-	(void)ncpu;
-	return IST_EUNSUPPORTED;
-}
-
 #endif

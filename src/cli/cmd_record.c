@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"                         catching up at the stop; removed once OUT is\n"
 		"                         written, kept (and named) when it fails\n"
 		"      --recover SPOOL    decode the spool a killed or failed --spool\n"
-		"                         recording left into OUT (no root needed)\n"
+		"                         recording left into OUT (reads only its\n"
+		"                         files: no tracefs)\n"
 		"      --pcap IFACE       capture iSCSI/NBD on a network interface\n"
 		"      --from-pcap FILE   decode a pcap/pcapng file\n"
 		"      --filter BPF       libpcap filter for --pcap/--from-pcap\n"
@@ -454,6 +455,22 @@ static int spool_mkdir(const char *out, char *dir, size_t size)
 	return -EEXIST;
 }
 
+/* Through sudo, the spool belongs to the invoking user as the output
+ * does: a kept one can be decoded without root. */
+static void spool_chown(const char *dir, int ncpu)
+{
+	char path[4200];
+
+	chown_to_sudo_user(dir);
+	snprintf(path, sizeof(path), "%s/meta", dir);
+	chown_to_sudo_user(path);
+	for (int c = 0; c < ncpu; c++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, c);
+		if (access(path, F_OK) == 0)
+			chown_to_sudo_user(path);
+	}
+}
+
 /* The spool's end: removed once the trace is written; kept (and its
  * decoding command named) when the recording failed with something in
  * it, since it then holds what the trace does not. */
@@ -531,8 +548,10 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 	}
 	start = mono_ns();
 	s->last_flush_ns = start;
-	if (spool)
+	if (spool) {
 		cap_rec_spool_stop_watch(r, &stop_flag, duration_ns ? start + duration_ns : 0);
+		spool_chown(dir, ncpu);
+	}
 	ret = 0;
 	while (!stop_flag) {
 		int n = cap_rec_poll(r, sink_emit, name_stream, s);
@@ -619,7 +638,8 @@ static int record_recover(struct sink *s, const char *dir, int allow_loss,
 	uint64_t lost, tail, spooled;
 	int ret, lossy;
 
-	install_signals();
+	/* No handlers: SIGINT ends a long decoding as it ends any command
+	 * (the spool stays; the output is what was written, no footer). */
 	ret = cap_rec_recover(&r, dir, s->h, err, sizeof(err));
 	if (ret < 0) {
 		cli_err("%s", err);

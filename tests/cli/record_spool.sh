@@ -122,6 +122,22 @@ expect_status 0 "$IOSTORM" record -q --spool -d "$LOOP" --duration 100ms -o "$TM
 [ ! -d "$TRACING/instances/iostorm-record-$RPID" ] || fail "stale instance not removed"
 no_spool_left
 
+# -- through sudo: the spool belongs to the invoking user, as the output
+SUDO_UID=65534 SUDO_GID=65534 "$IOSTORM" record --spool -d "$LOOP" -o "$TMP/sudo.ist" 2>"$TMP/rec.err" &
+RPID=$!
+i=0
+until [ -f "$TMP/sudo.ist.spool-$RPID-0/meta" ] && [ "$(stat -c %u "$TMP/sudo.ist.spool-$RPID-0/meta")" = 65534 ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || { kill -INT $RPID; fail "the spool was not given to SUDO_UID"; }
+	sleep 0.05
+done
+expect_eq "$(stat -c %u:%g "$TMP/sudo.ist.spool-$RPID-0")" 65534:65534 "owner of the spool"
+expect_eq "$(stat -c %u:%g "$TMP/sudo.ist.spool-$RPID-0/cpu0")" 65534:65534 "owner of a spool file"
+kill -INT $RPID
+wait $RPID
+expect_eq "$?" 0 "recorder exit status (sudo, --spool)"
+expect_eq "$(stat -c %u:%g "$TMP/sudo.ist")" 65534:65534 "owner of the output"
+no_spool_left
+
 # -- --recover errors: one line each, exit 1, no output left
 expect_status 1 "$IOSTORM" record --recover "$TMP/nonexistent" -o "$TMP/x.ist"
 expect_err_line "not a spool"
