@@ -8,6 +8,13 @@ set -u
 DATA="$top_srcdir/tests/data"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/iostorm-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# A test killed by a signal (make check interrupted, a timeout) runs its
+# EXIT trap too, so that its cleanup (a test's own `trap cleanup EXIT`:
+# loop and zram devices, mounts, processes) is not skipped: the shell
+# leaves no EXIT trap behind on a signal it does not trap.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 nchecks=0
 skipped=""
 
