@@ -392,7 +392,7 @@ static void blktrace_close(struct imp_ctx *c, void *priv)
 
 const struct imp_format imp_fmt_blktrace = {
 	.name = "blktrace",
-	.description = "blktrace binary per-CPU files NAME.blktrace.N (v7, merged by time; --event Q or D)",
+	.description = "blktrace binary per-CPU files NAME.blktrace.N (v7 or v8, merged by time; --event Q or D)",
 	.time_unit = "ns",
 	.time_epoch = "trace",
 	.flags = IMP_BINARY | IMP_ALL_INPUTS | IMP_EVENTS,
