@@ -263,6 +263,16 @@ int cmd_precondition(int argc, char **argv)
 		/* the profile's devices are scaled onto the target */
 		o->base.remap = RPL_REMAP_SCALE;
 	} else if (!w.pattern) {
+		struct stat st;
+
+		/* a mistyped pattern or profile name was "bogus: No such
+		 * file or directory", as if only a file had been meant */
+		if (stat(wname, &st) < 0 && errno == ENOENT) {
+			cli_err("%s: No such file or directory, nor a built-in pattern (iostorm "
+				"sweep --list) or a synth profile (iostorm synth --list)", wname);
+			rc = EXIT_FAIL;
+			goto out;
+		}
 		w.trace = wname;
 	}
 	if (w.synth.nsets && !w.synth.profile) {
