@@ -214,12 +214,12 @@ done:
 	free(recs);
 	ist_reader_close(r);
 	if (fflush(stdout)) {
-		cli_err("stdout: %s", strerror(errno));
+		cli_err("standard output: write error: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	return status;
 write_error:
-	cli_err("stdout: %s", strerror(errno));
+	cli_err("standard output: write error: %s", strerror(errno));
 	free(recs);
 	ist_reader_close(r);
 	return EXIT_FAIL;

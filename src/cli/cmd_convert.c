@@ -317,7 +317,7 @@ static int close_output(struct output *out, int ok)
 		return ok ? 0 : -1;
 	if (out->f == stdout) {
 		if (fflush(stdout) && ok) {
-			cli_err("stdout: %s", strerror(errno));
+			cli_err("standard output: write error: %s", strerror(errno));
 			return -1;
 		}
 		return ok ? 0 : -1;

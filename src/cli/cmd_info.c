@@ -253,7 +253,7 @@ int cmd_info(int argc, char **argv)
 	ist_totals_acc_free(acc);
 	ist_reader_close(r);
 	if (fflush(stdout)) {
-		cli_err("stdout: %s", strerror(errno));
+		cli_err("standard output: write error: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
