@@ -100,6 +100,10 @@ int cmd_demo(int argc, char **argv)
 			timing = optarg;
 			break;
 		case 'D':
+			/* an unset variable, not "the default" ($TMPDIR's
+			 * empty value is) */
+			if (!*optarg)
+				return cli_usage_error("demo", "--dir: empty");
 			dir = optarg;
 			break;
 		case 'j':

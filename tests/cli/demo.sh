@@ -70,6 +70,10 @@ expect_eq "$(ls -A "$TMP/d")" "" "the demo's directory after an INI profile"
 expect_status 2 "$IOSTORM" demo --timing sometimes
 expect_status 2 "$IOSTORM" demo --duration 0
 expect_status 2 "$IOSTORM" demo extra
+# --dir '' (an unset variable) made the demo in /tmp
+expect_status 2 "$IOSTORM" demo --dir ''
+expect_eq "$(head -1 "$TMP/err")" "iostorm demo: --dir: empty" "demo --dir ''"
+[ ! -s "$TMP/out" ] || fail "demo --dir '': a step began"
 expect_status 2 "$IOSTORM" demo --profile nosuch --dir "$TMP/d"
 # the demo's own usage error, before any step (synth's came after the
 # demo's first line, with a hint to 'iostorm synth --help')
