@@ -46,6 +46,7 @@ static void usage(FILE *f)
 		"      --null            the null back-end instead of TARGET (tests)\n"
 		"      --create          create or extend a file TARGET (with --size)\n"
 		"      --size SIZE       size of a created file, or of the null target\n"
+		"                        (default 1G)\n"
 		"      --buffered        page cache I/O (default O_DIRECT)\n"
 		"      --allow-write     permit the writes to a block device or an\n"
 		"                        existing file with data (required for them)\n"
