@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		"                          writer waiting on it\n"
 		"      --group-commits G   the capture's transactions per commit (e.g.\n"
 		"                          xact_commit / wal_sync): each commit cycle\n"
-		"                          is split into G commits on average\n"
+		"                          is split into G commits on average (1-1000)\n"
 		"      --keep              keep transaction ids and flags already present\n"
 		"      --fast              write faster, larger IST (ANS or plain columns,\n"
 		"                          deflate only where a sample halves them)\n"

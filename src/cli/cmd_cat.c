@@ -26,9 +26,10 @@ static void usage(FILE *f)
 		"  -f, --from T      only records with t_ns >= T (seeks through the index)\n"
 		"  -t, --to T        only records with t_ns < T\n"
 		"  -d, --dev N       only records of device N (an index of the\n"
-		"                    trace's device table, see iostorm info)\n"
+		"                    trace's device table, see iostorm info);\n"
+		"                    repeatable: of any of them\n"
 		"  -o, --op OP       only records of op OP (read, write, flush, discard,\n"
-		"                    write_zeroes)\n"
+		"                    write_zeroes); repeatable: of any of them\n"
 		"  -n, --no-header   omit the comment lines and the header row\n"
 		"  -h, --help        show this help\n"
 		"\n"
@@ -68,6 +69,16 @@ static int bad_dev(const char *file, ist_reader *r, uint64_t dev)
 			       "device; its devices: %s", dev, file, list);
 }
 
+#define CAT_MAX_DEVS 64
+
+static int has_dev(const uint64_t *devs, unsigned n, uint32_t dev)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (devs[i] == dev)
+			return 1;
+	return 0;
+}
+
 int cmd_cat(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -79,8 +90,11 @@ int cmd_cat(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t from = 0, to = UINT64_MAX, dev = 0, v;
-	int opt, op = -1, want_dev = 0, want_to = 0, header = 1, ret;
+	/* --dev and --op repeat: the records of any of them (a second one
+	 * replaced the first) */
+	uint64_t from = 0, to = UINT64_MAX, devs[CAT_MAX_DEVS], v;
+	unsigned ndevs = 0, ops = 0;
+	int opt, op, want_to = 0, header = 1, ret;
 	int status = EXIT_OK;
 	const struct ist_totals *tot;
 	struct ist_record *recs;
@@ -106,13 +120,15 @@ int cmd_cat(int argc, char **argv)
 		case 'd':
 			if (cli_parse_uint(optarg, UINT32_MAX, &v))
 				return cli_usage_error("cat", "bad --dev '%s'", optarg);
-			dev = v;
-			want_dev = 1;
+			if (ndevs == CAT_MAX_DEVS)
+				return cli_usage_error("cat", "at most %d --dev", CAT_MAX_DEVS);
+			devs[ndevs++] = v;
 			break;
 		case 'o':
 			op = ist_op_parse(optarg, strlen(optarg));
 			if (op < 0)
 				return cli_usage_error("cat", "unknown --op '%s'", optarg);
+			ops |= 1u << op;
 			break;
 		case 'n':
 			header = 0;
@@ -136,13 +152,14 @@ int cmd_cat(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	cli_warn_no_footer(file, r);
-	if (want_dev && trace_devices(r) && dev >= trace_devices(r)) {
-		/* a device the trace lacks printed nothing, exit 0: as if it
-		 * had no I/O */
-		status = bad_dev(file, r, dev);
-		ist_reader_close(r);
-		return status;
-	}
+	for (unsigned i = 0; i < ndevs; i++)
+		if (trace_devices(r) && devs[i] >= trace_devices(r)) {
+			/* a device the trace lacks printed nothing, exit 0: as
+			 * if it had no I/O */
+			status = bad_dev(file, r, devs[i]);
+			ist_reader_close(r);
+			return status;
+		}
 	recs = malloc(BATCH * sizeof(*recs));
 	if (!recs) {
 		cli_err("%s", strerror(ENOMEM));
@@ -177,7 +194,8 @@ int cmd_cat(int argc, char **argv)
 					goto done;
 				continue;
 			}
-			if ((want_dev && rec->dev != dev) || (op >= 0 && rec->op != op))
+			if ((ops && (rec->op >= 32 || !(ops & (1u << rec->op)))) ||
+			    (ndevs && !has_dev(devs, ndevs, rec->dev)))
 				continue;
 			len = ist_csv_format(rec, line, sizeof(line));
 			if (len < 0) {
@@ -196,12 +214,12 @@ done:
 	free(recs);
 	ist_reader_close(r);
 	if (fflush(stdout)) {
-		cli_err("stdout: %s", strerror(errno));
+		cli_err("standard output: write error: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	return status;
 write_error:
-	cli_err("stdout: %s", strerror(errno));
+	cli_err("standard output: write error: %s", strerror(errno));
 	free(recs);
 	ist_reader_close(r);
 	return EXIT_FAIL;

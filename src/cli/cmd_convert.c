@@ -135,6 +135,14 @@ static int open_input(struct input *in, const char *arg)
 		cli_err("%s: empty file", in->name);
 		return -1;
 	}
+	/* gzip's and xz's first bytes begin no text line: the CSV reader
+	 * said "line 1: NUL byte in line" of a .csv.gz */
+	if (c == 0x1f || c == 0xfd) {
+		cli_err("%s: %s-compressed: convert reads IST and canonical CSV (decompress "
+			"it into 'iostorm convert -', or use iostorm import)", in->name,
+			c == 0x1f ? "gzip" : "xz");
+		return -1;
+	}
 	ungetc(c, in->f);
 	in->kind = c == 0x89 ? K_IST : K_CSV;
 	if (in->kind == K_CSV)
@@ -315,7 +323,7 @@ static int close_output(struct output *out, int ok)
 		return ok ? 0 : -1;
 	if (out->f == stdout) {
 		if (fflush(stdout) && ok) {
-			cli_err("stdout: %s", strerror(errno));
+			cli_err("standard output: write error: %s", strerror(errno));
 			return -1;
 		}
 		return ok ? 0 : -1;

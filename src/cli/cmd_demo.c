@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "synth/synth.h"
 
 static void usage(FILE *f)
 {
@@ -99,6 +100,10 @@ int cmd_demo(int argc, char **argv)
 			timing = optarg;
 			break;
 		case 'D':
+			/* an unset variable, not "the default" ($TMPDIR's
+			 * empty value is) */
+			if (!*optarg)
+				return cli_usage_error("demo", "--dir: empty");
 			dir = optarg;
 			break;
 		case 'j':
@@ -116,6 +121,13 @@ int cmd_demo(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("demo", "no arguments expected");
+	/* a profile synth does not know is the demo's usage error, found
+	 * before its directory is made and its first step announced (it
+	 * came from synth, pointing to 'iostorm synth --help') */
+	if (!strchr(profile, '/') && !(strlen(profile) > 4 &&
+	    !strcmp(profile + strlen(profile) - 4, ".ini")) && !syn_profile_find(profile))
+		return cli_usage_error("demo", "unknown profile '%s' (see iostorm synth --list)",
+				       profile);
 	/* the result is written after the synth and the replay: refused
 	 * now if it cannot be */
 	if (cli_check_result(json, NULL, 0))

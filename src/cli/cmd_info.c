@@ -149,10 +149,14 @@ static void print_text(const char *file, ist_reader *r, const struct ist_totals 
 	for (unsigned i = 0; i < ist_header_device_count(h); i++) {
 		const struct ist_device *d = ist_header_device(h, i);
 
-		printf("  %u: %s  size %s  block size %" PRIu32 "  highest offset used %s%s\n",
+		char bs[16];
+
+		/* 0 is unknown (iostorm-trace(5)), as for the size */
+		snprintf(bs, sizeof(bs), "%" PRIu32, d->block_size);
+		printf("  %u: %s  size %s  block size %s  highest offset used %s%s\n",
 		       i, d->name, d->size ? cli_fmt_bytes((double)d->size, b1, sizeof(b1))
 					   : "unknown",
-		       d->block_size,
+		       d->block_size ? bs : "unknown",
 		       cli_fmt_bytes(i < t->ndev ? (double)t->dev_max_end[i] : 0, b2,
 				     sizeof(b2)),
 		       i >= hdr_ndev ? "  (footer)" : "");
@@ -238,7 +242,7 @@ int cmd_info(int argc, char **argv)
 	ist_totals_acc_free(acc);
 	ist_reader_close(r);
 	if (fflush(stdout)) {
-		cli_err("stdout: %s", strerror(errno));
+		cli_err("standard output: write error: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

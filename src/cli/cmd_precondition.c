@@ -46,6 +46,7 @@ static void usage(FILE *f)
 		"      --null            the null back-end instead of TARGET (tests)\n"
 		"      --create          create or extend a file TARGET (with --size)\n"
 		"      --size SIZE       size of a created file, or of the null target\n"
+		"                        (default 1G)\n"
 		"      --buffered        page cache I/O (default O_DIRECT)\n"
 		"      --allow-write     permit the writes to a block device or an\n"
 		"                        existing file with data (required for them)\n"
@@ -263,6 +264,16 @@ int cmd_precondition(int argc, char **argv)
 		/* the profile's devices are scaled onto the target */
 		o->base.remap = RPL_REMAP_SCALE;
 	} else if (!w.pattern) {
+		struct stat st;
+
+		/* a mistyped pattern or profile name was "bogus: No such
+		 * file or directory", as if only a file had been meant */
+		if (stat(wname, &st) < 0 && errno == ENOENT) {
+			cli_err("%s: No such file or directory, nor a built-in pattern (iostorm "
+				"sweep --list) or a synth profile (iostorm synth --list)", wname);
+			rc = EXIT_FAIL;
+			goto out;
+		}
 		w.trace = wname;
 	}
 	if (w.synth.nsets && !w.synth.profile) {

@@ -744,6 +744,13 @@ static int record_pcap(struct sink *s, const char *iface, const char *file,
 			(unsigned long long)st.unmatched_responses,
 			(unsigned long long)st.other_commands,
 			lossy ? "; INCOMPLETE" : "; complete");
+	/* an empty trace said "complete" and nothing else: the ports
+	 * (a target on 3261) or the filter are the usual reason */
+	if (!s->written_ios)
+		cli_err("%s: warning: no iSCSI or NBD I/O on TCP ports %u and %u in %llu packets "
+			"(see --iscsi-port, --nbd-port, --filter)", file ? file : iface,
+			po->iscsi_port ? po->iscsi_port : 3260, po->nbd_port ? po->nbd_port : 10809,
+			(unsigned long long)st.packets);
 	if (lossy && !allow_loss) {
 		cli_err("%s: capture incomplete: %llu gaps, drops or unanswered commands (--allow-loss accepts it)",
 			s->path, (unsigned long long)lost);

@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"      --data PATTERN       write data: random (default), zero, compress:RATIO\n"
 	"                           (1-1000, to 0.01), dedupe:PCT (0-100, to 0.01),\n"
 	"                           stamp (verification)\n"
-	"      --seed N             seed of the write data\n"
+	"      --seed N             seed of the write data (default 0)\n"
 	"Timing:\n"
 	"      --timing MODE        original (default), afap, closed\n"
 	"      --speed F            original (and closed) timing F times faster\n"

@@ -72,9 +72,14 @@ int cmd_report(int argc, char **argv)
 						       optarg);
 			break;
 		case 't':
+			/* an empty <title>, a run without a name in the legends */
+			if (!*optarg)
+				return cli_usage_error("report", "--title: empty");
 			title = optarg;
 			break;
 		case 'l':
+			if (!*optarg)
+				return cli_usage_error("report", "--label: empty");
 			if (nlabels == MAX_RUNS)
 				return cli_usage_error("report", "more than %d labels", MAX_RUNS);
 			labels[nlabels++] = optarg;

@@ -53,6 +53,7 @@ static void usage(FILE *f)
 		"      --null            the null back-end (no device: engine cost alone)\n"
 		"      --create          create or extend a file target (with --size)\n"
 		"      --size SIZE       size of a created file, or of the null target\n"
+		"                        (default 1G)\n"
 		"      --buffered        page cache I/O (default O_DIRECT)\n"
 		"      --allow-write     permit writes to block devices\n"
 		"      --force           even to a device with a filesystem or partition\n"

@@ -74,6 +74,9 @@ int main(int argc, char **argv)
 		c = find_command(argv[2]);
 		if (!c)
 			return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+		/* help shows one command's help: the others were ignored */
+		if (argc > 3)
+			return cli_usage_error(NULL, "help takes one command, not '%s'", argv[3]);
 		{
 			char *sub[] = { argv[2], (char *)"--help", NULL };
 

@@ -70,6 +70,8 @@ expect_grep '^group commits: 96 commits inserted \(2\.00 per cycle\)$' "$TMP/out
 expect_grep '^transactions: +196$' "$TMP/out"
 expect_eq "$("$IOSTORM" info "$TMP/g.ist" | awk '/^records:/ { print $2 }')" 492 "records with group commits"
 expect_status 2 "$IOSTORM" annotate "$TMP/k.ist" -o "$TMP/x.ist" --group-commits 0.5
+expect_status 0 "$IOSTORM" annotate --help
+expect_grep 'is split into G commits on average \(1-1000\)$' "$TMP/out"
 
 # no recorded latency: completions unknown, so no I/O is dependent
 # (its stream's previous one may still have been in flight), and said so

@@ -12,6 +12,12 @@ expect_status 0 "$IOSTORM" cat --no-header --op write "$D/small.ist"
 expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$3 == "write"')" "--op write"
 expect_status 0 "$IOSTORM" cat -n --dev 1 "$D/small.ist"
 expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$2 == 1')" "--dev 1"
+# repeated: the records of any of them (the last one replaced the others)
+expect_status 0 "$IOSTORM" cat -n --op read --op flush "$D/small.ist"
+expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$3 == "read" || $3 == "flush"')" "--op read --op flush"
+expect_status 0 "$IOSTORM" cat -n --dev 1 --dev 2 "$D/small.ist"
+expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$2 == 1 || $2 == 2')" "--dev 1 --dev 2"
+expect_eq "$(wc -l <"$TMP/out")" 4 "records of devices 1 and 2"
 expect_status 0 "$IOSTORM" cat -n --from 1000ns --to 3000ns "$D/small.ist"
 expect_eq "$(cat "$TMP/out")" "$(body | awk -F, '$1 >= 1000 && $1 < 3000')" "--from/--to"
 

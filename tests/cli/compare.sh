@@ -104,6 +104,8 @@ expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-rise i
 expect_grep "use --max-drop" "$TMP/err"
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-drop nope=5
 expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --confidence 40
+expect_status 0 "$IOSTORM" compare --help
+expect_grep '^  --confidence PCT       confidence of the intervals, 50 to below 100$' "$TMP/out"
 # a drop threshold of 100% or more can never fail (the regression passed)
 for v in 100 150%; do
 	expect_status 2 "$IOSTORM" compare "$D/base.json" "$D/regress.json" --max-iops-drop $v

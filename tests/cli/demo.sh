@@ -65,13 +65,21 @@ expect_grep "^== iostorm synth .*/oltp-70-30\\.ini \\(seed 1, 100ms\\) -> $TMP/d
 expect_grep ' 0 errors$' "$TMP/out"
 expect_eq "$(ls -A "$TMP/d")" "" "the demo's directory after an INI profile"
 
-# errors: usage (2), a profile synth does not know (its status, 2), a
+# errors: usage (2), a profile synth does not know (2), a
 # directory that cannot be made (1, one line); nothing left behind
 expect_status 2 "$IOSTORM" demo --timing sometimes
 expect_status 2 "$IOSTORM" demo --duration 0
 expect_status 2 "$IOSTORM" demo extra
+# --dir '' (an unset variable) made the demo in /tmp
+expect_status 2 "$IOSTORM" demo --dir ''
+expect_eq "$(head -1 "$TMP/err")" "iostorm demo: --dir: empty" "demo --dir ''"
+[ ! -s "$TMP/out" ] || fail "demo --dir '': a step began"
 expect_status 2 "$IOSTORM" demo --profile nosuch --dir "$TMP/d"
-expect_grep "unknown profile 'nosuch'" "$TMP/err"
+# the demo's own usage error, before any step (synth's came after the
+# demo's first line, with a hint to 'iostorm synth --help')
+expect_eq "$(cat "$TMP/err")" "iostorm demo: unknown profile 'nosuch' (see iostorm synth --list)
+Try 'iostorm demo --help' for more information." "demo --profile nosuch"
+[ ! -s "$TMP/out" ] || fail "demo --profile nosuch: a step began"
 expect_eq "$(ls -A "$TMP/d")" "" "the demo's directory after an unknown profile"
 expect_status 1 "$IOSTORM" demo --dir "$TMP/none"
 expect_err_line "^iostorm: $TMP/none: cannot create a directory: No such file or directory$"

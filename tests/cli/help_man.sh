@@ -21,6 +21,9 @@ expect_status 0 "$IOSTORM" help
 expect_status 2 "$IOSTORM" --bogus
 expect_eq "$(cat "$TMP/err")" "iostorm: unknown option '--bogus'
 Try 'iostorm --help' for more information." "iostorm --bogus"
+expect_status 2 "$IOSTORM" help synth replay
+expect_eq "$(cat "$TMP/err")" "iostorm: help takes one command, not 'replay'
+Try 'iostorm --help' for more information." "iostorm help synth replay"
 expect_status 2 "$IOSTORM" bogus
 expect_eq "$(cat "$TMP/err")" "iostorm: unknown command 'bogus'
 Try 'iostorm --help' for more information." "iostorm bogus"

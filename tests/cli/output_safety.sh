@@ -73,6 +73,14 @@ if [ -w /dev/full ] && [ -c /dev/full ]; then
 		expect_eq "$?" 1 "iostorm $cmd >/dev/full"
 		expect_err_line "^iostorm: standard output: write error: No space left on device$"
 	done
+	# the same words from every command (cat, info and convert said
+	# "iostorm: stdout: No space left on device")
+	for cmd in "cat $TMP/a.ist" "info $TMP/a.ist" "info -j $TMP/a.ist" "convert $TMP/a.ist -"; do
+		# shellcheck disable=SC2086
+		"$IOSTORM" $cmd >/dev/full 2>"$TMP/err"
+		expect_eq "$?" 1 "iostorm $cmd >/dev/full"
+		expect_err_line "^iostorm: standard output: write error: No space left on device$"
+	done
 	"$IOSTORM" stats "$TMP/a.ist" >/dev/full 2>"$TMP/err"
 	expect_eq "$?" 1 "iostorm stats >/dev/full"
 	expect_err_line "No space left on device$"

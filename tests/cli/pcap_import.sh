@@ -99,8 +99,14 @@ expect_eq "$(($(wc -l <"$TMP/lost.csv") - 1))" 20 "records despite the lost segm
 # Ports: nothing is iSCSI on another port; a BPF filter applies.
 expect_status 0 "$IOSTORM" record -q --iscsi-port 3261 --from-pcap "$CAP/iscsi.pcap" -o "$TMP/p.csv"
 expect_eq "$(wc -l <"$TMP/p.csv")" 1 "records with the wrong port"
+# ... said so, also with -q (the summary alone said "0 I/Os ...; complete")
+n=$("$IOSTORM" record --iscsi-port 3261 --from-pcap "$CAP/iscsi.pcap" -o "$TMP/q.csv" 2>&1 >/dev/null |
+	sed -n 's/^iostorm: 0 I\/Os from \([1-9][0-9]*\) packets .*/\1/p')
+[ -n "$n" ] || fail "no summary line for the wrong port"
+expect_err_line "^iostorm: $CAP/iscsi.pcap: warning: no iSCSI or NBD I/O on TCP ports 3261 and 10809 in $n packets \(see --iscsi-port, --nbd-port, --filter\)$"
 expect_status 0 "$IOSTORM" record -q --filter 'tcp port 1' --from-pcap "$CAP/nbd.pcap" -o "$TMP/p.csv"
 expect_eq "$(wc -l <"$TMP/p.csv")" 1 "records with a filter matching nothing"
+expect_err_line "^iostorm: $CAP/nbd.pcap: warning: no iSCSI or NBD I/O on TCP ports 3260 and 10809 in 0 packets "
 
 # Bad input: one line naming the file (and the packet).
 expect_status 1 "$IOSTORM" record --from-pcap "$TMP/none.pcap" -o "$TMP/x.csv"

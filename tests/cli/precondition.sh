@@ -74,6 +74,10 @@ expect_err_line "too small"
 expect_status 1 "$IOSTORM" precondition --null --passes 0 --workload "$TMP/missing.ist" \
 	--round 20ms -o "$TMP/x.json"
 expect_err_line "missing.ist"
+# a mistyped pattern or profile: said so, not only "No such file"
+expect_status 1 "$IOSTORM" precondition --null --passes 0 --workload 4k-randwrit \
+	--round 20ms -o "$TMP/x.json"
+expect_eq "$(cat "$TMP/err")" "iostorm: 4k-randwrit: No such file or directory, nor a built-in pattern (iostorm sweep --list) or a synth profile (iostorm synth --list)" "--workload 4k-randwrit"
 # an existing file with data is not overwritten without --allow-write
 # (it was, silently); nor is the result written over TARGET or a trace
 head -c 1048576 /dev/urandom >"$TMP/data.db"

@@ -68,6 +68,12 @@ expect_eq "$(wc -l <"$TMP/i.csv")" 1 "--interval 0: CSV rows (the header only)"
 expect_status 0 "$IOSTORM" replay --help
 expect_grep '^  -q, --iodepth N          in-flight cap per worker \(1-65536, default 64\)$' "$TMP/out"
 expect_grep '^      --loop N             replay N times \(1-1000000\)$' "$TMP/out"
+expect_grep '^      --seed N             seed of the write data \(default 0\)$' "$TMP/out"
+for cmd in sweep precondition; do
+	expect_status 0 "$IOSTORM" $cmd --help
+	expect_grep '^      --size SIZE       size of a created file, or of the null target$' "$TMP/out"
+	expect_grep '^                        \(default 1G\)$' "$TMP/out"
+done
 expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --iodepth 65537
 expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --loop 1000001
 

@@ -96,6 +96,13 @@ expect_status 2 "$IOSTORM" report "$D/base.json"
 expect_status 2 "$IOSTORM" report -o "$TMP/x.html"
 expect_status 2 "$IOSTORM" report --format pdf "$D/base.json" -o "$TMP/x.html"
 expect_status 2 "$IOSTORM" report -l a -l b "$D/base.json" -o "$TMP/x.html"
+# empty: a page titled '', a run without a name in the legends
+expect_status 2 "$IOSTORM" report -t '' "$D/base.json" -o "$TMP/x.html"
+expect_eq "$(head -1 "$TMP/err")" "iostorm report: --title: empty" "report -t ''"
+expect_status 2 "$IOSTORM" report -l '' "$D/base.json" -o "$TMP/x.html"
+expect_eq "$(head -1 "$TMP/err")" "iostorm report: --label: empty" "report -l ''"
+[ ! -e "$TMP/x.html" ] || fail "report wrote a page after a usage error"
+ok
 expect_status 0 "$IOSTORM" report --help
 expect_grep '^Usage: iostorm report' "$TMP/out"
 done_ok
