@@ -58,6 +58,10 @@ int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
 		break;
 	case 'W':
 		*op = IST_OP_WRITE;
+		if (i < len && rwbs[i] == 'Z') { /* "WZ": write zeroes, as kernels since 2025 name it */
+			*op = IST_OP_WRITE_ZEROES;
+			i++;
+		}
 		break;
 	case 'D':
 		*op = IST_OP_DISCARD;
@@ -67,8 +71,30 @@ int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
 	case 'F':
 		*op = IST_OP_FLUSH;
 		break;
-	case 'Z': /* write zeroes on kernels that name it */
-		*op = IST_OP_WRITE_ZEROES;
+	case 'Z':
+		/* Zone commands, as kernels since 2025 name them (the block
+		 * importers read the same letters, imp_blk_rwbs()): "ZA", a
+		 * zone append, is a write of its length; "ZR", "ZRA" (all
+		 * zones), "ZO", "ZC" and "ZF" reset, open, close and finish
+		 * zones and move no data: CAP_OP_ZONE, skipped and counted. */
+		if (i >= len)
+			return -EINVAL;
+		switch (rwbs[i++]) {
+		case 'A':
+			*op = IST_OP_WRITE;
+			break;
+		case 'R':
+			if (i < len && rwbs[i] == 'A')
+				i++;
+			/* fall through */
+		case 'O':
+		case 'C':
+		case 'F':
+			*op = CAP_OP_ZONE;
+			break;
+		default:
+			return -EINVAL;
+		}
 		break;
 	case 'N':
 		/* REQ_OP_WRITE_ZEROES and driver-private ops print as 'N':

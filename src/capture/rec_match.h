@@ -29,7 +29,12 @@ struct cap_event {
 			       recorder's same-CPU shortcut)              */
 };
 
-/* Parses a kernel rwbs string ("WS", "FWFS", "RA", "FF", "D"...). */
+/* Parses a kernel rwbs string ("WS", "FWFS", "RA", "FF", "D", "WZ", "ZA"...)
+ * into op and flags; 0, or -EINVAL for a string it does not know.  op is
+ * IST_OP_COUNT for 'N' (write zeroes before kernels named it, or a
+ * driver-private request: the caller decides from the length) and
+ * CAP_OP_ZONE for a zone reset, open, close or finish (no data). */
+#define CAP_OP_ZONE (IST_OP_COUNT + 1)
 int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags);
 
 /*

@@ -616,23 +616,32 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 		r->st.ignored++;
 		return 0;
 	}
+	complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
+	if (op == CAP_OP_ZONE) { /* issue and completion both skipped here */
+		r->st.zone_cmds += !complete;
+		r->st.ignored++;
+		return 0;
+	}
 	if (op == IST_OP_COUNT) {
 		if (!nr) { /* a driver-private request: no data */
+			r->st.driver_cmds += !complete;
 			r->st.ignored++;
 			return 0;
 		}
 		op = IST_OP_WRITE_ZEROES;
 	}
 	if (op == IST_OP_WRITE && !nr) {
-		/* An empty write is a flush carrier (REQ_PREFLUSH). */
+		/* An empty write is a flush carrier (REQ_PREFLUSH); without
+		 * one, a zone reset or close as kernels before 2025 show
+		 * them (the block importers read them so too). */
 		if (!(flags & IST_F_PREFLUSH)) {
+			r->st.zone_cmds += !complete;
 			r->st.ignored++;
 			return 0;
 		}
 		op = IST_OP_FLUSH;
 		flags &= (uint16_t)~IST_F_PREFLUSH;
 	}
-	complete = (k == EV_RQ_COMPLETE || k == EV_BIO_COMPLETE);
 	sector = !nr ? 0 : sector >= r->dev[d].start ? sector - r->dev[d].start
 						     : sector;
 	if (complete && cr->qn && !(r->stopping && ts > r->stop_ns)) {

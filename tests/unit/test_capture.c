@@ -152,6 +152,17 @@ static void test_rwbs(void)
 		{ "DE", IST_OP_DISCARD, 0 },
 		{ "DS", IST_OP_DISCARD, IST_F_SYNC },
 		{ "N", IST_OP_COUNT, 0 },
+		/* kernels since 2025: write zeroes and zone commands named */
+		{ "WZ", IST_OP_WRITE_ZEROES, 0 },
+		{ "WZS", IST_OP_WRITE_ZEROES, IST_F_SYNC },
+		{ "ZA", IST_OP_WRITE, 0 },
+		{ "ZAS", IST_OP_WRITE, IST_F_SYNC },
+		{ "ZR", CAP_OP_ZONE, 0 },
+		{ "ZRA", CAP_OP_ZONE, 0 },
+		{ "ZO", CAP_OP_ZONE, 0 },
+		{ "ZC", CAP_OP_ZONE, 0 },
+		{ "ZF", CAP_OP_ZONE, 0 },
+		{ "ZFS", CAP_OP_ZONE, IST_F_SYNC },
 	};
 	uint8_t op;
 	uint16_t fl;
@@ -163,6 +174,9 @@ static void test_rwbs(void)
 	}
 	CU_ASSERT_EQUAL(cap_rwbs_parse("", 0, &op, &fl), -EINVAL);
 	CU_ASSERT_EQUAL(cap_rwbs_parse("X", 1, &op, &fl), -EINVAL);
+	/* a lone 'Z' or an unknown zone command is no op iostorm knows */
+	CU_ASSERT_EQUAL(cap_rwbs_parse("Z", 1, &op, &fl), -EINVAL);
+	CU_ASSERT_EQUAL(cap_rwbs_parse("ZX", 2, &op, &fl), -EINVAL);
 }
 
 /* The cache gives what the parser gives, for every string in a 10-byte
@@ -173,6 +187,7 @@ static void test_rwbs_cached(void)
 	static const char *const t[] = {
 		"R", "W", "WS", "RA", "RS", "RM", "WFS", "FWFS", "FWSM", "F",
 		"FF", "FN", "D", "DE", "DS", "N", "X", "", "WSM", "RAM",
+		"WZ", "ZA", "ZR", "ZRA", "ZC", "Z", "ZX",
 		"FWFSM", "WFSMU", "FWFSMU", "RSAMUF", "WFSAMUF", /* 7 */
 		"FWFSAMU", "FWFSAMUX", "FWFSAMUXY", /* 7, 8, 9: not cached */
 	};
