@@ -46,6 +46,7 @@ struct cap_rec_stats {
 	uint64_t missed;       /* events a sub-buffer said were missed        */
 	uint64_t ignored;      /* events outside the devices or without data  */
 	uint64_t late_issues;  /* issues after stop (not recorded)            */
+			       /* their completions: match.after_stop        */
 	uint64_t paired;       /* completions paired with the issue just
 				  before them on the same CPU (no matching) */
 };
