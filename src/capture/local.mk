@@ -42,6 +42,10 @@ TESTS += tests/cli/record_spool.sh
 EXTRA_DIST += tests/cli/record_spool.sh
 record_spool_after_live = tests/cli/record_spool.sh.log
 $(record_spool_after_live): tests/cli/record_live.sh.log
+TESTS += tests/cli/record_stop.sh
+EXTRA_DIST += tests/cli/record_stop.sh
+record_stop_after_live = tests/cli/record_stop.sh.log
+$(record_stop_after_live): tests/cli/record_live.sh.log
 TESTS += tests/cli/record_sched.sh
 EXTRA_DIST += tests/cli/record_sched.sh
 record_sched_after_live = tests/cli/record_sched.sh.log

@@ -37,6 +37,7 @@ struct cap_match {
 	uint64_t head, tail; /* seqs: [head, tail) pending */
 	uint64_t timeout_ns;
 	uint64_t t0_ns;
+	uint64_t stop_ns; /* 0: not stopped */
 	struct cap_match_stats st;
 };
 
@@ -356,7 +357,12 @@ int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 			found = link;
 	}
 	if (!found) {
-		m->st.orphan_completions++;
+		/* After the stop the issues are not recorded: a completion
+		 * without one is an I/O outside the recording, not a loss. */
+		if (m->stop_ns && ts > m->stop_ns)
+			m->st.after_stop++;
+		else
+			m->st.orphan_completions++;
 		return 0;
 	}
 	p = at(m, *found - 1);
@@ -434,6 +440,11 @@ int cap_match_event(cap_match *m, const struct cap_event *ev, cap_emit_fn emit,
 		m->st.max_pending = m->tail - m->head;
 	ret = emit_head(m, 0, emit, ctx);
 	return ret < 0 ? ret : 0;
+}
+
+void cap_match_set_stop(cap_match *m, uint64_t stop_ns)
+{
+	m->stop_ns = stop_ns;
 }
 
 int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,

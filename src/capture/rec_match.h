@@ -100,6 +100,9 @@ struct cap_match_stats {
 	uint64_t completions;
 	uint64_t matched;
 	uint64_t orphan_completions; /* completion without a recorded issue   */
+	uint64_t after_stop;         /* completion after the stop without a
+					pending issue: the issue came after
+					the stop (not recorded), no loss     */
 	uint64_t no_completion;      /* issue whose completion never came     */
 	uint64_t evicted;            /* forced out: too many in flight        */
 	uint64_t max_pending;
@@ -131,9 +134,14 @@ int cap_match_issue(cap_match *m, const struct ist_record *rec, uint64_t ts,
 		    uint64_t key, uint32_t kdev, uint8_t kop, cap_emit_fn emit,
 		    void *ctx);
 /* Completes the oldest pending request with that key: 1 matched, 0 none
- * (counted as an orphan completion), or < 0. */
+ * (counted as an orphan completion, or as after_stop when ts is after the
+ * stop set by cap_match_set_stop()), or < 0. */
 int cap_match_complete(cap_match *m, uint64_t ts, uint64_t key, uint32_t kdev,
 		       uint8_t kop, cap_emit_fn emit, void *ctx);
+/* The recording's stop (event time, 0: none): from here on a completion
+ * that matches no pending request belongs to an issue after the stop,
+ * which is not recorded; it counts as after_stop, not as an orphan. */
+void cap_match_set_stop(cap_match *m, uint64_t stop_ns);
 /* Emits what is ready up to time now_ns (timeouts). */
 int cap_match_advance(cap_match *m, uint64_t now_ns, cap_emit_fn emit,
 		      void *ctx);

@@ -651,10 +651,11 @@ static int decode_event(cap_rec *r, struct cpu_reader *cr, const uint8_t *data,
 		 * does a blk-mq request completed where it was issued)
 		 * is paired with it here.  It never enters the queue, the
 		 * merge or the matcher's hash; the matcher queues the issue
-		 * done.  Not for a completion after the stop: a late issue's
-		 * completion stays counted as one without issue (one before
-		 * the stop has its issue before it too: with --spool the
-		 * decoder reads those after the stop). */
+		 * done.  Not for a completion after the stop: a late issue
+		 * is not recorded and its completion is counted as after
+		 * the stop (one before the stop has its issue before it
+		 * too: with --spool the decoder reads those after the
+		 * stop). */
 		struct held_event *prev = &cr->q[cr->qhead + cr->qn - 1];
 
 		if (!prev->ev.complete && !prev->ev.lat_ns &&
@@ -996,6 +997,11 @@ static int finish_spool(cap_rec *r, cap_emit_fn emit, cap_name_fn name,
 
 	r->stopping = 1;
 	r->stop_ns = now_mono();
+	/* The boundary, in the trace clock (mono: CLOCK_MONOTONIC), that
+	 * every event is judged by, whenever its CPU's buffer is read:
+	 * issues after it are not recorded (process_held()), completions
+	 * after it without a pending issue are theirs, not losses. */
+	cap_match_set_stop(r->match, r->stop_ns);
 	__atomic_store_n(&r->sp_stopping, 1, __ATOMIC_RELEASE);
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 	for (;;) {
@@ -1046,6 +1052,11 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 	}
 	r->stopping = 1;
 	r->stop_ns = now_mono();
+	/* The boundary, in the trace clock (mono: CLOCK_MONOTONIC), that
+	 * every event is judged by, whenever its CPU's buffer is read:
+	 * issues after it are not recorded (process_held()), completions
+	 * after it without a pending issue are theirs, not losses. */
+	cap_match_set_stop(r->match, r->stop_ns);
 	deadline = r->stop_ns + r->drain_ns;
 	/* In-flight requests complete after the stop: wait for them. */
 	for (;;) {

@@ -608,7 +608,9 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		fprintf(stderr,
 			"iostorm: recorded %llu I/Os in %s (%llu events): "
 			"%llu overrun, %llu missed, %llu without completion, "
-			"%llu evicted, %llu completions without issue%s\n",
+			"%llu evicted, %llu completions without issue, "
+			"%llu issues and %llu completions after the stop "
+			"(not recorded)%s\n",
 			(unsigned long long)s->written_ios,
 			cli_fmt_ns((double)(mono_ns() - start), b1, sizeof(b1)),
 			(unsigned long long)st.events,
@@ -617,6 +619,8 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			(unsigned long long)st.match.no_completion,
 			(unsigned long long)st.match.evicted,
 			(unsigned long long)st.match.orphan_completions,
+			(unsigned long long)st.late_issues,
+			(unsigned long long)st.match.after_stop,
 			lossy ? "; INCOMPLETE" : "; complete");
 	}
 	if (lossy && !allow_loss) {

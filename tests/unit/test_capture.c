@@ -312,6 +312,42 @@ static void test_match_order(void)
 	cap_match_free(m);
 }
 
+/* After the stop: a completion that matches nothing belongs to an issue
+ * after the stop (not recorded) and is no orphan; one at or before the
+ * stop instant still is; one that matches a request in flight at the stop
+ * completes it. */
+static void test_match_after_stop(void)
+{
+	struct sink s = { .n = 0 };
+	struct cap_match_stats st;
+	cap_match *m;
+	struct cap_event e;
+
+	CU_ASSERT_EQUAL_FATAL(cap_match_new(&m, 0, 1000000, 100), 0);
+	e = ev(1000, 8, 1, IST_OP_READ); /* issued before the start */
+	cap_match_event(m, &e, sink_emit, &s);
+	e = ev(2000, 16, 0, IST_OP_WRITE);
+	cap_match_event(m, &e, sink_emit, &s);
+	cap_match_set_stop(m, 3000);
+	e = ev(3000, 24, 1, IST_OP_READ); /* at the stop: still lost */
+	cap_match_event(m, &e, sink_emit, &s);
+	e = ev(3500, 32, 1, IST_OP_WRITE); /* its issue after the stop */
+	cap_match_event(m, &e, sink_emit, &s);
+	CU_ASSERT_EQUAL(s.n, 0);
+	e = ev(4000, 16, 1, IST_OP_WRITE); /* in flight at the stop */
+	cap_match_event(m, &e, sink_emit, &s);
+	CU_ASSERT_EQUAL_FATAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.r[0].lat_ns, 2000);
+	e = ev(4500, 16, 1, IST_OP_WRITE); /* its second issue: after */
+	cap_match_event(m, &e, sink_emit, &s);
+	cap_match_get_stats(m, &st);
+	CU_ASSERT_EQUAL(st.completions, 5);
+	CU_ASSERT_EQUAL(st.matched, 1);
+	CU_ASSERT_EQUAL(st.orphan_completions, 2);
+	CU_ASSERT_EQUAL(st.after_stop, 2);
+	cap_match_free(m);
+}
+
 static void test_match_same_sector_fifo(void)
 {
 	struct sink s = { .n = 0 };
@@ -937,6 +973,7 @@ int main(void)
 		{ "rwbs flags", test_rwbs },
 		{ "rwbs cache", test_rwbs_cached },
 		{ "matcher keeps issue order", test_match_order },
+		{ "matcher: completions after the stop", test_match_after_stop },
 		{ "matcher: same sector FIFO", test_match_same_sector_fifo },
 		{ "matcher: an issue paired already", test_match_paired_issue },
 		{ "matcher: timeout, eviction, drain", test_match_timeout_evict_drain },
