@@ -45,8 +45,8 @@ struct cap_rec_stats {
 	uint64_t overruns;     /* events the kernel ring buffer overwrote     */
 	uint64_t missed;       /* events a sub-buffer said were missed        */
 	uint64_t ignored;      /* events outside the devices or without data  */
-	uint64_t late_issues;  /* issues after stop (not recorded)            */
-			       /* their completions: match.after_stop        */
+	uint64_t late_issues;  /* issues after stop (not recorded); their
+				  completions: match.after_stop              */
 	uint64_t zone_cmds;    /* zone reset/open/close/finish issued: no data
 				  to replay, skipped (in ignored too)          */
 	uint64_t driver_cmds;  /* driver-private requests issued ('N', no

@@ -491,6 +491,18 @@ static void spool_end(const char *dir, int ncpu, uint64_t spooled, int failed,
 		cli_err("%s: cannot remove the spool: %s", dir, strerror(-ret));
 }
 
+/* The summary's words on the requests that move no data (not lost, not
+ * recorded): said when there were any, so that none goes uncounted. */
+static void skipped_text(const struct cap_rec_stats *st, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (st->zone_cmds || st->driver_cmds)
+		snprintf(buf, size, ", %llu zone commands and %llu driver-private "
+			 "requests without data (not recorded)",
+			 (unsigned long long)st->zone_cmds,
+			 (unsigned long long)st->driver_cmds);
+}
+
 static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			  uint64_t duration_ns, uint64_t buffer_bytes,
 			  int allow_loss, int quiet, int spool)
@@ -605,12 +617,15 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 	       st.match.no_completion;
 	lossy = lost != 0;
 	if (!quiet) {
+		char skipped[128];
+
+		skipped_text(&st, skipped, sizeof(skipped));
 		fprintf(stderr,
 			"iostorm: recorded %llu I/Os in %s (%llu events): "
 			"%llu overrun, %llu missed, %llu without completion, "
 			"%llu evicted, %llu completions without issue, "
 			"%llu issues and %llu completions after the stop "
-			"(not recorded)%s\n",
+			"(not recorded)%s%s\n",
 			(unsigned long long)s->written_ios,
 			cli_fmt_ns((double)(mono_ns() - start), b1, sizeof(b1)),
 			(unsigned long long)st.events,
@@ -620,7 +635,7 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			(unsigned long long)st.match.evicted,
 			(unsigned long long)st.match.orphan_completions,
 			(unsigned long long)st.late_issues,
-			(unsigned long long)st.match.after_stop,
+			(unsigned long long)st.match.after_stop, skipped,
 			lossy ? "; INCOMPLETE" : "; complete");
 	}
 	if (lossy && !allow_loss) {
@@ -671,20 +686,24 @@ static int record_recover(struct sink *s, const char *dir, int allow_loss,
 	lost = st.missed + st.match.evicted + st.match.no_completion +
 	       (tail != 0);
 	lossy = lost != 0;
-	if (!quiet)
+	if (!quiet) {
+		char skipped[128];
+
+		skipped_text(&st, skipped, sizeof(skipped));
 		fprintf(stderr,
 			"iostorm: recovered %llu I/Os from %s (%llu events in %llu bytes): "
 			"%llu missed, %llu without completion, %llu evicted, "
 			"%llu completions without issue, %llu bytes of an unfinished "
-			"sub-buffer ignored%s\n",
+			"sub-buffer ignored%s%s\n",
 			(unsigned long long)s->written_ios, dir,
 			(unsigned long long)st.events, (unsigned long long)spooled,
 			(unsigned long long)st.missed,
 			(unsigned long long)st.match.no_completion,
 			(unsigned long long)st.match.evicted,
 			(unsigned long long)st.match.orphan_completions,
-			(unsigned long long)tail,
+			(unsigned long long)tail, skipped,
 			lossy ? "; INCOMPLETE" : "; complete");
+	}
 	if (lossy && !allow_loss) {
 		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
 			s->path, (unsigned long long)lost);
