@@ -49,6 +49,16 @@ expect_status 0 "$IOSTORM" convert "$SRC" "$TMP/y.csv"
 expect_status 0 "$IOSTORM" import -q "$TMP/y.csv" -o "$TMP/d.ist"
 same_trace "$TMP/d.ist" "convert | import"
 
+# export -f csv -> import: the same records (export writes no device table:
+# its devices come back as dev0, dev1, see iostorm-export(1))
+expect_status 0 "$IOSTORM" export -q -f csv "$SRC" -o "$TMP/e.csv"
+expect_status 0 "$IOSTORM" import -q "$TMP/e.csv" -o "$TMP/e.ist"
+expect_status 0 "$IOSTORM" cat --no-header "$TMP/e.ist"
+cmp -s "$TMP/out" "$TMP/want.recs" || fail "export | import: records differ"
+ok
+expect_status 0 "$IOSTORM" info "$TMP/e.ist"
+expect_grep '^  1: dev1 ' "$TMP/out"
+
 # a device of the table no record uses is kept; indices past the table
 # get names devN; two inputs map their tables by name
 printf '# device: 0 size=4096 block_size=512 name=a\n# device: 1 size=8192 block_size=4096 name=b\n%s\n5,2,read,0,512,0,0,0,\n' \
