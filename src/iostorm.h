@@ -363,6 +363,19 @@ uint64_t ist_csv_reader_line(const ist_csv_reader *c);
 /* A short reason for the last error ("field op: unknown op 'rd'"). */
 const char *ist_csv_reader_detail(const ist_csv_reader *c);
 
+/*
+ * The reader's line parsers, for readers of other streams (the ist-csv
+ * importer): the same syntax and reasons.  ist_csv_preamble_line() takes
+ * one line before the header row into h: 0 for a '# meta:', '# device:'
+ * or other comment line, 1 for the header row, or IST_EPARSE (-ENOMEM)
+ * with the reason in why.  ist_csv_record_line() is ist_csv_parse() with
+ * the reason of a rejection in why.  Lines come without their newline.
+ */
+int ist_csv_preamble_line(ist_header *h, const char *line, size_t len,
+			  char *why, size_t size);
+int ist_csv_record_line(const char *line, size_t len, struct ist_record *rec,
+			char *why, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,7 @@
 
 #define LINE_MAX_BYTES 65536
 #define READ_BUF (1u << 20)
+#define CSV_WHY 160 /* bytes of a reason */
 
 struct ist_csv_reader {
 	FILE *f;
@@ -34,7 +35,7 @@ struct ist_csv_reader {
 	ist_header *h;
 	int begun;
 	int pending;        /* error to report on the next read */
-	char detail[160];
+	char detail[CSV_WHY];
 };
 
 /* ---- escaping */
@@ -167,15 +168,16 @@ const ist_header *ist_csv_reader_header(const ist_csv_reader *c)
 	return c->h;
 }
 
-static int fail(ist_csv_reader *c, int err, const char *fmt, ...)
+/* why: a CSV_WHY-byte buffer for the reason */
+static int fail(char *why, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int fail(ist_csv_reader *c, int err, const char *fmt, ...)
+static int fail(char *why, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	vsnprintf(why, CSV_WHY, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -197,11 +199,11 @@ static int next_line(ist_csv_reader *c, const char **line, size_t *len)
 			c->pos += nl ? n + 1 : n;
 			c->line++;
 			if (n > LINE_MAX_BYTES)
-				return fail(c, IST_EPARSE, "line too long");
+				return fail(c->detail, IST_EPARSE, "line too long");
 			if (n && s[n - 1] == '\r')
 				n--;
 			if (memchr(s, 0, n))
-				return fail(c, IST_EPARSE, "NUL byte in line");
+				return fail(c->detail, IST_EPARSE, "NUL byte in line");
 			*line = s;
 			*len = n;
 			return 1;
@@ -210,7 +212,7 @@ static int next_line(ist_csv_reader *c, const char **line, size_t *len)
 			return 0;
 		if (avail > LINE_MAX_BYTES) {
 			c->line++;
-			return fail(c, IST_EPARSE, "line too long");
+			return fail(c->detail, IST_EPARSE, "line too long");
 		}
 		memmove(c->buf, s, avail);
 		c->len = avail;
@@ -221,33 +223,33 @@ static int next_line(ist_csv_reader *c, const char **line, size_t *len)
 			c->len += n;
 			if (n == 0) {
 				if (ferror(c->f))
-					return fail(c, -EIO, "read error");
+					return fail(c->detail, -EIO, "read error");
 				c->eof = 1;
 			}
 		}
 	}
 }
 
-static int parse_meta(ist_csv_reader *c, const char *s, size_t n)
+static int parse_meta(ist_header *h, char *why, const char *s, size_t n)
 {
 	const char *eq = memchr(s, '=', n);
 	char *k, *v;
 	int ret;
 
 	if (!eq || eq == s)
-		return fail(c, IST_EPARSE, "'# meta:' line needs KEY=VALUE");
+		return fail(why, IST_EPARSE, "'# meta:' line needs KEY=VALUE");
 	k = unescape(s, (size_t)(eq - s));
 	v = k ? unescape(eq + 1, n - (size_t)(eq - s) - 1) : NULL;
 	if (!k || !v) {
 		free(k);
 		if (errno == ENOMEM)
-			return fail(c, -ENOMEM, "out of memory");
-		return fail(c, IST_EPARSE, "bad escape in '# meta:' line");
+			return fail(why, -ENOMEM, "out of memory");
+		return fail(why, IST_EPARSE, "bad escape in '# meta:' line");
 	}
-	if (ist_header_get(c->h, k))
-		ret = fail(c, IST_EPARSE, "metadata key '%.40s' given twice", k);
+	if (ist_header_get(h, k))
+		ret = fail(why, IST_EPARSE, "metadata key '%.40s' given twice", k);
 	else
-		ret = ist_header_set(c->h, k, v);
+		ret = ist_header_set(h, k, v);
 	free(k);
 	free(v);
 	return ret;
@@ -281,7 +283,7 @@ static int parse_kv_u64(const char **pp, const char *end, const char *name,
 	return 0;
 }
 
-static int parse_device(ist_csv_reader *c, const char *s, size_t n)
+static int parse_device(ist_header *h, char *why, const char *s, size_t n)
 {
 	const char *p = s, *end = s + n;
 	uint64_t idx = 0, size, bs;
@@ -291,26 +293,55 @@ static int parse_device(ist_csv_reader *c, const char *s, size_t n)
 	while (p < end && *p >= '0' && *p <= '9' && idx < UINT32_MAX)
 		idx = idx * 10 + (uint64_t)(*p++ - '0');
 	if (p == s || p == end || *p != ' ')
-		return fail(c, IST_EPARSE, "'# device:' line needs an index");
+		return fail(why, IST_EPARSE, "'# device:' line needs an index");
 	p++;
-	if (idx != ist_header_device_count(c->h))
-		return fail(c, IST_EPARSE, "device %" PRIu64 " out of order (expected %u)",
-			    idx, ist_header_device_count(c->h));
+	if (idx != ist_header_device_count(h))
+		return fail(why, IST_EPARSE, "device %" PRIu64 " out of order (expected %u)",
+			    idx, ist_header_device_count(h));
 	if (parse_kv_u64(&p, end, "size", UINT64_MAX, &size) ||
 	    parse_kv_u64(&p, end, "block_size", UINT32_MAX, &bs) ||
 	    (size_t)(end - p) < 5 || memcmp(p, "name=", 5))
-		return fail(c, IST_EPARSE,
+		return fail(why, IST_EPARSE,
 			    "'# device:' line must read 'N size=S block_size=B name=NAME'");
 	p += 5;
 	name = unescape(p, (size_t)(end - p));
 	if (!name)
-		return errno == ENOMEM ? fail(c, -ENOMEM, "out of memory")
-				       : fail(c, IST_EPARSE, "bad escape in device name");
-	ret = ist_header_add_device(c->h, name, size, (uint32_t)bs);
+		return errno == ENOMEM ? fail(why, -ENOMEM, "out of memory")
+				       : fail(why, IST_EPARSE, "bad escape in device name");
+	ret = ist_header_add_device(h, name, size, (uint32_t)bs);
 	free(name);
 	if (ret < 0)
-		return fail(c, ret, "cannot add device: %s", ist_strerror(ret));
+		return fail(why, ret, "cannot add device: %s", ist_strerror(ret));
 	return 0;
+}
+
+/*
+ * One line of the part before the header row.  Shared with the ist-csv
+ * importer (src/import/fmt_misc.c), which reads its lines from its own
+ * (possibly decompressed) stream: both read the same files the same way.
+ */
+int ist_csv_preamble_line(ist_header *h, const char *s, size_t n, char *why,
+			  size_t size)
+{
+	char d[CSV_WHY] = "";
+	int ret;
+
+	if (n >= 8 && !memcmp(s, "# meta: ", 8)) {
+		ret = parse_meta(h, d, s + 8, n - 8);
+	} else if (n >= 10 && !memcmp(s, "# device: ", 10)) {
+		ret = parse_device(h, d, s + 10, n - 10);
+	} else if (n && s[0] == '#') {
+		ret = 0; /* a comment */
+	} else if (n == strlen(IST_CSV_HEADER) &&
+		   !memcmp(s, IST_CSV_HEADER, n)) {
+		ret = 1;
+	} else {
+		ret = fail(d, IST_EPARSE, "expected the header row '%s'",
+			   IST_CSV_HEADER);
+	}
+	if (ret < 0 && size)
+		snprintf(why, size, "%s", d);
+	return ret;
 }
 
 int ist_csv_reader_begin(ist_csv_reader *c)
@@ -326,23 +357,16 @@ int ist_csv_reader_begin(ist_csv_reader *c)
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
-			return fail(c, IST_EPARSE, "no header row '%s'", IST_CSV_HEADER);
-		if (n >= 8 && !memcmp(s, "# meta: ", 8)) {
-			ret = parse_meta(c, s + 8, n - 8);
-		} else if (n >= 10 && !memcmp(s, "# device: ", 10)) {
-			ret = parse_device(c, s + 10, n - 10);
-		} else if (n && s[0] == '#') {
-			ret = 0; /* a comment */
-		} else if (n == strlen(IST_CSV_HEADER) &&
-			   !memcmp(s, IST_CSV_HEADER, n)) {
+			return fail(c->detail, IST_EPARSE, "no header row '%s'",
+				    IST_CSV_HEADER);
+		ret = ist_csv_preamble_line(c->h, s, n, c->detail,
+					    sizeof(c->detail));
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
 			c->begun = 1;
 			return 0;
-		} else {
-			return fail(c, IST_EPARSE, "expected the header row '%s'",
-				    IST_CSV_HEADER);
 		}
-		if (ret)
-			return ret;
 	}
 }
 
@@ -351,7 +375,7 @@ static const char *const field_names[] = {
 };
 
 /* Explains why ist_csv_parse() rejected a line. */
-static int diagnose(ist_csv_reader *c, const char *s, size_t n, int err)
+static int diagnose(char *why, const char *s, size_t n, int err)
 {
 	const char *f[9], *p = s, *end = s + n, *q = NULL;
 	size_t fl[9];
@@ -367,26 +391,26 @@ static int diagnose(ist_csv_reader *c, const char *s, size_t n, int err)
 		p = q + 1;
 	}
 	if (nf < 9 || q) /* too few, or a comma after the ninth */
-		return fail(c, IST_EPARSE, "expected 9 fields (%s)", IST_CSV_HEADER);
+		return fail(why, IST_EPARSE, "expected 9 fields (%s)", IST_CSV_HEADER);
 	if (n == 0)
-		return fail(c, IST_EPARSE, "empty line");
+		return fail(why, IST_EPARSE, "empty line");
 	for (unsigned i = 0; i < 9; i++) {
 		int len = fl[i] > 40 ? 40 : (int)fl[i];
 
 		if (i == 2) {
 			if (ist_op_parse(f[i], fl[i]) < 0)
-				return fail(c, IST_EPARSE, "field op: unknown op '%.*s'",
+				return fail(why, IST_EPARSE, "field op: unknown op '%.*s'",
 					    len, f[i]);
 		} else if (i == 8) {
 			if (ist_flags_parse(f[i], fl[i]) < 0)
-				return fail(c, IST_EPARSE,
+				return fail(why, IST_EPARSE,
 					    "field flags: unknown flags '%.*s'", len, f[i]);
 		} else {
 			if (fl[i] == 0)
-				return fail(c, IST_EPARSE, "field %s: empty", field_names[i]);
+				return fail(why, IST_EPARSE, "field %s: empty", field_names[i]);
 			for (size_t k = 0; k < fl[i]; k++)
 				if (f[i][k] < '0' || f[i][k] > '9')
-					return fail(c, IST_EPARSE,
+					return fail(why, IST_EPARSE,
 						    "field %s: not a number '%.*s'",
 						    field_names[i], len, f[i]);
 			if ((i == 1 || i == 4) ? fl[i] > 10 : fl[i] > 20)
@@ -407,11 +431,25 @@ static int diagnose(ist_csv_reader *c, const char *s, size_t n, int err)
 			}
 			continue;
 range:
-			return fail(c, IST_ERANGE, "field %s: out of range '%.*s'",
+			return fail(why, IST_ERANGE, "field %s: out of range '%.*s'",
 				    field_names[i], len, f[i]);
 		}
 	}
-	return fail(c, err, "%s", ist_strerror(err));
+	return fail(why, err, "%s", ist_strerror(err));
+}
+
+int ist_csv_record_line(const char *s, size_t n, struct ist_record *rec,
+			char *why, size_t size)
+{
+	char d[CSV_WHY];
+	int ret = ist_csv_parse(s, n, rec);
+
+	if (ret) {
+		ret = diagnose(d, s, n, ret);
+		if (size)
+			snprintf(why, size, "%s", d);
+	}
+	return ret;
 }
 
 ssize_t ist_csv_reader_read(ist_csv_reader *c, struct ist_record *recs,
@@ -436,11 +474,9 @@ ssize_t ist_csv_reader_read(ist_csv_reader *c, struct ist_record *recs,
 			break;
 		if (ret > 0 && n && s[0] == '#')
 			continue;
-		if (ret > 0) {
-			ret = ist_csv_parse(s, n, &recs[k]);
-			if (ret)
-				ret = diagnose(c, s, n, ret);
-		}
+		if (ret > 0)
+			ret = ist_csv_record_line(s, n, &recs[k], c->detail,
+						  sizeof(c->detail));
 		if (ret < 0) {
 			/* hand out what parsed; the error comes next call,
 			 * and ist_csv_reader_line() still names its line */

@@ -2,8 +2,10 @@
 /* fmt_misc.c - importers for DiskSim/MQSim ASCII, VMware vscsiStats (binary v1 and CSV) and canonical IST CSV. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import/imp_text.h"
@@ -352,55 +354,186 @@ const struct imp_format imp_fmt_vscsi_csv = {
 
 /* ---------------------------------------------------------------- canonical CSV */
 
+/*
+ * The file iostorm cat, convert and export -f csv write: its '# meta:' and
+ * '# device:' lines, then the header row, then records.  Lines are taken
+ * by the canonical CSV reader's own parsers (ist_csv_preamble_line(),
+ * ist_csv_record_line()), so that import reads these files as convert
+ * does: the devices with their names, sizes and block sizes, and the
+ * metadata (IMP_KEEP_META: the import's own keys only fill what it lacks).
+ */
 struct istcsv_state {
-	int header_checked;
-	unsigned ndev;
+	int begun;           /* the header row was read */
+	ist_header *h;       /* this file's table and metadata */
+	int *map;            /* this file's device index -> the output's */
+	unsigned nmap, cap;
 };
 
+/* Its lines up to the header row: '#' lines only (a preamble longer
+ * than buf still counts if it has a '# meta:' or '# device:' line). */
 static int istcsv_probe(const char *buf, size_t len)
 {
-	char line[128];
+	const char *p = buf, *end = buf + len;
+	int ours = 0;
 
-	if (imp_first_line(buf, len, line, sizeof(line), 0) < 0)
-		return 0;
-	return !strcmp(line, IST_CSV_HEADER) ? 100 : 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n == strlen(IST_CSV_HEADER) && !memcmp(p, IST_CSV_HEADER, n))
+			return 100;
+		if (!imp_blank(p, n) && p[0] != '#')
+			return 0;
+		if ((n >= 8 && !memcmp(p, "# meta: ", 8)) ||
+		    (n >= 10 && !memcmp(p, "# device: ", 10)))
+			ours = 1;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return ours && len >= (60u << 10) ? 90 : 0;
+}
+
+static int istcsv_open(struct imp_ctx *c, void *priv)
+{
+	struct istcsv_state *st = priv;
+
+	(void)c;
+	st->h = ist_header_new();
+	return st->h ? 0 : -ENOMEM;
+}
+
+static void istcsv_close(struct imp_ctx *c, void *priv)
+{
+	struct istcsv_state *st = priv;
+
+	(void)c;
+	ist_header_free(st->h);
+	free(st->map);
+}
+
+/* The output's index of this file's device i: its table's device (by name,
+ * with its size and block size), or "devI" past the table. */
+static int istcsv_dev(struct imp_ctx *c, struct istcsv_state *st, uint32_t i)
+{
+	while (st->nmap <= i) {
+		const struct ist_device *d = ist_header_device(st->h, st->nmap);
+		char name[32];
+		int idx;
+
+		if (st->nmap == st->cap) {
+			unsigned cap = st->cap ? st->cap * 2 : 16;
+			int *m = realloc(st->map, cap * sizeof(*m));
+
+			if (!m)
+				return -ENOMEM;
+			st->map = m;
+			st->cap = cap;
+		}
+		if (d) {
+			const struct ist_device *o;
+
+			idx = imp_device(c, d->name, strlen(d->name));
+			if (idx < 0)
+				return idx;
+			/* a device of an earlier input keeps what it had */
+			o = ist_header_device(imp_header(c), (unsigned)idx);
+			if (!o->size && d->size)
+				ist_header_set_device_size(imp_header(c),
+							   (unsigned)idx, d->size);
+			if (!o->block_size && d->block_size)
+				ist_header_set_device_block_size(imp_header(c),
+					(unsigned)idx, d->block_size);
+		} else {
+			int k = snprintf(name, sizeof(name), "dev%u", st->nmap);
+
+			idx = imp_device(c, name, (size_t)k);
+			if (idx < 0)
+				return idx;
+		}
+		st->map[st->nmap++] = idx;
+	}
+	return st->map[i];
+}
+
+/* The header row was read: this file's table and metadata (the first
+ * input's value of a key wins). */
+static int istcsv_begin(struct imp_ctx *c, struct istcsv_state *st)
+{
+	int ret;
+
+	for (unsigned i = 0; i < ist_header_meta_count(st->h); i++) {
+		const char *k, *v;
+
+		ist_header_meta_at(st->h, i, &k, &v);
+		if (ist_header_get(imp_header(c), k))
+			continue;
+		ret = imp_meta(c, k, v);
+		if (ret)
+			return ret;
+	}
+	/* every device of the table, also those no record uses */
+	if (ist_header_device_count(st->h)) {
+		ret = istcsv_dev(c, st, ist_header_device_count(st->h) - 1);
+		if (ret < 0)
+			return imp_fatal(c, ret);
+	}
+	st->begun = 1;
+	return 0;
 }
 
 static int istcsv_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 {
 	struct istcsv_state *st = priv;
-	char *line, name[32];
+	char *line, why[160];
 	size_t n;
 	int ret;
 
 	for (;;) {
 		ret = imp_next_line(c, &line, &n);
-		if (ret <= 0)
+		if (ret < 0)
 			return ret;
-		if (!st->header_checked) {
-			st->header_checked = 1;
-			if (!strcmp(line, IST_CSV_HEADER))
-				continue;
+		if (ret == 0) {
+			if (!st->begun) {
+				/* the preamble is the file's, not a record's:
+				 * past a bad line the table would be wrong */
+				imp_bad(c, "no header row '%s'", IST_CSV_HEADER);
+				return imp_fatal(c, IST_EPARSE);
+			}
+			return 0;
 		}
-		break;
+		if (!st->begun) {
+			ret = ist_csv_preamble_line(st->h, line, n, why,
+						    sizeof(why));
+			if (ret < 0) {
+				if (ret != IST_EPARSE)
+					return imp_fatal(c, ret);
+				imp_bad(c, "%s", why);
+				return imp_fatal(c, IST_EPARSE);
+			}
+			if (ret == 1) {
+				ret = istcsv_begin(c, st);
+				if (ret)
+					return ret;
+			}
+			continue;
+		}
+		if (line[0] != '#')
+			break;
 	}
-	ret = ist_csv_parse(line, n, rec);
+	ret = ist_csv_record_line(line, n, rec, why, sizeof(why));
 	if (ret)
-		return imp_bad(c, "bad canonical CSV record (%s)",
-			       ist_strerror(ret));
+		return imp_bad(c, "bad canonical CSV record (%s)", why);
 	if ((int64_t)rec->t_ns < 0)
 		return imp_bad(c, "t_ns out of range");
 	if (rec->dev > 65535)
 		return imp_bad(c, "device index %u out of range", rec->dev);
-	/* keep device indices: create dev0..devN in order */
-	while (st->ndev <= rec->dev) {
-		int k = snprintf(name, sizeof(name), "dev%u", st->ndev);
-
-		ret = imp_device(c, name, k);
-		if (ret < 0)
-			return ret;
-		st->ndev++;
-	}
+	ret = istcsv_dev(c, st, rec->dev);
+	if (ret < 0)
+		return ret;
+	rec->dev = (uint32_t)ret;
 	return 1;
 }
 
@@ -409,8 +542,10 @@ const struct imp_format imp_fmt_ist_csv = {
 	.description = "iostorm canonical CSV (" IST_CSV_HEADER "); times kept",
 	.time_unit = "ns",
 	.time_epoch = "trace",
-	.flags = IMP_KEEP_TIME,
+	.flags = IMP_KEEP_TIME | IMP_KEEP_META,
 	.probe = istcsv_probe,
 	.priv_size = sizeof(struct istcsv_state),
+	.open = istcsv_open,
 	.next = istcsv_next,
+	.close = istcsv_close,
 };

@@ -714,6 +714,15 @@ struct out_sink {
 	unsigned ndev_at_open;
 };
 
+/* Sets a key of the import's own; with keep, only one the input lacks (an
+ * ist-csv file's keys describe its trace, which the import copies). */
+static void prov_set(ist_header *h, int keep, const char *key,
+		     const char *value)
+{
+	if (!keep || !ist_header_get(h, key))
+		ist_header_set(h, key, value);
+}
+
 static int sink_open(void *ctx, int64_t shift)
 {
 	struct out_sink *o = ctx;
@@ -724,25 +733,26 @@ static int sink_open(void *ctx, int64_t shift)
 	ist_header *h;
 	int64_t start = c->opt->absolute_time ? imp_sorter_min_t(o->sorter) :
 						shift;
-	int ret, fd;
+	int ret, fd, keep;
 
 	h = ist_header_dup(c->h);
 	if (!h)
 		return -ENOMEM;
-	ist_header_set(h, "source_format", o->f->name);
+	keep = !!(o->f->flags & IMP_KEEP_META);
+	prov_set(h, keep, "source_format", o->f->name);
 	for (unsigned i = 0; i < o->n && k < sizeof(buf) - 1; i++)
 		k += snprintf(buf + k, sizeof(buf) - k, "%s%s", i ? "," : "",
 			      o->inputs[i]);
-	ist_header_set(h, "source_file", buf);
-	ist_header_set(h, "source_time_unit", o->f->time_unit);
-	ist_header_set(h, "time_epoch", o->f->time_epoch);
+	prov_set(h, keep, "source_file", buf);
+	prov_set(h, keep, "source_time_unit", o->f->time_unit);
+	prov_set(h, keep, "time_epoch", o->f->time_epoch);
 	snprintf(buf, sizeof(buf), "%" PRId64, start);
-	ist_header_set(h, "start_time_ns", buf);
+	prov_set(h, keep, "start_time_ns", buf);
 	fmt_start_time(start, o->f->time_epoch, buf, sizeof(buf));
-	ist_header_set(h, "start_time", buf);
-	ist_header_set(h, "time_normalized",
-		       c->opt->absolute_time || (o->f->flags & IMP_KEEP_TIME) ?
-		       "no" : "yes");
+	prov_set(h, keep, "start_time", buf);
+	prov_set(h, keep, "time_normalized",
+		 c->opt->absolute_time || (o->f->flags & IMP_KEEP_TIME) ?
+		 "no" : "yes");
 	/* a new file of our own, which the writer then opens (truncating
 	 * only what we created) */
 	fd = istint_tmp_create(o->tmp, sizeof(o->tmp), o->out, "importing");

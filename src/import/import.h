@@ -43,6 +43,9 @@ enum imp_format_flags {
 				     the record checks are the importer's   */
 	IMP_DEVICE_NAME = 1u << 5, /* --device names the device (of inputs
 				      that have one, or number theirs)     */
+	IMP_KEEP_META = 1u << 6,  /* the input's metadata is the trace's: the
+				     import's keys (source_format, ...)
+				     fill in only those it lacks           */
 };
 
 /*

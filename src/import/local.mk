@@ -37,6 +37,7 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_empty.sh \
 	tests/cli/import_zero_len.sh \
 	tests/cli/export_roundtrip.sh \
+	tests/cli/import_ist_csv.sh \
 	tests/cli/import_pcap.sh \
 	tests/cli/output_safety.sh \
 	tests/cli/import_interrupt.sh \

@@ -97,7 +97,7 @@ bad vscsi-wrap.bin "byte offset 32: I/O of 4096 bytes at offset 1844674407370955
 bad vscsi-badop.bin "record 2 (byte offset 32): unknown SCSI opcode 0x12" --format vscsi
 bad vscsi-cut.bin "record 3 (byte offset 64): truncated record (25 of 32 bytes)"
 bad vscsi-bad.csv "line 3: unknown SCSI opcode '12'"
-bad ist-bad.csv "line 3: bad canonical CSV record (parse error)"
+bad ist-bad.csv "line 3: bad canonical CSV record (field op: unknown op 'scribble')"
 bad generic-bad.csv "line 3: column 3 (op): unknown operation 'X'" --delimiter ';' --columns "$COLS"
 bad generic.csv "the csv format needs --columns" --format csv
 bad generic.csv "unknown trace format (give --format; --list-formats lists them)"

@@ -172,6 +172,38 @@ static void test_line_format_parse(void)
 	CU_ASSERT_EQUAL(ist_csv_format(&r, buf, sizeof(buf)), IST_ERANGE);
 }
 
+/* The line parsers the ist-csv importer shares: results, reasons, and the
+ * reason buffer's bound. */
+static void test_line_parsers(void)
+{
+	ist_header *h = ist_header_new();
+	struct ist_record r;
+	char why[160], tiny[8];
+#define L(s) s, strlen(s)
+
+	CU_ASSERT_EQUAL(ist_csv_preamble_line(h, L("# meta: a\\x3db=c"), why, sizeof(why)), 0);
+	CU_ASSERT_STRING_EQUAL(ist_header_get(h, "a=b"), "c");
+	CU_ASSERT_EQUAL(ist_csv_preamble_line(h, L("# just a comment"), why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(ist_csv_preamble_line(h, L("# device: 0 size=8 block_size=4 name=d"),
+					      why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(ist_header_device_count(h), 1);
+	CU_ASSERT_EQUAL(ist_header_device(h, 0)->size, 8);
+	CU_ASSERT_EQUAL(ist_csv_preamble_line(h, L(IST_CSV_HEADER), why, sizeof(why)), 1);
+	CU_ASSERT_EQUAL(ist_csv_preamble_line(h, L("# device: 0 size=8 block_size=4 name=e"),
+					      why, sizeof(why)), IST_EPARSE);
+	CU_ASSERT_STRING_EQUAL(why, "device 0 out of order (expected 1)");
+	CU_ASSERT_EQUAL(ist_csv_preamble_line(h, L("0,0,read,0,1,0,0,0,"), tiny, sizeof(tiny)),
+			IST_EPARSE);
+	CU_ASSERT_STRING_EQUAL(tiny, "expecte");
+	CU_ASSERT_EQUAL(ist_csv_record_line(L("5,1,write,4096,8,0,2,7,sync"), &r, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(r.t_ns, 5);
+	CU_ASSERT_EQUAL(ist_csv_record_line(L("5,1,rd,4096,8,0,2,7,"), &r, why, sizeof(why)),
+			IST_EPARSE);
+	CU_ASSERT_STRING_EQUAL(why, "field op: unknown op 'rd'");
+#undef L
+	ist_header_free(h);
+}
+
 int main(void)
 {
 	static const struct cutest tests[] = {
@@ -179,6 +211,7 @@ int main(void)
 		{ "errors: line and reason", test_errors },
 		{ "comments, CRLF, long lines", test_comments_crlf_and_long_lines },
 		{ "record line format and parse", test_line_format_parse },
+		{ "line parsers for other readers", test_line_parsers },
 		{ NULL, NULL },
 	};
 
