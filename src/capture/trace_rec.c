@@ -932,6 +932,7 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 			wm = cr->drained_ns;
 	}
 	wm = wm > ORDER_SLACK_NS ? wm - ORDER_SLACK_NS : 0;
+	r->wm_ns = wm;
 	ret = process_held(r, wm, emit, ctx);
 	return ret < 0 ? ret : events;
 }
@@ -984,6 +985,17 @@ static int spool_drain(cap_rec *r, cap_emit_fn emit, cap_name_fn name,
 	return cap_match_drain(r->match, emit, ctx);
 }
 
+/* The stop's drain is done: no request is in flight and every event up
+ * to the stop has been matched.  Events still held are after the stop
+ * (the watermark passed it): they would only be counted as such, and
+ * under a running workload they never run out, so waiting for them kept
+ * the stop for its whole drain_ns. */
+static int drained(const cap_rec *r)
+{
+	return cap_match_pending(r->match) == 0 &&
+	       (r->nheld == 0 || r->wm_ns > r->stop_ns);
+}
+
 /* --spool: the stop.  The decoder (the caller) gets its priority back
  * and catches up; the stop's drain (in-flight requests' completions)
  * starts once it has read a round of the splicer's begun after the
@@ -1012,7 +1024,7 @@ static int finish_spool(cap_rec *r, cap_emit_fn emit, cap_name_fn name,
 		if (ret < 0)
 			return ret;
 		caught = !r->behind && r->seen_round_ns > r->stop_ns;
-		if (caught && cap_match_pending(r->match) == 0 && r->nheld == 0)
+		if (caught && drained(r))
 			break;
 		now = now_mono();
 		if (caught && !deadline)
@@ -1063,7 +1075,7 @@ int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 		ret = cap_rec_poll(r, emit, name, ctx);
 		if (ret < 0)
 			return ret;
-		if (cap_match_pending(r->match) == 0 && r->nheld == 0)
+		if (drained(r))
 			break;
 		if (now_mono() > deadline)
 			break;

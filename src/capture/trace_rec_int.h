@@ -71,6 +71,8 @@ struct cap_rec {
 	uint32_t *pids; /* open-addressed set of named pids (+1), bounded */
 	size_t pid_cap, npids;
 	uint64_t t0_ns, stop_ns;
+	uint64_t wm_ns; /* the last poll's watermark: every event before it
+			   has been fed to the matcher */
 	int started, stopping;
 	int behind; /* the last poll left data in a buffer */
 	cap_name_fn name; /* during a poll */
