@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture/rec_match.h"
+#include "core/rwbs.h"
 
 /*
  * Pending requests live in a ring indexed by a sequence number (issue
@@ -74,23 +75,14 @@ int cap_rwbs_parse(const char *rwbs, size_t len, uint8_t *op, uint16_t *flags)
 		break;
 	case 'Z':
 		/* Zone commands, as kernels since 2025 name them (the block
-		 * importers read the same letters, imp_blk_rwbs()): "ZA", a
-		 * zone append, is a write of its length; "ZR", "ZRA" (all
-		 * zones), "ZO", "ZC" and "ZF" reset, open, close and finish
-		 * zones and move no data: CAP_OP_ZONE, skipped and counted. */
-		if (i >= len)
-			return -EINVAL;
-		switch (rwbs[i++]) {
-		case 'A':
+		 * importers read them so too): an append is a write of its
+		 * length; reset, open, close and finish move no data:
+		 * CAP_OP_ZONE, skipped and counted. */
+		switch (rwbs_zone(rwbs, len, &i)) {
+		case RWBS_ZONE_APPEND:
 			*op = IST_OP_WRITE;
 			break;
-		case 'R':
-			if (i < len && rwbs[i] == 'A')
-				i++;
-			/* fall through */
-		case 'O':
-		case 'C':
-		case 'F':
+		case RWBS_ZONE_MGMT:
 			*op = CAP_OP_ZONE;
 			break;
 		default:

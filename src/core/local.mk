@@ -5,6 +5,7 @@ libiostorm_core_la_SOURCES += \
 	src/core/record.c \
 	src/core/header.c \
 	src/core/numfmt.h \
+	src/core/rwbs.h \
 	src/core/textenc.c \
 	src/core/textenc.h \
 	src/core/tmpout.c \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rwbs.h"
 #include "import/imp_blk.h"
 
 #define MAX_PENDING (1u << 18) /* records held waiting for completion */
@@ -444,24 +445,12 @@ int imp_blk_rwbs(const char *s, size_t len, int *op, unsigned *flags, char *skip
 		}
 		return -1;
 	case 'Z':
-		/* zone commands (named so by blk_fill_rwbs since 2025; older
-		 * kernels: see imp_blk_classify()): an append is
-		 * a write of its length (where the zone's write pointer
-		 * was: the sector is the zone's start); reset ('ZR', 'ZRA'
-		 * for all zones), open, close and finish move no data */
-		if (i == len)
-			return -1;
-		switch (s[i++]) {
-		case 'A':
+		/* zone commands (older kernels: see imp_blk_classify()) */
+		switch (rwbs_zone(s, len, &i)) {
+		case RWBS_ZONE_APPEND:
 			*op = IST_OP_WRITE;
 			break;
-		case 'R':
-			if (i < len && s[i] == 'A')
-				i++;
-			/* fall through */
-		case 'O':
-		case 'C':
-		case 'F':
+		case RWBS_ZONE_MGMT:
 			*skip = IMP_BLK_ZONE;
 			break;
 		default:
