@@ -379,7 +379,7 @@ static int parse_meta_line(cap_rec *r, char *line, unsigned *ndev)
 int cap_rec_recover(cap_rec **rp, const char *dir, ist_header *h, char *err,
 		    size_t errlen)
 {
-	char path[PATH_MAX], *buf = NULL, *line, *save = NULL, val[64];
+	char path[PATH_MAX], *buf = NULL, *line, *save = NULL;
 	unsigned long long t0 = 0;
 	unsigned ndev = 0, lines = 0;
 	size_t sub = 0;
@@ -492,20 +492,9 @@ int cap_rec_recover(cap_rec **rp, const char *dir, ist_header *h, char *err,
 		goto fail;
 	r->drain_ns = 1;
 	r->started = 1;
-	ist_header_set(h, "source", "tracefs");
-	ist_header_set(h, "trace_clock", "mono");
-	for (unsigned i = 0; i < r->ndev; i++) {
-		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
-					    r->dev[i].block_size);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot add device %s", r->dev[i].name);
-			goto fail;
-		}
-		snprintf(path, sizeof(path), "dev.%s.event", r->dev[i].name);
-		ist_header_set(h, path, r->dev[i].bio_based ? "bio" : "rq");
-	}
-	snprintf(val, sizeof(val), "%d", r->ncpu);
-	ist_header_set(h, "record.cpus", val);
+	ret = cap_rec_fill_header(r, h, err, errlen);
+	if (ret < 0)
+		goto fail;
 	ist_header_set(h, "record.recovered", "spool");
 	free(buf);
 	*rp = r;

@@ -343,11 +343,36 @@ void cap_remove_stale_instances(const char *prefix)
 	closedir(d);
 }
 
+/* The recording's header: source, clock, the device table with each
+ * device's event kind, the CPU count (a live recording's and a recovered
+ * spool's alike). */
+int cap_rec_fill_header(const cap_rec *r, ist_header *h, char *err, size_t errlen)
+{
+	char key[300], val[32];
+	int ret;
+
+	ist_header_set(h, "source", "tracefs");
+	ist_header_set(h, "trace_clock", "mono");
+	for (unsigned i = 0; i < r->ndev; i++) {
+		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
+					    r->dev[i].block_size);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot add device %s", r->dev[i].name);
+			return ret;
+		}
+		snprintf(key, sizeof(key), "dev.%s.event", r->dev[i].name);
+		ist_header_set(h, key, r->dev[i].bio_based ? "bio" : "rq");
+	}
+	snprintf(val, sizeof(val), "%d", r->ncpu);
+	ist_header_set(h, "record.cpus", val);
+	return 0;
+}
+
 int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		 char *err, size_t errlen)
 {
 	cap_rec *r;
-	char name[128], val[64];
+	char name[128];
 	size_t page_size;
 	int ret;
 
@@ -422,20 +447,9 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ist_header_set(h, "source", "tracefs");
-	ist_header_set(h, "trace_clock", "mono");
-	for (unsigned i = 0; i < r->ndev; i++) {
-		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
-					    r->dev[i].block_size);
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot add device %s", r->dev[i].name);
-			goto fail;
-		}
-		snprintf(name, sizeof(name), "dev.%s.event", r->dev[i].name);
-		ist_header_set(h, name, r->dev[i].bio_based ? "bio" : "rq");
-	}
-	snprintf(val, sizeof(val), "%d", r->ncpu);
-	ist_header_set(h, "record.cpus", val);
+	ret = cap_rec_fill_header(r, h, err, errlen);
+	if (ret < 0)
+		goto fail;
 	*rp = r;
 	return 0;
 fail:

@@ -133,6 +133,7 @@ static inline uint64_t now_mono(void)
 /* rec_spool.c: the splicer thread (cap_rec_start()) and dir/meta */
 void *cap_spool_splicer_main(void *arg);
 int cap_spool_write_meta(cap_rec *r);
+int cap_rec_fill_header(const cap_rec *r, ist_header *h, char *err, size_t errlen);
 
 #endif /* HAVE_TRACEFS */
 #endif
