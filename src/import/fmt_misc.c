@@ -504,6 +504,13 @@ static int istcsv_next(struct imp_ctx *c, void *priv, struct ist_record *rec)
 			}
 			return 0;
 		}
+		/* as convert's reader: the line parsers read C strings */
+		if (memchr(line, '\0', n)) {
+			if (st->begun)
+				return imp_bad(c, "NUL byte in line");
+			imp_bad(c, "NUL byte in line");
+			return imp_fatal(c, IST_EPARSE);
+		}
 		if (!st->begun) {
 			ret = ist_csv_preamble_line(st->h, line, n, why,
 						    sizeof(why));
