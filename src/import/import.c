@@ -246,6 +246,11 @@ set_err(struct imp_ctx *c, const char *path, const char *where,
 	snprintf(r->err_file, sizeof(r->err_file), "%s", path ? path : "");
 	snprintf(r->err_where, sizeof(r->err_where), "%s", where);
 	vsnprintf(r->err_reason, sizeof(r->err_reason), fmt, ap);
+	/* one line whatever the input quoted in it (a field's CR, a NUL's
+	 * neighbours): control characters as '?' */
+	for (char *p = r->err_reason; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 int imp_bad(struct imp_ctx *c, const char *fmt, ...)

@@ -109,4 +109,10 @@ expect_status 1 "$IOSTORM" import -q "$TMP/nul2.csv" -o "$TMP/bad.ist"
 expect_err_line "^iostorm: $TMP/nul2.csv: line 3: NUL byte in line\$"
 expect_status 0 "$IOSTORM" import -q --skip-bad 1 "$TMP/nul2.csv" -o "$TMP/nul2.ist"
 
+# a control character quoted from the input stays on the one line, as '?'
+# (a CR in a field ended the message's line; found by the fuzz target)
+printf '%s\n0,0,write,0,4096,0,0,0,sync\r|fua\n' "$IST_HDR" >"$TMP/cr.csv"
+expect_status 1 "$IOSTORM" import -q "$TMP/cr.csv" -o "$TMP/bad.ist"
+expect_err_line "^iostorm: $TMP/cr.csv: line 2: bad canonical CSV record \(field flags: unknown flags 'sync\?\|fua'\)\$"
+
 done_ok
