@@ -503,6 +503,18 @@ static void skipped_text(const struct cap_rec_stats *st, char *buf, size_t size)
 			 (unsigned long long)st->driver_cmds);
 }
 
+/* A block recording's exit: EXIT_LOSSY when events were lost or left
+ * unmatched and --allow-loss was not given. */
+static int lossy_exit(const struct sink *s, uint64_t lost, int allow_loss)
+{
+	if (lost && !allow_loss) {
+		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
+			s->path, (unsigned long long)lost);
+		return EXIT_LOSSY;
+	}
+	return EXIT_OK;
+}
+
 static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			  uint64_t duration_ns, uint64_t buffer_bytes,
 			  int allow_loss, int quiet, int spool)
@@ -638,12 +650,7 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			(unsigned long long)st.match.after_stop, skipped,
 			lossy ? "; INCOMPLETE" : "; complete");
 	}
-	if (lossy && !allow_loss) {
-		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
-			s->path, (unsigned long long)lost);
-		return EXIT_LOSSY;
-	}
-	return EXIT_OK;
+	return lossy_exit(s, lost, allow_loss);
 }
 
 /* --recover SPOOL: the spool of a killed or failed --spool recording
@@ -704,12 +711,7 @@ static int record_recover(struct sink *s, const char *dir, int allow_loss,
 			(unsigned long long)tail, skipped,
 			lossy ? "; INCOMPLETE" : "; complete");
 	}
-	if (lossy && !allow_loss) {
-		cli_err("%s: capture incomplete: %llu events lost or unmatched (--allow-loss accepts it)",
-			s->path, (unsigned long long)lost);
-		return EXIT_LOSSY;
-	}
-	return EXIT_OK;
+	return lossy_exit(s, lost, allow_loss);
 }
 
 static int record_pcap(struct sink *s, const char *iface, const char *file,

@@ -36,3 +36,23 @@ record_stop() {
 	wait $RPID
 	RSTATUS=$?
 }
+
+# The known O_DIRECT sequence (tests/cli/dio_seq) of the live tests and
+# its records; check_seq CSV PID DEVIDX : the records of PID on DEVIDX are
+# EXPECT, each with its completion latency.
+SEQ="w:0:4096 w:1048576:8192 r:0:4096 w:4096:65536 r:1048576:8192 r:65536:4096 w:20971520:4096"
+EXPECT="write,0,4096
+write,1048576,8192
+read,0,4096
+write,4096,65536
+read,1048576,8192
+read,65536,4096
+write,20971520,4096"
+check_seq() {
+	awk -F, -v pid="$2" -v dev="$3" 'NR > 1 && $7 == pid && $2 == dev { print $3 "," $4 "," $5 }' "$1" >"$TMP/got"
+	printf '%s\n' "$EXPECT" >"$TMP/want"
+	cmp -s "$TMP/got" "$TMP/want" || { diff "$TMP/want" "$TMP/got" >&2; fail "recorded sequence differs ($1)"; }
+	ok
+	n=$(awk -F, -v pid="$2" 'NR > 1 && $7 == pid && $6 == 0' "$1" | wc -l)
+	expect_eq "$n" 0 "records without latency"
+}
