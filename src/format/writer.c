@@ -54,8 +54,10 @@ struct ist_writer {
 	unsigned hdr_ndev;   /* devices in the header */
 	ist_header *foot;    /* footer metadata and late devices (1.2) */
 	/* per column: chunks left before deflate is tried again, after a
-	 * full deflate of the column lost to ANS */
+	 * full deflate of the column lost (see defl_lost()), and how many
+	 * trials in a row lost */
 	unsigned char defl_skip[FMT_NCOLS];
+	unsigned char defl_lost[FMT_NCOLS];
 };
 
 /* A column whose whole deflate lost to ANS is not deflated for this many
@@ -64,6 +66,22 @@ struct ist_writer {
  * synthetic trace), and the trial was a third to half of the writer's
  * time. */
 #define DEFL_BACKOFF 7
+
+/* The default writer's column whose deflate lost: skipped for 7, 15, 31,
+ * then 63 chunks as the losses go on (a trial that deflated the whole
+ * column lost every time on the synthetic trace's six large columns and
+ * its op column, on wsrch's and tencent's offsets: retrying every eighth
+ * chunk was still 40-60 % of the zlib time of their encode).  The trial
+ * after a loss deflates the whole only if its 4 KiB sample alone beats
+ * ANS's ratio (see try_deflate()); a win resets the count. */
+static void defl_lost(ist_writer *w, unsigned c)
+{
+	unsigned k = w->defl_lost[c];
+
+	if (k < 4)
+		w->defl_lost[c] = (unsigned char)++k;
+	w->defl_skip[c] = (unsigned char)((8u << (k - 1)) - 1);
+}
 
 static int write_all(ist_writer *w, const void *buf, size_t len)
 {
@@ -315,10 +333,11 @@ static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
 #define DEFL_SAMPLE_MIN 16384
 
 /* Deflates [in, in + len) into out if that is shorter than limit;
- * returns the deflated size or 0, *full telling whether a large column
- * was deflated whole (not only its sample). */
+ * returns the deflated size or 0, *full telling whether the column was
+ * deflated whole (not only its sample).  A large column's sample must
+ * come within 1/4 of limit's ratio, or beat it when strict. */
 static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
-			  uint8_t *out, size_t limit, int *full)
+			  uint8_t *out, size_t limit, int strict, int *full)
 {
 	*full = 0;
 	if (len < 64)
@@ -328,7 +347,10 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 		 * often does better: a sample of the column says whether
 		 * the whole is worth trying (deflate on the whole does
 		 * better than on the sample: 1/4 of slack) */
-		uint64_t room = (uint64_t)limit * 4096 / len * 5 / 4;
+		uint64_t room = (uint64_t)limit * 4096 / len;
+
+		if (!strict)
+			room = room * 5 / 4;
 
 		if (room > 4096 - 4096 / 16)
 			room = 4096 - 4096 / 16;
@@ -343,7 +365,7 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	}
 	if (deflateReset(&w->zs) != Z_OK)
 		return 0;
-	*full = len > DEFL_SAMPLE_MIN; /* a deflate of a large column: the costly kind */
+	*full = 1;
 	w->zs.next_in = (Bytef *)in;
 	w->zs.avail_in = (uInt)len;
 	w->zs.next_out = out;
@@ -408,12 +430,14 @@ static int write_chunk(ist_writer *w)
 		if (w->defl_skip[c]) {
 			w->defl_skip[c]--;
 		} else if (w->effort == IST_EFFORT_DEFAULT) {
-			int full;
+			int full, lost = w->defl_lost[c] != 0;
 
 			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
-					a ? a : limit, &full);
-			if (!z && full && a)
-				w->defl_skip[c] = DEFL_BACKOFF;
+					a ? a : limit, lost, &full);
+			if (z)
+				w->defl_lost[c] = 0;
+			else if (full || lost)
+				defl_lost(w, c);
 		} else if (d->raw_len > DEFL_SAMPLE_MIN) {
 			int full;
 
@@ -428,7 +452,7 @@ static int write_chunk(ist_writer *w)
 			 * column that promised nothing is not sampled
 			 * again for DEFL_BACKOFF chunks. */
 			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
-					(a ? a : limit) / 2, &full);
+					(a ? a : limit) / 2, 0, &full);
 			if (!z)
 				w->defl_skip[c] = DEFL_BACKOFF;
 		}
