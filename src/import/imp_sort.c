@@ -56,6 +56,7 @@ struct imp_sorter {
 	int64_t min_t, max_t;
 	int64_t shift;         /* of the open sink */
 	int64_t last_out;      /* last time written (sink or run) */
+	struct ist_record spare; /* the slot of a record added to a full window */
 	int have_out;
 	/* runs */
 	char dir[PATH_MAX];
@@ -491,11 +492,37 @@ static int emit(struct imp_sorter *s, size_t k)
 	return 0;
 }
 
-int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec)
+struct ist_record *imp_sorter_slot(struct imp_sorter *s)
 {
-	int64_t t = (int64_t)rec->t_ns;
+	return s->n < s->window ? held(s, s->n) : &s->spare;
+}
+
+/* The window is full: its older half goes out (sorted) to make room. */
+static int __attribute__((noinline)) make_room(struct imp_sorter *s)
+{
 	int ret;
 
+	sort_buf(s);
+	ret = emit(s, s->n / 2);
+	if (ret)
+		return ret;
+	s->sorted = s->n;
+	s->buf_last = (int64_t)held(s, s->n - 1)->t_ns;
+	return 0;
+}
+
+int imp_sorter_commit(struct imp_sorter *s)
+{
+	struct ist_record *slot;
+	int64_t t;
+	int ret;
+
+	if (s->n < s->window) {
+		slot = held(s, s->n);
+	} else {
+		slot = &s->spare;
+	}
+	t = (int64_t)slot->t_ns;
 	if (s->count == 0) {
 		s->min_t = s->max_t = t;
 	} else {
@@ -507,20 +534,99 @@ int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec)
 			s->min_t = t;
 	}
 	s->count++;
-	if (s->n == s->window) {
-		sort_buf(s);
-		ret = emit(s, s->n / 2);
+	if (slot == &s->spare) {
+		/* after the statistics: the output's shift, chosen when the
+		 * first window goes out, counts this record too */
+		ret = make_room(s);
 		if (ret)
 			return ret;
-		s->sorted = s->n;
-		s->buf_last = (int64_t)held(s, s->n - 1)->t_ns;
+		*held(s, s->n) = s->spare;
 	}
 	if (s->n && t < s->buf_last)
 		s->in_order = 0;
-	*held(s, s->n++) = *rec;
+	s->n++;
 	if (s->in_order)
 		s->buf_last = t;
 	return 0;
+}
+
+struct ist_record *imp_sorter_slots(struct imp_sorter *s, size_t *room)
+{
+	size_t pos, k;
+
+	if (s->n == s->window) {
+		*room = 1;
+		return &s->spare;
+	}
+	pos = s->head + s->n;
+	if (pos >= s->window)
+		pos -= s->window;
+	/* up to the ring's end or the window's, whichever comes first: the
+	 * record that finds the window full goes alone (commit) */
+	k = s->window - pos;
+	*room = k < s->window - s->n ? k : s->window - s->n;
+	return &s->buf[pos];
+}
+
+int imp_sorter_commit_n(struct imp_sorter *s, size_t k)
+{
+	const struct ist_record *r;
+	int64_t lo, hi, last = s->buf_last;
+	uint64_t reordered = s->reordered;
+	int in_order = s->in_order;
+	size_t i = 0;
+
+	if (s->n == s->window)
+		return imp_sorter_commit(s); /* the spare, k == 1 */
+	r = held(s, s->n);
+	if (s->count == 0) {
+		s->min_t = s->max_t = (int64_t)r[0].t_ns;
+	}
+	lo = s->min_t;
+	hi = s->max_t;
+	if (s->n == 0) {
+		/* the first has no predecessor in the window */
+		int64_t t = (int64_t)r[0].t_ns;
+
+		if (s->count && t < hi)
+			reordered++;
+		else
+			hi = t;
+		if (t < lo)
+			lo = t;
+		if (in_order)
+			last = t;
+		i = 1;
+	}
+	/* what commit does, record by record */
+	for (; i < k; i++) {
+		int64_t t = (int64_t)r[i].t_ns;
+
+		if (t < hi)
+			reordered++;
+		else
+			hi = t;
+		if (t < lo)
+			lo = t;
+		if (t < last)
+			in_order = 0;
+		if (in_order)
+			last = t;
+	}
+	s->min_t = lo;
+	s->max_t = hi;
+	s->buf_last = last;
+	s->reordered = reordered;
+	s->in_order = in_order;
+	s->count += k;
+	s->n += k;
+	return 0;
+}
+
+int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec)
+{
+	*imp_sorter_slot(s) = *rec;
+	return imp_sorter_commit(s);
 }
 
 /* ---------------------------------------------------------------- merge */

@@ -46,6 +46,21 @@ int imp_sorter_new(struct imp_sorter **s, size_t window, const char *tmpdir,
 		   int absolute_time, const struct imp_sink *sink);
 /* Adds one record; 0 or a negative error. */
 int imp_sorter_add(struct imp_sorter *s, const struct ist_record *rec);
+/*
+ * The same in two steps, without the copy: imp_sorter_slot() gives the
+ * place of the next record (valid until the next call on s), which the
+ * caller fills and adds with imp_sorter_commit() (or leaves: the next
+ * slot() gives the same place again).  An importer's record goes
+ * straight into the window this way: a record built field by field on
+ * the stack and then copied as a whole stalls on every record (the
+ * copy's wide loads cannot be forwarded from the narrow stores).
+ */
+struct ist_record *imp_sorter_slot(struct imp_sorter *s);
+int imp_sorter_commit(struct imp_sorter *s);
+/* Likewise for many: *room (at least 1) contiguous places, of which the
+ * first k filled are added by imp_sorter_commit_n(s, k), 1 <= k <= room. */
+struct ist_record *imp_sorter_slots(struct imp_sorter *s, size_t *room);
+int imp_sorter_commit_n(struct imp_sorter *s, size_t k);
 /* Writes what is left (merging runs if any).  Call once, after the last
  * add; the sink is open afterwards (also for an empty input). */
 int imp_sorter_finish(struct imp_sorter *s);

@@ -594,6 +594,20 @@ ssize_t imp_stream_take(struct imp_stream *s, const unsigned char **p,
 	return k;
 }
 
+size_t imp_stream_buffered(struct imp_stream *s, const unsigned char **p)
+{
+	*p = s->buf + s->pos;
+	return s->end - s->pos;
+}
+
+void imp_stream_consume(struct imp_stream *s, size_t n, size_t rec)
+{
+	if (!n)
+		return;
+	s->last_offset = s->buf_base + s->pos + n - rec;
+	s->pos += n;
+}
+
 ssize_t imp_stream_read(struct imp_stream *s, void *out, size_t n)
 {
 	size_t got = 0, k;

@@ -54,6 +54,17 @@ ssize_t imp_stream_read(struct imp_stream *s, void *buf, size_t n);
 ssize_t imp_stream_take(struct imp_stream *s, const unsigned char **p,
 			size_t n);
 
+/*
+ * For a parser that takes many records at once: the bytes buffered and
+ * not yet consumed, without reading more (*p valid until the next call
+ * on s; 0 when the buffer is used up: take or read refill it), and
+ * consuming n of them as records of rec bytes each (n a multiple of rec,
+ * at most what imp_stream_buffered() gave), the offset then being the
+ * last record's, as if each had been taken.
+ */
+size_t imp_stream_buffered(struct imp_stream *s, const unsigned char **p);
+void imp_stream_consume(struct imp_stream *s, size_t n, size_t rec);
+
 /* 1-based number of the last line returned (0 before the first). */
 uint64_t imp_stream_line(const struct imp_stream *s);
 /* Decompressed byte offset of the start of the last line or read. */

@@ -112,7 +112,9 @@ struct imp_ctx {
 	unsigned dev_cap, ndev;
 	struct imp_result *res;
 	int fatal;
-	/* where the records go */
+	/* where the records go: the sorter's window directly (pull-style
+	 * importers of an import that writes), else emit */
+	struct imp_sorter *sorter;
 	imp_emit_fn emit;
 	void *emit_ctx;
 };
@@ -476,31 +478,48 @@ bad_record(struct imp_ctx *c, const struct imp_format *f, const char *fmt, ...)
 	return imp_bad(c, "%s", reason);
 }
 
-/* Pulls every record of one open()ed importer. */
+/* Pulls every record of one open()ed importer: into the sorter's next
+ * slot when there is a sorter, else into rec and through c->emit. */
 static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 {
-	struct ist_record rec;
+	struct ist_record rec_buf, *rec = &rec_buf;
 	int ret;
 
 	for (;;) {
-		memset(&rec, 0, sizeof(rec));
-		ret = f->next(c, priv, &rec);
-		if (ret == 1 && rec.len == 0 && rec.op != IST_OP_FLUSH &&
+		if (c->sorter && f->next_batch) {
+			size_t room, k;
+
+			rec = imp_sorter_slots(c->sorter, &room);
+			k = f->next_batch(c, priv, rec, room);
+			if (k) {
+				ret = imp_sorter_commit_n(c->sorter, k);
+				if (ret)
+					return ret;
+				continue;
+			}
+			/* the record next_batch left: one at a time */
+		} else if (c->sorter) {
+			rec = imp_sorter_slot(c->sorter);
+		}
+		memset(rec, 0, sizeof(*rec));
+		ret = f->next(c, priv, rec);
+		if (ret == 1 && rec->len == 0 && rec->op != IST_OP_FLUSH &&
 		    !(f->flags & IMP_EVENTS)) {
 			/* a read or write of 0 bytes moves no data: a replay
 			 * would time nothing (only a flush has no length) */
 			ret = bad_record(c, f, "zero-length %s (only a flush "
-					 "has no length)", ist_op_name(rec.op));
+					 "has no length)", ist_op_name(rec->op));
 		}
-		if (ret == 1 && rec.offset + rec.len < rec.offset) {
+		if (ret == 1 && rec->offset + rec->len < rec->offset) {
 			/* its end wraps past 2^64: no device has it, and a
 			 * replay's offset + len arithmetic would wrap */
 			ret = bad_record(c, f, "I/O of %" PRIu32 " bytes at "
 					 "offset %" PRIu64 " ends past 2^64",
-					 rec.len, rec.offset);
+					 rec->len, rec->offset);
 		}
 		if (ret == 1) {
-			ret = c->emit(c->emit_ctx, &rec);
+			ret = c->sorter ? imp_sorter_commit(c->sorter) :
+					  c->emit(c->emit_ctx, rec);
 			if (ret)
 				return ret;
 			continue;
@@ -896,6 +915,7 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 	if (ret)
 		goto out;
 	se.sorter = o.sorter;
+	c.sorter = o.sorter;
 	c.emit = emit_to_sorter;
 	c.emit_ctx = &se;
 	ret = parse_inputs(&c, f, inputs, n);
@@ -905,7 +925,7 @@ int imp_run(const char *const *inputs, unsigned n, const char *out,
 			io_error(res, out, "writing", ret);
 		goto out;
 	}
-	if (se.n == 0) {
+	if (imp_sorter_count(o.sorter) == 0) {
 		ret = no_records(&c, inputs, n);
 		goto out;
 	}

@@ -68,10 +68,26 @@ struct imp_format {
 	size_t priv_size;        /* zeroed private state passed to the ops   */
 	int (*open)(struct imp_ctx *c, void *priv);
 	int (*next)(struct imp_ctx *c, void *priv, struct ist_record *rec);
+	/* Optional, beside next(): up to n records at once into recs[0..n)
+	 * (every field set), for the common case only.  Returns how many it
+	 * parsed, stopping before the first record that is not plainly good
+	 * (a bad or doubtful one, one imp_rec_plain() refuses, the end of
+	 * what is buffered): next() then reads that one and reports it.
+	 * Used by imports that write (into the sort window directly). */
+	size_t (*next_batch)(struct imp_ctx *c, void *priv,
+			     struct ist_record *recs, size_t n);
 	void (*close)(struct imp_ctx *c, void *priv);
 	int (*run)(struct imp_ctx *c, const char *path, imp_emit_fn emit,
 		   void *emit_ctx);
 };
+
+/* A record the framework's own checks pass (what next_batch may return):
+ * not a read or write of 0 bytes, its end not past 2^64. */
+static inline int imp_rec_plain(const struct ist_record *rec)
+{
+	return (rec->len != 0 || rec->op == IST_OP_FLUSH) &&
+	       rec->offset + rec->len >= rec->offset;
+}
 
 /* The registered importers, NULL-terminated. */
 extern const struct imp_format *const imp_formats[];

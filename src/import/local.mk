@@ -36,6 +36,7 @@ IMPORT_CLI_TESTS = \
 	tests/cli/import_compressed.sh \
 	tests/cli/import_empty.sh \
 	tests/cli/import_zero_len.sh \
+	tests/cli/import_vscsi_batch.sh \
 	tests/cli/export_roundtrip.sh \
 	tests/cli/import_ist_csv.sh \
 	tests/cli/import_pcap.sh \

@@ -662,6 +662,142 @@ static void test_sort(void)
 	sort_case_unit(20000, 4096, 40, 0, 0, 0, ((int64_t)1 << 40) + 1);
 }
 
+/*
+ * The window filled in place (imp_sorter_slots / commit_n in batches of
+ * 1..max records, as a batch parser does, or slot / commit one by one)
+ * gives the same output file, statistics and runs as imp_sorter_add().
+ */
+static void sort_ways_file(const int64_t *tm, size_t n, size_t window,
+			   uint64_t refuse_at, int way, unsigned char **file,
+			   size_t *size, uint64_t stat[4])
+{
+	struct tsink t = { .refuse_at = refuse_at };
+	struct imp_sink sink = { &t, ts_open, ts_write, ts_demote };
+	struct imp_sorter *s;
+	FILE *f;
+	long len;
+
+	snprintf(t.dir, sizeof(t.dir), "/tmp/iostorm-sorttest.XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(t.dir) != NULL);
+	CU_ASSERT_EQUAL_FATAL(imp_sorter_new(&s, window, t.dir, 0, &sink), 0);
+	srand(7);
+	for (size_t i = 0; i < n;) {
+		struct ist_record rec = { .t_ns = (uint64_t)tm[i], .offset = i,
+					  .len = 512 };
+		size_t room, k;
+
+		if (way == 0) {
+			CU_ASSERT_EQUAL_FATAL(imp_sorter_add(s, &rec), 0);
+			i++;
+		} else if (way == 1) {
+			*imp_sorter_slot(s) = rec;
+			CU_ASSERT_EQUAL_FATAL(imp_sorter_commit(s), 0);
+			i++;
+		} else {
+			struct ist_record *r = imp_sorter_slots(s, &room);
+
+			CU_ASSERT_FATAL(room >= 1);
+			k = 1 + (size_t)rand() % 37;
+			if (k > room)
+				k = room;
+			if (k > n - i)
+				k = n - i;
+			for (size_t j = 0; j < k; j++, i++)
+				r[j] = (struct ist_record){ .t_ns = (uint64_t)tm[i],
+							    .offset = i,
+							    .len = 512 };
+			CU_ASSERT_EQUAL_FATAL(imp_sorter_commit_n(s, k), 0);
+		}
+	}
+	stat[0] = imp_sorter_count(s);
+	stat[1] = imp_sorter_reordered(s);
+	CU_ASSERT_EQUAL_FATAL(imp_sorter_finish(s), 0);
+	stat[2] = (uint64_t)imp_sorter_min_t(s);
+	stat[3] = imp_sorter_runs(s);
+	CU_ASSERT_EQUAL(t.shift, imp_sorter_min_t(s));
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(t.w), 0);
+	imp_sorter_free(s);
+	f = fopen(t.path, "rb");
+	CU_ASSERT_FATAL(f != NULL);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	*file = malloc((size_t)len);
+	CU_ASSERT_EQUAL_FATAL(fread(*file, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*size = (size_t)len;
+	unlink(t.path);
+	CU_ASSERT_EQUAL(rmdir(t.dir), 0);
+}
+
+static void sort_ways(const int64_t *tm, size_t n, size_t window,
+		      uint64_t refuse_at, uint64_t expect_reord, int runs)
+{
+	unsigned char *file[3];
+	size_t size[3];
+	uint64_t stat[3][4];
+
+	for (int way = 0; way < 3; way++)
+		sort_ways_file(tm, n, window, refuse_at, way, &file[way],
+			       &size[way], stat[way]);
+	CU_ASSERT_EQUAL(stat[0][0], n);
+	CU_ASSERT_EQUAL(stat[0][1], expect_reord);
+	CU_ASSERT_EQUAL(stat[0][3] > 0, runs);
+	for (int way = 1; way < 3; way++) {
+		CU_ASSERT_EQUAL(memcmp(stat[way], stat[0], sizeof(stat[0])), 0);
+		CU_ASSERT_EQUAL(size[way], size[0]);
+		CU_ASSERT(size[way] == size[0] &&
+			  !memcmp(file[way], file[0], size[0]));
+	}
+	for (int way = 0; way < 3; way++)
+		free(file[way]);
+}
+
+static void test_sort_in_place(void)
+{
+	size_t n = 30000;
+	int64_t *tm = calloc(n, sizeof(*tm));
+
+	/* in order, runs of equal times (4 each) */
+	for (size_t i = 0; i < n; i++)
+		tm[i] = 5000 + (int64_t)(i / 4) * 100;
+	sort_ways(tm, n, 512, 0, 0, 0);
+	sort_ways(tm, 100, 512, 0, 0, 0);   /* all in memory */
+	sort_ways(tm, 512, 512, 0, 0, 0);   /* exactly one window */
+	sort_ways(tm, 513, 512, 0, 0, 0);   /* one more */
+	/* a long ordered run, then one record a little late (within the
+	 * window: no runs) equal in time to an earlier one, then in order */
+	tm[20000] = tm[19900];
+	sort_ways(tm, n, 512, 0, 1, 0);
+	/* the first record the latest: every other is reordered */
+	tm[0] = INT64_C(1) << 40;
+	sort_ways(tm, 1000, 512, 0, 999, 0);
+	tm[0] = 5000;
+	/* ... and one far back, earlier than the output: runs */
+	tm[25000] = 6000;
+	sort_ways(tm, n, 512, 0, 2, 1);
+	/* the sink refusing mid-way */
+	tm[25000] = tm[24999];
+	sort_ways(tm, n, 512, 7000, 1, 1);
+	/* negative times, disorder everywhere */
+	srand(3);
+	for (size_t i = 0; i < n; i++)
+		tm[i] = -100000 + (int64_t)i * 3 + rand() % 300;
+	{
+		uint64_t reord = 0;
+		int64_t max = tm[0];
+
+		for (size_t i = 1; i < n; i++) {
+			if (tm[i] < max)
+				reord++;
+			else
+				max = tm[i];
+		}
+		sort_ways(tm, n, 1024, 0, reord, 0);
+	}
+	free(tm);
+}
+
 /* ---------------------------------------------------------------- parsers */
 
 struct recs {
@@ -820,6 +956,7 @@ static const struct cutest tests[] = {
 	{ "rwbs", test_rwbs },
 	{ "blk classify", test_blk_classify },
 	{ "sort", test_sort },
+	{ "sort_in_place", test_sort_in_place },
 	{ "detect", test_detect },
 	{ "parsers", test_parsers },
 	{ "csv_columns", test_csv_columns },
