@@ -75,7 +75,7 @@ fi
 ok
 # every line: a recorded stream, 0 <= start <= end within the recording
 "$IOSTORM" export "$TMP/s.ist" --format csv -o "$TMP/s.csv" >/dev/null || fail "export"
-awk -F, 'NR > 1 { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
+awk -F, '/^[0-9]/ { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
 awk -v rt="$RT" 'FNR == NR { s[$1] = 1; next }
      /^#/ { next }
      $1 == "c" && rt { if (NF != 5 || $5 > $4 - $3) { print "bad runtime: " $0; bad = 1 }
@@ -121,7 +121,7 @@ else
 fi
 expect_grep '^# clients: iosclient$' "$TMP/c.sched"
 "$IOSTORM" export "$TMP/c.ist" --format csv -o "$TMP/c.csv" >/dev/null || fail "export"
-awk -F, 'NR > 1 { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"
+awk -F, '/^[0-9]/ { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"
 awk 'FNR == NR { s[$1] = 1; next }
      $1 != "w" { next }
      NF != 5 || !($2 in s) || $3 > $4 || $4 > 60e9 || $5 > 60e9 { print "bad: " $0; bad = 1 }
