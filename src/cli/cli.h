@@ -95,6 +95,14 @@ void cli_warn_no_footer(const char *file, const ist_reader *r);
  * no footer to miss). */
 void cli_warn_source_no_footer(const char *file, const struct rpl_source *src);
 
+/* For an option that lists and exits (--list, --list-formats; iostorm
+ * --help and --version, cmd NULL), after the options are parsed: the
+ * usage error (EXIT_USAGE) naming the first operand argv[optind] when
+ * there is one (synth --list tpcc listed the profiles and ignored tpcc),
+ * else 0. */
+int cli_list_no_operand(const char *cmd, const char *opt, int argc,
+			char **argv, int optind);
+
 /* The usage error (EXIT_USAGE) for what getopt_long() returned '?' for,
  * naming it; the commands set opterr = 0 so that it is the only message. */
 int cli_bad_option(const char *cmd, int argc, char **argv);

@@ -298,7 +298,7 @@ int cmd_compare(int argc, char **argv)
 	struct rpt_compare_opts o = { .confidence = 0.95 };
 	struct rpt_run *a = NULL, *b = NULL;
 	struct rpt_comparison cmp;
-	int json = 0, c, e, rc;
+	int json = 0, list = 0, c, e, rc;
 	char err[256];
 
 	optind = 0;
@@ -339,11 +339,10 @@ int cmd_compare(int argc, char **argv)
 		}
 		case O_JSON: json = 1; e = 0; break;
 		case O_LIST:
-			for (const struct rpt_metric *m = rpt_metrics; m->key; m++)
-				printf("%-12s %-20s %-5s %s is better%s\n", m->key, m->name,
-				       m->unit, m->higher_better ? "higher" : "lower",
-				       m->src == RPT_IV_NONE ? "" : ", per-interval noise model");
-			return EXIT_OK;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			e = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -352,6 +351,14 @@ int cmd_compare(int argc, char **argv)
 		}
 		if (e)
 			return e;
+	}
+	if (list) {
+		e = cli_list_no_operand("compare", "--list", argc, argv, optind);
+		for (const struct rpt_metric *m = rpt_metrics; !e && m->key; m++)
+			printf("%-12s %-20s %-5s %s is better%s\n", m->key, m->name,
+			       m->unit, m->higher_better ? "higher" : "lower",
+			       m->src == RPT_IV_NONE ? "" : ", per-interval noise model");
+		return e;
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("compare", "expected BASE.json NEW.json, got %d file%s",

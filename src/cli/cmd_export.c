@@ -52,7 +52,7 @@ int cmd_export(int argc, char **argv)
 	struct exp_options opt = { 0 };
 	struct exp_result res;
 	const char *out = NULL;
-	int c, quiet = 0, ret;
+	int c, quiet = 0, list = 0, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -98,11 +98,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		}
 		case O_LIST:
-			for (unsigned i = 0; exp_formats[i]; i++)
-				printf("%-10s %s\n", exp_formats[i]->name,
-				       exp_formats[i]->description);
-			free(map);
-			return EXIT_OK;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -116,7 +114,12 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	opt.map = map;
-	if (!f)
+	if (list) {
+		ret = cli_list_no_operand("export", "--list-formats", argc, argv, optind);
+		for (unsigned i = 0; !ret && exp_formats[i]; i++)
+			printf("%-10s %s\n", exp_formats[i]->name,
+			       exp_formats[i]->description);
+	} else if (!f)
 		ret = cli_usage_error("export", "no --format (csv, fio, blkparse)");
 	else if (optind != argc - 1)
 		ret = cli_usage_error("export", "expected one input IST file");

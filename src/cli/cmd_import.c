@@ -126,7 +126,7 @@ int cmd_import(int argc, char **argv)
 	struct imp_result *res;
 	const char *out = NULL;
 	char **inputs = NULL;
-	int c, quiet = 0, ninputs = 0, ret, check = 0;
+	int c, quiet = 0, ninputs = 0, ret, check = 0, list = 0;
 	uint64_t v;
 
 	optind = 1;
@@ -140,8 +140,9 @@ int cmd_import(int argc, char **argv)
 						       optarg);
 			break;
 		case O_LIST:
-			list_formats();
-			return EXIT_OK;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -203,6 +204,12 @@ int cmd_import(int argc, char **argv)
 		default:
 			return cli_bad_option("import", argc, argv);
 		}
+	}
+	if (list) {
+		ret = cli_list_no_operand("import", "--list-formats", argc, argv, optind);
+		if (!ret)
+			list_formats();
+		return ret;
 	}
 	if (optind >= argc)
 		return cli_usage_error("import", "no input file");

@@ -174,6 +174,7 @@ int cmd_sweep(int argc, char **argv)
 	static const double def_tq[] = { 2, 4, 8, 16 };
 	double threads[RPT_SWEEP_MAX], qd[RPT_SWEEP_MAX], rates[RPT_SWEEP_MAX];
 	int nthreads = 4, nqd = 4, nrates = 12, quiet = 0, c, e, rc = EXIT_OK, remap = -1, seed_set = 0;
+	int list = 0;
 	struct workload w = { .seed = 1 };
 	const char *target = NULL, *output = NULL;
 	uint64_t size = 0, region = 0, point_ns = 5000000000ull, v;
@@ -287,10 +288,9 @@ int cmd_sweep(int argc, char **argv)
 			quiet = 1;
 			break;
 		case O_LIST:
-			for (const struct rpt_pattern *p = rpt_patterns; p->name; p++)
-				printf("%-14s %s\n", p->name, p->summary);
-			printf("(--synth takes the profiles of `iostorm synth --list`)\n");
-			goto out;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			goto out;
@@ -298,6 +298,15 @@ int cmd_sweep(int argc, char **argv)
 			rc = cli_bad_option("sweep", argc, argv);
 			goto out;
 		}
+	}
+	if (list) {
+		rc = cli_list_no_operand("sweep", "--list", argc, argv, optind);
+		if (rc)
+			goto out;
+		for (const struct rpt_pattern *p = rpt_patterns; p->name; p++)
+			printf("%-14s %s\n", p->name, p->summary);
+		printf("(--synth takes the profiles of `iostorm synth --list`)\n");
+		goto out;
 	}
 	if (optind < argc)
 		w.trace = argv[optind++];

@@ -59,10 +59,15 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		/* what follows was ignored, as help's extra words were */
+		if (argc > 2)
+			return cli_list_no_operand(NULL, argv[1], argc, argv, 2);
 		printf("iostorm %s\n", PACKAGE_VERSION);
 		return finish(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc > 2)
+			return cli_list_no_operand(NULL, argv[1], argc, argv, 2);
 		print_help(stdout);
 		return finish(EXIT_OK);
 	}

@@ -316,6 +316,15 @@ void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size)
 		snprintf(buf + k, size - k, ", ... (%u in all)", nd);
 }
 
+int cli_list_no_operand(const char *cmd, const char *opt, int argc,
+			char **argv, int optind)
+{
+	if (optind >= argc)
+		return 0;
+	return cli_usage_error(cmd, "unexpected argument '%s' (%s takes none)",
+			       argv[optind], opt);
+}
+
 int cli_close_stdout(void)
 {
 	/* what was printed but not yet written, and any earlier failure */
