@@ -83,10 +83,19 @@ int cli_check_run_files(const char *out, const char *trace, const char *target);
  * ", ... (N in all)" beyond; for messages naming a device a trace lacks. */
 void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size);
 
-/* Flushes standard output; on a write error (a full disk, /dev/full) says
- * so in one line and returns -1, so that a command does not exit 0 on
- * output that was lost. */
+/* Flushes standard output; on a write error (a full disk, /dev/full), now
+ * or earlier, says so in one line (cli_err_stdout()) and returns -1, so
+ * that a command does not exit 0 (or 3, 4) on output that was lost. */
 int cli_close_stdout(void);
+/* Says "standard output: write error: REASON" (err an errno; 0 when the
+ * cause is not known any more: no reason), once per process: a command
+ * that reported its failed write and main()'s final check do not both. */
+void cli_err_stdout(int err);
+/* fflush(stdout) for progress lines that must show now (precondition's
+ * rounds, sweep's points, demo's steps): a failure is said at once with
+ * its cause (stdio forgets it: the later final check could not name it),
+ * the run goes on, and main() makes the exit status a failure. */
+void cli_flush_stdout(void);
 
 /* Warns (one line on stderr) when r has no usable footer: its writer died
  * or the file was cut short, and the commands read what chunks it has. */

@@ -213,13 +213,11 @@ int cmd_cat(int argc, char **argv)
 done:
 	free(recs);
 	ist_reader_close(r);
-	if (fflush(stdout)) {
-		cli_err("standard output: write error: %s", strerror(errno));
+	if (cli_close_stdout())
 		return EXIT_FAIL;
-	}
 	return status;
 write_error:
-	cli_err("standard output: write error: %s", strerror(errno));
+	cli_err_stdout(errno);
 	free(recs);
 	ist_reader_close(r);
 	return EXIT_FAIL;

@@ -267,10 +267,8 @@ static int print_json(const struct rpt_run *a, const struct rpt_run *b,
 	istint_json_put_text(stdout, s);
 	putchar('\n');
 	json_object_put(root);
-	if (fflush(stdout) != 0) {
-		cli_err("standard output: %s", strerror(errno));
+	if (cli_close_stdout())
 		return EXIT_FAIL;
-	}
 	return status;
 }
 

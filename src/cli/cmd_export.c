@@ -155,7 +155,11 @@ int cmd_export(int argc, char **argv)
 	ret = exp_run(argv[optind], out, f, &opt, &res);
 	free(map);
 	if (ret) {
-		if (res.err_where[0])
+		/* a failed write on standard output in every command's words
+		 * (it was "-: REASON", then main()'s own line) */
+		if (!strcmp(out, "-") && ferror(stdout))
+			cli_err_stdout(ret < 0 && ret > -4096 ? -ret : 0);
+		else if (res.err_where[0])
 			cli_err("%s: %s: %s", res.err_file, res.err_where,
 				res.err_reason);
 		else

@@ -241,9 +241,7 @@ int cmd_info(int argc, char **argv)
 		print_text(argv[optind], r, t, bad);
 	ist_totals_acc_free(acc);
 	ist_reader_close(r);
-	if (fflush(stdout)) {
-		cli_err("standard output: write error: %s", strerror(errno));
+	if (cli_close_stdout())
 		return EXIT_FAIL;
-	}
 	return EXIT_OK;
 }

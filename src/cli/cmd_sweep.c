@@ -104,7 +104,7 @@ static void print_point(void *arg, const char *phase, const struct rpt_point *p)
 	printf("%-6s %-16s %12.0f IOPS %10.1f MB/s  mean %10s  p99 %10s\n", phase, name,
 	       p->iops, p->mbps, cli_fmt_ns(p->lat.mean, a, sizeof(a)),
 	       cli_fmt_ns(p->lat.p99, b, sizeof(b)));
-	fflush(stdout);
+	cli_flush_stdout();
 }
 
 /* A list of counts (threads, queue depths): cli_parse_list() of whole

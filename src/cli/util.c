@@ -325,12 +325,38 @@ int cli_list_no_operand(const char *cmd, const char *opt, int argc,
 			       argv[optind], opt);
 }
 
+/* the CLI's own state, not the library's: one message per process */
+static int stdout_error_said;
+
+void cli_err_stdout(int err)
+{
+	if (stdout_error_said)
+		return;
+	stdout_error_said = 1;
+	if (err)
+		cli_err("standard output: write error: %s", strerror(err));
+	else
+		cli_err("standard output: write error");
+}
+
+void cli_flush_stdout(void)
+{
+	if (fflush(stdout))
+		cli_err_stdout(errno);
+}
+
 int cli_close_stdout(void)
 {
-	/* what was printed but not yet written, and any earlier failure */
-	if (fflush(stdout) == 0 && !ferror(stdout))
+	int err = 0;
+
+	/* what was printed but not yet written, and any earlier failure:
+	 * stdio drops the buffer of a failed write, so that a later fflush()
+	 * succeeds with errno of whatever call came last, not the cause */
+	if (fflush(stdout))
+		err = errno;
+	else if (!ferror(stdout))
 		return 0;
-	cli_err("standard output: write error: %s", strerror(errno ? errno : EIO));
+	cli_err_stdout(err);
 	return -1;
 }
 
