@@ -63,6 +63,12 @@ void cli_err_source(const char *file, const struct rpl_source *src, int err);
  * trace workload so, before any I/O (precondition fills the target first). */
 int cli_check_trace(const char *file);
 
+/* Refuses an empty input file name ('' from an unset shell variable) among
+ * the n names, in one line ("'': an empty input file name") before any
+ * work: it was "iostorm: : No such file or directory", the name lost
+ * between the colons.  0, or -1 after the line. */
+int cli_check_inputs(const char *const *names, size_t n);
+
 /* Refuses an output path (one line on stderr, -1) that is empty, that
  * exists and is not a regular file, or that is the same file as one of the
  * n inputs; "-" and new paths pass. */

@@ -146,6 +146,8 @@ int cmd_cat(int argc, char **argv)
 	if (want_to && to <= from)
 		return cli_usage_error("cat", "--to must be later than --from");
 	file = argv[optind];
+	if (cli_check_inputs(&file, 1))
+		return EXIT_FAIL;
 	ret = ist_reader_open(&r, file);
 	if (ret) {
 		cli_err_open(file, ret);

@@ -361,6 +361,8 @@ int cmd_compare(int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_usage_error("compare", "expected BASE.json NEW.json, got %d file%s",
 				       argc - optind, argc - optind == 1 ? "" : "s");
+	if (cli_check_inputs((const char *const *)&argv[optind], 2))
+		return EXIT_FAIL;
 	e = rpt_run_load(&a, argv[optind], err, sizeof(err));
 	if (e < 0) {
 		cli_err("%s: %s", argv[optind], err[0] ? err : ist_strerror(e));

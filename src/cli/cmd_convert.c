@@ -504,8 +504,8 @@ int cmd_convert(int argc, char **argv)
 	/* the fast writer deflates at level 1 only (and seldom) */
 	if (opts.level && opts.effort)
 		return cli_usage_error("convert", "--level and --fast exclude each other");
-	if (cli_check_output(argv[optind + 1],
-			     (const char *const *)&argv[optind], 1))
+	if (cli_check_inputs((const char *const *)&argv[optind], 1) ||
+	    cli_check_output(argv[optind + 1], (const char *const *)&argv[optind], 1))
 		return EXIT_FAIL;
 	if (open_input(&in, argv[optind])) {
 		close_input(&in);

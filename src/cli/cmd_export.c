@@ -129,7 +129,8 @@ int cmd_export(int argc, char **argv)
 		/* it was accepted and changed nothing */
 		ret = cli_usage_error("export", "--map applies to fio and blkparse output "
 				      "(csv keeps device indexes)");
-	else if (cli_check_output(out, (const char *const *)&argv[optind], 1))
+	else if (cli_check_inputs((const char *const *)&argv[optind], 1) ||
+		 cli_check_output(out, (const char *const *)&argv[optind], 1))
 		ret = EXIT_FAIL;
 	else
 		ret = -1;

@@ -226,6 +226,9 @@ int cmd_import(int argc, char **argv)
 				       imp_unused_option(&opt, opt.format), opt.format->name);
 	if (opt.columns && !opt.format)
 		opt.format = imp_format_find("csv");
+	/* before the expansion: '' would be ".blktrace.0", ... */
+	if (cli_check_inputs((const char *const *)&argv[optind], argc - optind))
+		return EXIT_FAIL;
 	if (expand_inputs(argv + optind, argc - optind, &inputs, &ninputs)) {
 		cli_err("out of memory");
 		return EXIT_FAIL;

@@ -244,6 +244,12 @@ int cmd_precondition(int argc, char **argv)
 		goto out;
 	}
 	v -= v % 131072;
+	/* it was "'': No such file or directory, nor a built-in pattern..." */
+	if (!*wname) {
+		cli_err("'': an empty --workload (a pattern, a synth profile or a trace file)");
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	w.pattern = rpt_pattern_find(wname);
 	if (!w.pattern && synth_known(wname)) {
 		struct rpl_source *probe;

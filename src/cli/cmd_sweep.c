@@ -314,6 +314,10 @@ int cmd_sweep(int argc, char **argv)
 		rc = cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
+	if (cli_check_inputs(&w.trace, 1)) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	if (!!w.trace + !!w.pattern + !!w.synth.profile != 1) {
 		rc = cli_usage_error("sweep", "give one of TRACE, --synth PROFILE, --pattern NAME");
 		goto out;

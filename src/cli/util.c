@@ -223,6 +223,16 @@ const char *cli_fmt_bytes(double bytes, char *buf, size_t size)
 	return buf;
 }
 
+int cli_check_inputs(const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !names[i][0]) {
+			cli_err("'': an empty input file name");
+			return -1;
+		}
+	return 0;
+}
+
 int cli_check_output(const char *out, const char *const *inputs, size_t n)
 {
 	struct stat so, si;

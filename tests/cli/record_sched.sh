@@ -146,7 +146,9 @@ expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" --
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" \
 	--sched-comm a --sched-comm b --sched-comm c --sched-comm d --sched-comm e \
 	--sched-comm f --sched-comm g --sched-comm h --sched-comm i
-expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""
+# an empty name as every command refuses one (empty_output_name.sh)
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""
+expect_err_line "^iostorm: '': an empty output file name$"
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/x.ist"
 expect_status 2 "$IOSTORM" record --from-pcap /dev/null -o "$TMP/x.ist" --sched "$TMP/y"
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched
