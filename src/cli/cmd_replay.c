@@ -497,8 +497,6 @@ int cmd_replay(int argc, char **argv)
 						       optarg);
 			break;
 		case O_THINK_SCHED:
-			if (!*optarg)
-				return cli_usage_error(CMD, "--think-sched needs a file");
 			o.think_sched = optarg;
 			break;
 		case O_CPUS:
@@ -679,6 +677,11 @@ int cmd_replay(int argc, char **argv)
 		const char *in[RPL_MAX_TARGETS + 2];
 		size_t n = 0;
 
+		/* --think-sched '' was a usage error, unlike every other name */
+		in[0] = trace;
+		in[1] = o.think_sched;
+		if (cli_check_inputs(in, 2))
+			return EXIT_FAIL;
 		in[n++] = trace;
 		for (unsigned i = 0; i < o.ntargets; i++)
 			in[n++] = o.targets[i].path;

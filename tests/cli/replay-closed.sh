@@ -124,7 +124,9 @@ expect_grep '"think_sched": ".*think.sched"' "$TMP/k1.json"
 expect_grep '"think_sched": null' "$TMP/k0.json"
 # refused: without closed timing, no file, not a sidecar, a bad line
 expect_status 2 "$IOSTORM" replay "$TMP/think1.ist" --null --think-sched "$TMP/think.sched"
-expect_status 2 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched ""
+# an empty name as every command refuses one (empty_input_name.sh)
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched ""
+expect_err_line "^iostorm: '': an empty input file name$"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/none.sched"
 expect_err_line "none.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/think.csv"
