@@ -209,6 +209,9 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		return fail(r, -EINVAL, "--to must be after --from");
 	if (r->o.virtual_clock && r->o.backend != RPL_BACKEND_NULL)
 		return fail(r, -EINVAL, "a virtual clock needs the null back-end");
+	for (unsigned k = 0; k < IST_OP_COUNT; k++)
+		if (r->o.null_lat_count[k] && r->o.backend != RPL_BACKEND_NULL)
+			return fail(r, -EINVAL, "latency lists need the null back-end");
 	if (r->o.iopoll && r->o.buffered)
 		return fail(r, -EINVAL, "--iopoll needs O_DIRECT (not --buffered)");
 	if (r->o.backend == RPL_BACKEND_URING && !r->o.ntargets)
