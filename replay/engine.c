@@ -875,6 +875,22 @@ static void plan_cpus(struct rpl_run *r)
 		r->w[i].cpu = -1;
 	if (r->o.no_pin || r->o.backend == RPL_BACKEND_NULL || r->o.virtual_clock)
 		return;
+	/*
+	 * A closed loop on a target whose I/O a kernel thread does (a loop
+	 * device's worker): every I/O waits for that thread, and the next
+	 * one of its stream for the completion.  A worker alone on its CPU
+	 * (and the io-wq threads that do its flushes held on the others)
+	 * made whole replays run at a third to half of the rate of the
+	 * same replay unpinned, in 2 of 3 runs (tmpfs loop device, 2 vCPUs;
+	 * bench/README.md, "Closed loop"): not pinned.
+	 */
+	if (r->o.timing == RPL_TIMING_CLOSED)
+		for (unsigned k = 0; k < r->ntgt; k++)
+			if (r->tgt[k].kthread_io) {
+				rpl_note(r, "workers not pinned: %s: a kernel thread does its I/O "
+					 "(a loop device), closed timing waits for it", r->tgt[k].path);
+				return;
+			}
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
 		return;
 	for (int c = 0; c < CPU_SETSIZE; c++)
