@@ -3,7 +3,8 @@
 # replay-latlog.sh - replay --lat-log writes one line per completed I/O;
 # --null-latency-from gives the null back-end those latencies per op, in
 # issue order, so that a closed loop can be modelled on a real target's
-# measured latencies; its refusals.
+# measured latencies; its refusals.  Closed timing learns its spin window
+# unless --spin T is given.
 . "$top_srcdir/tests/cli/lib.sh"
 
 expect_status 0 "$IOSTORM" synth sysbench-oltp --duration 300ms -o "$TMP/oltp.ist"
@@ -45,6 +46,18 @@ expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 30us $CL
 awk -v a="$(tps "$TMP/a.json")" -v b="$(tps "$TMP/b.json")" 'BEGIN { exit !(b < a) }' ||
 	fail "TPS-eq at 100-300 us writes $(tps "$TMP/b.json") not below 30 us's $(tps "$TMP/a.json")"
 ok
+
+# the spin window: learned in closed timing, unless given; fixed otherwise
+spin() { grep -o '"spin_adaptive": [a-z]*' "$1" | cut -d' ' -f2; }
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 --quiet \
+	--duration 20ms --json "$TMP/s1.json"
+expect_eq "$(spin "$TMP/s1.json")" true "closed timing's default spin window learned"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 --quiet \
+	--duration 20ms --spin 40us --json "$TMP/s2.json"
+expect_eq "$(spin "$TMP/s2.json")" false "closed timing with --spin 40us learned"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --interval 0 --quiet \
+	--duration 20ms --json "$TMP/s3.json"
+expect_eq "$(spin "$TMP/s3.json")" false "original timing's default spin window learned"
 
 # refusals
 expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/t.img" --null-latency-from "$TMP/dev2.csv"
