@@ -76,6 +76,7 @@ static int null_prep(struct rpl_worker *w, struct rpl_slot *s)
 
 static int null_submit(struct rpl_worker *w)
 {
+	(void)w;
 	return 0;
 }
 
