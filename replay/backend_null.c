@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* backend_null.c - the null back-end: I/Os complete at once, or after a fixed latency. */
+/* backend_null.c - the null back-end: I/Os complete at once, after a fixed latency, or after latencies given per op. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,10 +8,14 @@
 
 #include "replay/internal.h"
 
-/* In-flight I/Os complete in submission order (fixed latency): a FIFO of
- * slot indices through rpl_slot.next. */
+/* In-flight I/Os in the order of their completion times: a list of slot
+ * indices through rpl_slot.next (with a fixed latency, submission order:
+ * each new one goes at the tail).  With latency lists
+ * (rpl_opts.null_lat_list) an I/O may complete before one issued earlier:
+ * inserted in place, after those due at the same time. */
 struct null_priv {
 	unsigned head, tail; /* slot indices, UINT32_MAX = empty */
+	size_t next[IST_OP_COUNT]; /* position in each op's latency list */
 };
 
 static int null_init(struct rpl_worker *w)
@@ -37,21 +41,42 @@ static int null_prep(struct rpl_worker *w, struct rpl_slot *s)
 {
 	struct null_priv *n = w->be_priv;
 
-	s->done_at = s->issue + w->run->o.null_latency_ns;
+	const struct rpl_opts *o = &w->run->o;
+	unsigned op = s->io.rec.op < IST_OP_COUNT ? s->io.rec.op : 0;
+	uint64_t lat = o->null_latency_ns;
+
+	if (o->null_lat_count[op]) {
+		lat = o->null_lat_list[op][n->next[op]];
+		if (++n->next[op] == o->null_lat_count[op])
+			n->next[op] = 0;
+	}
+	s->done_at = s->issue + lat;
 	/* --inline always: the null device completes its I/O in the issuing
 	 * thread, as a RAM device does (no sleep for the completion) */
-	s->io.sync = w->run->o.inline_io == RPL_INLINE_ALWAYS;
+	s->io.sync = o->inline_io == RPL_INLINE_ALWAYS;
 	s->next = UINT32_MAX;
-	if (n->tail == UINT32_MAX)
-		n->head = s->idx;
-	else
+	if (n->tail == UINT32_MAX) {
+		n->head = n->tail = s->idx;
+	} else if (w->slots[n->tail].done_at <= s->done_at) {
 		w->slots[n->tail].next = s->idx;
-	n->tail = s->idx;
+		n->tail = s->idx;
+	} else if (w->slots[n->head].done_at > s->done_at) {
+		s->next = n->head;
+		n->head = s->idx;
+	} else {
+		unsigned p = n->head;
+
+		while (w->slots[w->slots[p].next].done_at <= s->done_at)
+			p = w->slots[p].next;
+		s->next = w->slots[p].next;
+		w->slots[p].next = s->idx;
+	}
 	return 0;
 }
 
 static int null_submit(struct rpl_worker *w)
 {
+	(void)w;
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct rpl_target {
 	int direct;
 	int writable;
 	int inline_io;  /* issued by the worker with pread/pwrite (see rpl_inline) */
+	int kthread_io; /* a kernel thread does its I/O (a loop device) */
 	uint64_t size;
 	unsigned lbs;
 };

@@ -192,6 +192,13 @@ struct rpl_opts {
 				       replay does not cause (0: none) */
 	int wake_cost_auto;         /* derive it from think_sched's bursts */
 	uint64_t null_latency_ns;   /* null back-end: fixed completion latency */
+	/* Null back-end: per op, latencies taken in turn (the k-th I/O of
+	 * the op a worker issues gets the k-th, cycling) instead of
+	 * null_latency_ns, e.g. those a real target gave in a replay
+	 * (--null-latency-from); an op without a list (count 0) keeps
+	 * null_latency_ns.  Not copied: must outlive the run. */
+	const uint64_t *null_lat_list[IST_OP_COUNT];
+	size_t null_lat_count[IST_OP_COUNT];
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;
 	struct rpl_target_spec targets[RPL_MAX_TARGETS];

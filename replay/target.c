@@ -89,11 +89,10 @@ static unsigned file_dio_align(int fd)
 	return 512;
 }
 
-/* RAM-backed block devices that complete every I/O in the submitting
- * context and do not support REQ_NOWAIT: zram, brd (ramN), pmem. */
-static int sync_ram_device(dev_t rdev)
+/* Is the block device rdev one of the kinds named (its sysfs name is
+ * the kind's name and a number)? */
+static int blk_kind(dev_t rdev, const char *const *names, unsigned nnames)
 {
-	static const char *const names[] = { "zram", "ram", "pmem" };
 	char path[96], link[256];
 	const char *base;
 	ssize_t n;
@@ -105,7 +104,7 @@ static int sync_ram_device(dev_t rdev)
 	link[n] = '\0';
 	base = strrchr(link, '/');
 	base = base ? base + 1 : link;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (unsigned i = 0; i < nnames; i++) {
 		size_t l = strlen(names[i]);
 
 		if (!strncmp(base, names[i], l) && base[l] >= '0' && base[l] <= '9')
@@ -114,8 +113,27 @@ static int sync_ram_device(dev_t rdev)
 	return 0;
 }
 
+/* RAM-backed block devices that complete every I/O in the submitting
+ * context and do not support REQ_NOWAIT: zram, brd (ramN), pmem. */
+static int sync_ram_device(dev_t rdev)
+{
+	static const char *const names[] = { "zram", "ram", "pmem" };
+
+	return blk_kind(rdev, names, 3);
+}
+
+/* Block devices whose I/O a kernel thread does (a loop device's worker
+ * reads and writes its backing file): see plan_cpus in engine.c. */
+static int kthread_device(dev_t rdev)
+{
+	static const char *const names[] = { "loop" };
+
+	return blk_kind(rdev, names, 1);
+}
+
 static void choose_inline(struct rpl_run *r, struct rpl_target *t, const struct stat *st)
 {
+	t->kthread_io = t->is_blk && kthread_device(st->st_rdev);
 	if (r->o.inline_io == RPL_INLINE_ALWAYS)
 		t->inline_io = 1;
 	else if (r->o.inline_io == RPL_INLINE_AUTO)

@@ -32,6 +32,9 @@ static const char usage_text[] =
 	"  -t, --target [DEV=]PATH  trace device DEV (all devices without DEV) to PATH\n"
 	"      --null               null back-end: no device, engine cost alone\n"
 	"      --null-latency T     null back-end completes after T (default 0)\n"
+	"      --null-latency-from FILE  null back-end: each op's latencies taken in\n"
+	"                           turn from FILE (a --lat-log of a replay on a\n"
+	"                           real target); ops not in FILE: --null-latency\n"
 	"      --virtual-time       null back-end on a simulated clock: no waiting,\n"
 	"                           exact schedules (what-if with --null-latency)\n"
 	"      --remap MODE         offsets beyond a target: strict (refuse, default),\n"
@@ -86,8 +89,9 @@ static const char usage_text[] =
 	"      --partition BY       device (default) or stream\n"
 	"      --sqpoll             kernel submission thread\n"
 	"      --iopoll             polled completions (block devices with poll queues)\n"
-	"      --spin T|auto        spin the last T before a deadline (default 40us);\n"
-	"                           auto: at least 40us, more when sleeps overshoot\n"
+	"      --spin T|auto        spin the last T before a deadline (default 40us;\n"
+	"                           closed timing: auto); auto: at least 40us, more\n"
+	"                           when sleeps overshoot\n"
 	"      --realtime           workers at SCHED_FIFO priority (fewer preemptions)\n"
 	"      --inline MODE        I/O issued by the worker itself: auto (zram, brd,\n"
 	"                           pmem: RAM devices io_uring defers), never, always\n"
@@ -97,6 +101,8 @@ static const char usage_text[] =
 	"                           0: none)\n"
 	"      --json FILE          JSON report (schema in iostorm-replay(1))\n"
 	"      --csv-intervals FILE per-interval rows as CSV\n"
+	"      --lat-log FILE       one CSV line per completed I/O: seq, op, stream,\n"
+	"                           deadline, issue, completion, latency, result\n"
 	"      --late-warn T        warn when p99 lateness exceeds T (default 1ms)\n"
 	"      --no-progress        no live progress line (default: on a terminal)\n"
 	"      --quiet              no summary on stdout\n"
@@ -113,13 +119,15 @@ enum {
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
 	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_TXN_LATENCY,
-	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST,
+	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST, O_LAT_LOG, O_NULL_LAT_FROM,
 };
 
 static const struct option longopts[] = {
 	{ "target", required_argument, NULL, 't' },
 	{ "null", no_argument, NULL, O_NULL },
 	{ "null-latency", required_argument, NULL, O_NULL_LAT },
+	{ "null-latency-from", required_argument, NULL, O_NULL_LAT_FROM },
+	{ "lat-log", required_argument, NULL, O_LAT_LOG },
 	{ "virtual-time", no_argument, NULL, O_VIRTUAL },
 	{ "remap", required_argument, NULL, O_REMAP },
 	{ "buffered", no_argument, NULL, O_BUFFERED },
@@ -173,6 +181,126 @@ static void on_signal(int sig)
 	(void)sig;
 	if (current_run)
 		rpl_run_stop(current_run);
+}
+
+/* --lat-log: one line per completed I/O, from the worker threads (stdio
+ * locks the stream; lines of several workers do not mix). */
+#define LAT_LOG_HEADER "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result"
+
+static void lat_log_event(void *arg, const struct rpl_io_event *ev)
+{
+	fprintf((FILE *)arg, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%d\n", ev->seq, ist_op_name(ev->rec->op), ev->rec->stream,
+		ev->deadline_ns, ev->issue_ns, ev->done_ns,
+		ev->done_ns > ev->issue_ns ? ev->done_ns - ev->issue_ns : 0, ev->res);
+}
+
+/* --null-latency-from: the latencies of a --lat-log, per op in the order
+ * the I/Os were issued (seq; the log is in completion order). */
+struct lat_from {
+	uint64_t *lat[IST_OP_COUNT];
+	size_t n[IST_OP_COUNT], cap[IST_OP_COUNT];
+	uint64_t *seq[IST_OP_COUNT];
+};
+
+static void lat_from_free(struct lat_from *lf)
+{
+	for (unsigned k = 0; k < IST_OP_COUNT; k++) {
+		free(lf->lat[k]);
+		free(lf->seq[k]);
+	}
+}
+
+/* Sorts one op's latencies by their seq (insertion sort on runs that are
+ * nearly in order: completions overtake each other by a few places). */
+static void lat_from_order(uint64_t *seq, uint64_t *lat, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t s = seq[i], l = lat[i];
+		size_t j = i;
+
+		for (; j > 0 && seq[j - 1] > s; j--) {
+			seq[j] = seq[j - 1];
+			lat[j] = lat[j - 1];
+		}
+		seq[j] = s;
+		lat[j] = l;
+	}
+}
+
+/* 0, or -1 after a message naming the file and line. */
+static int lat_from_read(struct lat_from *lf, const char *path)
+{
+	char line[512];
+	size_t lineno = 0, total = 0;
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	memset(lf, 0, sizeof(*lf));
+	if (!f) {
+		cli_err("--null-latency-from %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f) || strncmp(line, LAT_LOG_HEADER, strlen(LAT_LOG_HEADER))) {
+		cli_err("--null-latency-from %s: line 1: not a --lat-log (header '%s' expected)",
+			path, LAT_LOG_HEADER);
+		goto out;
+	}
+	lineno = 1;
+	while (fgets(line, sizeof(line), f)) {
+		char op[32], *end;
+		uint64_t seq, stream, dl, is, done, lat;
+		int res, op_i, nf;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			cli_err("--null-latency-from %s: line %zu: too long", path, lineno);
+			goto out;
+		}
+		nf = sscanf(line, "%" SCNu64 ",%31[^,],%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%" SCNu64
+			    ",%" SCNu64 ",%d", &seq, op, &stream, &dl, &is, &done, &lat, &res);
+		end = line + strlen(line);
+		while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+			*--end = 0;
+		if (nf != 8 || (op_i = ist_op_parse(op, strlen(op))) < 0 || op_i >= IST_OP_COUNT) {
+			cli_err("--null-latency-from %s: line %zu: bad line '%.60s'", path, lineno, line);
+			goto out;
+		}
+		if (res < 0)
+			continue; /* a failed I/O says nothing of the device's speed */
+		if (lf->n[op_i] == lf->cap[op_i]) {
+			size_t cap = lf->cap[op_i] ? 2 * lf->cap[op_i] : 1024;
+			uint64_t *l = realloc(lf->lat[op_i], cap * sizeof(*l));
+			uint64_t *q;
+
+			if (l)
+				lf->lat[op_i] = l;
+			q = l ? realloc(lf->seq[op_i], cap * sizeof(*q)) : NULL;
+			if (!q) {
+				cli_err("--null-latency-from %s: %s", path, strerror(ENOMEM));
+				goto out;
+			}
+			lf->seq[op_i] = q;
+			lf->cap[op_i] = cap;
+		}
+		lf->lat[op_i][lf->n[op_i]] = lat;
+		lf->seq[op_i][lf->n[op_i]++] = seq;
+		total++;
+	}
+	if (ferror(f)) {
+		cli_err("--null-latency-from %s: %s", path, strerror(EIO));
+		goto out;
+	}
+	if (!total) {
+		cli_err("--null-latency-from %s: no completed I/O in it", path);
+		goto out;
+	}
+	for (unsigned k = 0; k < IST_OP_COUNT; k++)
+		lat_from_order(lf->seq[k], lf->lat[k], lf->n[k]);
+	ret = 0;
+out:
+	fclose(f);
+	return ret;
 }
 
 static int parse_target(struct rpl_opts *o, const char *arg)
@@ -374,7 +502,9 @@ static char *join_args(int argc, char **argv)
 int cmd_replay(int argc, char **argv)
 {
 	struct rpl_opts o;
-	const char *json = NULL, *csv = NULL, *trace;
+	const char *json = NULL, *csv = NULL, *trace, *lat_log = NULL, *lat_from = NULL;
+	struct lat_from lf;
+	FILE *lat_f = NULL;
 	int c, quiet = 0, progress = -1, ret, err, timing_set = 0;
 	/* given, for the options that only some modes use */
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
@@ -403,6 +533,12 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case O_NULL:
 			o.backend = RPL_BACKEND_NULL;
+			break;
+		case O_LAT_LOG:
+			lat_log = optarg;
+			break;
+		case O_NULL_LAT_FROM:
+			lat_from = optarg;
 			break;
 		case O_NULL_LAT:
 			if (cli_parse_duration_ns(optarg, &o.null_latency_ns))
@@ -630,6 +766,8 @@ int cmd_replay(int argc, char **argv)
 	/* options that the mode would ignore, silently */
 	if (null_lat_set && o.backend != RPL_BACKEND_NULL)
 		return cli_usage_error(CMD, "--null-latency needs --null");
+	if (lat_from && o.backend != RPL_BACKEND_NULL)
+		return cli_usage_error(CMD, "--null-latency-from needs --null");
 	if (size_set && !o.create)
 		return cli_usage_error(CMD, "--size needs --create");
 	if (speed_set && (o.timing == RPL_TIMING_AFAP || o.timing == RPL_TIMING_RATE))
@@ -691,21 +829,49 @@ int cmd_replay(int argc, char **argv)
 			return cli_usage_error(CMD, "--json and --csv-intervals name the same file");
 		if (cli_check_result(csv, in, n))
 			return EXIT_FAIL;
+		if (lat_log && ((json && !strcmp(json, lat_log)) || (csv && !strcmp(csv, lat_log)) ||
+				(lat_from && !strcmp(lat_from, lat_log))))
+			return cli_usage_error(CMD, "--lat-log names a file another option names");
+		if (cli_check_result(lat_log, in, n))
+			return EXIT_FAIL;
+	}
+	memset(&lf, 0, sizeof(lf));
+	if (lat_from) {
+		if (lat_from_read(&lf, lat_from) < 0) {
+			lat_from_free(&lf);
+			return EXIT_FAIL;
+		}
+		for (unsigned k = 0; k < IST_OP_COUNT; k++) {
+			o.null_lat_list[k] = lf.lat[k];
+			o.null_lat_count[k] = lf.n[k];
+		}
+	}
+	if (lat_log) {
+		lat_f = fopen(lat_log, "w");
+		if (!lat_f) {
+			cli_err("%s: %s", lat_log, strerror(errno));
+			lat_from_free(&lf);
+			return EXIT_FAIL;
+		}
+		fputs(LAT_LOG_HEADER "\n", lat_f);
+		o.io_cb = lat_log_event;
+		o.io_cb_arg = lat_f;
 	}
 
 	ret = rpl_source_open(&src, trace);
 	if (ret < 0) {
 		cli_err_source(trace, src, ret);
 		rpl_source_close(src);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	/* a cut trace replayed what it had without a word */
 	cli_warn_source_no_footer(trace, src);
 	ret = rpl_run_new(&r, &o, src);
 	if (ret < 0) {
 		cli_err("%s", rpl_run_errmsg(r));
-		rpl_run_free(r);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -719,8 +885,8 @@ int cmd_replay(int argc, char **argv)
 	if (ret < 0) {
 		cli_err("%s", rpl_run_errmsg(r));
 		current_run = NULL;
-		rpl_run_free(r);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	{
 		uint64_t pd = 0, pt = 0;
@@ -737,8 +903,8 @@ int cmd_replay(int argc, char **argv)
 	res = rpl_run_result(r, &err);
 	if (!res) {
 		cli_err("%s", rpl_run_errmsg(r));
-		rpl_run_free(r);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
 	rpl_run_report_info(r, &info);
 	cmdline = join_args(argc, argv);
@@ -758,6 +924,15 @@ int cmd_replay(int argc, char **argv)
 	if (res->interrupted)
 		cli_err("interrupted: stopped issuing, drained; report marked interrupted");
 	free(cmdline);
+out:
 	rpl_run_free(r);
+	lat_from_free(&lf);
+	if (lat_f && (fclose(lat_f) || ret != EXIT_OK)) {
+		if (ret == EXIT_OK)
+			cli_err("%s: %s", lat_log, strerror(errno));
+		/* no log of a run that failed (or one cut short by an error) */
+		unlink(lat_log);
+		ret = EXIT_FAIL;
+	}
 	return ret;
 }

@@ -423,6 +423,84 @@ static void test_closed_dependent_think(void)
 	rpl_run_free(r);
 }
 
+/* --null-latency-from: each op's latencies taken in turn, in issue order,
+ * cycling; completions in time order (a short one overtakes a long one
+ * issued before it); an op without a list keeps null_latency_ns; and a
+ * closed loop schedules on those latencies. */
+static void test_null_latency_lists(void)
+{
+	static const uint64_t wl[] = { 300000, 50000, 120000 };
+	static const uint64_t fl[] = { 7000 };
+	struct ist_record recs[8];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+	/* original timing, all at t = 0..4 us: writes 0, 2, 4, 6 and reads
+	 * 1, 3 (no list: 9 us), a flush 5 */
+	for (int i = 0; i < 7; i++)
+		recs[i] = mkrec((uint64_t)i * 1000, i == 5 ? IST_OP_FLUSH :
+				i % 2 ? IST_OP_READ : IST_OP_WRITE, (uint64_t)i * 4096,
+				i == 5 ? 0 : 4096, 0, 0, 0);
+	rpl_opts_init(&o);
+	o.null_latency_ns = 9000;
+	o.null_lat_list[IST_OP_WRITE] = wl;
+	o.null_lat_count[IST_OP_WRITE] = 3;
+	o.null_lat_list[IST_OP_FLUSH] = fl;
+	o.null_lat_count[IST_OP_FLUSH] = 1;
+	res = run_null(&o, recs, 7, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 7);
+	CU_ASSERT_EQUAL(evl.n, 7);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->done_ns, 0 + 300000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->done_ns, 2000 + 50000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->done_ns, 4000 + 120000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 6)->done_ns, 6000 + 300000); /* cycled */
+	CU_ASSERT_EQUAL(find_seq(&evl, 1)->done_ns, 1000 + 9000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->done_ns, 3000 + 9000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->done_ns, 5000 + 7000);
+	/* reported in completion order: 1, 3, 5, 2, 4, 0, 6 */
+	{
+		static const uint64_t order[] = { 1, 3, 5, 2, 4, 0, 6 };
+
+		for (size_t i = 0; i < 7 && i < evl.n; i++)
+			CU_ASSERT_EQUAL(evl.ev[i].seq, order[i]);
+	}
+	CU_ASSERT_EQUAL(res->op[IST_OP_WRITE].lat.max, 300000);
+	rpl_run_free(r);
+
+	/* closed loop, one stream: write, flush, write, each after the
+	 * previous completed with 20 us of think time */
+	recs[0] = mkrec(0, IST_OP_WRITE, 0, 4096, 10000, 1, 0);
+	recs[1] = mkrec(30000, IST_OP_FLUSH, 0, 0, 10000, 1, 0);
+	recs[2] = mkrec(60000, IST_OP_WRITE, 8192, 4096, 10000, 1, 0);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_lat_list[IST_OP_WRITE] = wl;
+	o.null_lat_count[IST_OP_WRITE] = 3;
+	o.null_lat_list[IST_OP_FLUSH] = fl;
+	o.null_lat_count[IST_OP_FLUSH] = 1;
+	res = run_null(&o, recs, 3, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 1)->issue_ns, 300000 + 20000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 320000 + 7000 + 20000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->done_ns, 347000 + 50000);
+	rpl_run_free(r);
+
+	/* lists are for the null back-end */
+	{
+		struct rpl_source *src;
+
+		rpl_opts_init(&o);
+		o.null_lat_list[IST_OP_WRITE] = wl;
+		o.null_lat_count[IST_OP_WRITE] = 3;
+		o.ntargets = 1;
+		o.targets[0].dev = -1;
+		o.targets[0].path = "/nonexistent-iostorm-target";
+		CU_ASSERT_FATAL(rpl_source_array(&src, recs, 3, NULL) == 0);
+		CU_ASSERT_EQUAL(rpl_run_new(&r, &o, src), -EINVAL);
+		CU_ASSERT(strstr(rpl_run_errmsg(r), "null back-end") != NULL);
+		rpl_run_free(r);
+	}
+}
+
 static void test_closed_txn_tps(void)
 {
 	struct ist_record recs[64];
@@ -1693,6 +1771,7 @@ static const struct cutest tests[] = {
 	{ "fixed rate", test_rate },
 	{ "window, loop, duration", test_window_loop_duration },
 	{ "slow device: capped in flight, lateness", test_slow_device_lateness },
+	{ "null back-end: latencies per op from lists", test_null_latency_lists },
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# replay-latlog.sh - replay --lat-log writes one line per completed I/O;
+# --null-latency-from gives the null back-end those latencies per op, in
+# issue order, so that a closed loop can be modelled on a real target's
+# measured latencies; its refusals.  Closed timing learns its spin window
+# unless --spin T is given.
+. "$top_srcdir/tests/cli/lib.sh"
+
+expect_status 0 "$IOSTORM" synth sysbench-oltp --duration 300ms -o "$TMP/oltp.ist"
+recs=$("$IOSTORM" info "$TMP/oltp.ist" | awk '/^records:/ { print $2 }')
+CL="--timing closed --virtual-time --interval 0 --quiet"
+
+# the log of a run at 30 us: a header, one line per I/O, latency 30 us
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 30us $CL \
+	--lat-log "$TMP/a.csv"
+expect_eq "$(head -1 "$TMP/a.csv")" "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result" header
+expect_eq "$(($(wc -l <"$TMP/a.csv") - 1))" "$recs" "lines"
+expect_eq "$(awk -F, 'NR > 1 && ($7 != 30000 || $6 - $5 != $7) { n++ } END { print n + 0 }' "$TMP/a.csv")" 0 \
+	"lines without latency 30000 = done - issue"
+expect_eq "$(awk -F, 'NR > 1 { print $1 }' "$TMP/a.csv" | sort -n | uniq | wc -l)" "$recs" "distinct seqs"
+
+# a device with writes of 100, 300, 100, 300... us, flushes of 40 us, the
+# rest at the fixed --null-latency (reads: 5 us); the log is in
+# completion order, the latencies are taken in issue order
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next }
+	$2 == "write" { $7 = ($1 % 2) ? 300000 : 100000 } $2 == "flush" { $7 = 40000 }
+	$2 == "read" { next } { print }' "$TMP/a.csv" | sort -t, -k1,1nr >"$TMP/dev.csv"
+# (sort put the header last: back to the top)
+{ grep '^seq' "$TMP/dev.csv"; grep -v '^seq' "$TMP/dev.csv"; } >"$TMP/dev2.csv"
+# (original timing: the I/Os are issued in trace order, seq order)
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 5us --virtual-time \
+	--interval 0 --quiet --null-latency-from "$TMP/dev2.csv" --lat-log "$TMP/b.csv"
+want=$(awk -F, 'NR > 1 && $2 == "write" { print $1, $7 }' "$TMP/dev2.csv" | sort -n | awk '{ print $2 }' | tr '\n' ' ')
+got=$(awk -F, 'NR > 1 && $2 == "write" { print $1, $7 }' "$TMP/b.csv" | sort -n | awk '{ print $2 }' | tr '\n' ' ')
+expect_eq "$got" "$want" "write latencies in issue order"
+expect_eq "$(awk -F, 'NR > 1 && $2 == "flush" && $7 != 40000 { n++ } END { print n + 0 }' "$TMP/b.csv")" 0 \
+	"flushes not at 40 us"
+expect_eq "$(awk -F, 'NR > 1 && $2 == "read" && $7 != 5000 { n++ } END { print n + 0 }' "$TMP/b.csv")" 0 \
+	"reads not at --null-latency"
+# the closed loop goes slower on that device than at 30 us
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 5us $CL \
+	--null-latency-from "$TMP/dev2.csv" --json "$TMP/b.json"
+tps() { awk '/"transactions":/ { t = 1 } t && /"tps":/ { gsub(/[^0-9.]/, "", $2); print $2; exit }' "$1"; }
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 30us $CL --json "$TMP/a.json"
+awk -v a="$(tps "$TMP/a.json")" -v b="$(tps "$TMP/b.json")" 'BEGIN { exit !(b < a) }' ||
+	fail "TPS-eq at 100-300 us writes $(tps "$TMP/b.json") not below 30 us's $(tps "$TMP/a.json")"
+ok
+
+# the spin window: learned in closed timing, unless given; fixed otherwise
+spin() { grep -o '"spin_adaptive": [a-z]*' "$1" | cut -d' ' -f2; }
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 --quiet \
+	--duration 20ms --json "$TMP/s1.json"
+expect_eq "$(spin "$TMP/s1.json")" true "closed timing's default spin window learned"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 --quiet \
+	--duration 20ms --spin 40us --json "$TMP/s2.json"
+expect_eq "$(spin "$TMP/s2.json")" false "closed timing with --spin 40us learned"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --interval 0 --quiet \
+	--duration 20ms --json "$TMP/s3.json"
+expect_eq "$(spin "$TMP/s3.json")" false "original timing's default spin window learned"
+
+# refusals
+expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/t.img" --null-latency-from "$TMP/dev2.csv"
+expect_grep "null-latency-from needs --null" "$TMP/err"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/none.csv"
+expect_err_line "none.csv: No such file"
+printf 'seq,op,latency_ns\n1,write,5\n' >"$TMP/bad1.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad1.csv"
+expect_err_line "bad1.csv: line 1: not a --lat-log"
+{ head -2 "$TMP/a.csv"; echo "7,scribble,1,0,0,0,5,0"; } >"$TMP/bad2.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad2.csv"
+expect_err_line "bad2.csv: line 3: bad line '7,scribble"
+head -1 "$TMP/a.csv" >"$TMP/empty.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/empty.csv"
+expect_err_line "empty.csv: no completed I/O"
+expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --lat-log "$TMP/x.json" --json "$TMP/x.json"
+expect_grep "lat-log names a file another option names" "$TMP/err"
+[ ! -e "$TMP/x.json" ] || fail "a refused run left $TMP/x.json"
+ok
+# a run that fails leaves no log
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/nodir/t.img" --lat-log "$TMP/c.csv"
+[ ! -e "$TMP/c.csv" ] || fail "a failed run left its --lat-log"
+ok
+done_ok

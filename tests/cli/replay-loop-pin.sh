@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# replay-loop-pin.sh - a closed-loop replay on a loop device does not pin
+# its worker to a CPU of its own (the loop device's kernel worker does
+# each I/O; see plan_cpus), and says so; an open-loop replay on it still
+# pins.  Root and a loop device needed.
+. "$top_srcdir/tests/cli/lib.sh"
+need_root
+need_uring
+command -v losetup >/dev/null || skip "no losetup"
+[ "$(nproc)" -ge 2 ] || skip "one CPU: nothing is pinned"
+
+LOOP=""
+cleanup() {
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+truncate -s 64M "$TMP/c.img"
+LOOP=$(losetup -f --show "$TMP/c.img" 2>/dev/null) || skip "no loop device"
+[ -b "$LOOP" ] || skip "no loop device"
+
+expect_status 0 "$IOSTORM" synth sysbench-oltp --duration 200ms -o "$TMP/oltp.ist"
+R="--target $LOOP --allow-write --force --remap wrap --interval 0 --quiet"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --json "$TMP/c.json"
+expect_grep "workers not pinned: $LOOP: a kernel thread does its I/O" "$TMP/c.json"
+grep -q '"cpu_pinning"' "$TMP/c.json" && fail "closed replay on $LOOP pinned its worker"
+ok
+# --no-pin: no note needed
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --no-pin --json "$TMP/n.json"
+grep -q "workers not pinned" "$TMP/n.json" && fail "a note with --no-pin"
+ok
+# open loop: pinned as before
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing afap --json "$TMP/o.json"
+expect_grep '"cpu_pinning"' "$TMP/o.json"
+done_ok
