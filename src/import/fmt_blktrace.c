@@ -64,23 +64,38 @@ struct blktrace_state {
 	uint32_t devt_cache[8];
 	int dev_cache[8];
 	unsigned ndc;
+	/* counters of every record, added to the import's at the end (a
+	 * call a record, imp_stat() looks its name up); registered at
+	 * their first use, so that the report lists them in that order */
+	uint64_t pdu_bytes, notify_records;
+	int pdu_seen, notify_seen;
 };
 
-static uint32_t rd32(const unsigned char *p, int swap)
+static void count(struct imp_ctx *c, int *seen, uint64_t *ctr,
+		  const char *name, uint64_t n)
+{
+	if (!*seen) {
+		*seen = 1;
+		imp_stat(c, name, 0);
+	}
+	*ctr += n;
+}
+
+static inline uint32_t rd32(const unsigned char *p, int swap)
 {
 	if (swap)
 		return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t rd64(const unsigned char *p, int swap)
+static inline uint64_t rd64(const unsigned char *p, int swap)
 {
 	if (swap)
 		return (uint64_t)rd32(p, 1) << 32 | rd32(p + 4, 1);
 	return rd32(p, 0) | (uint64_t)rd32(p + 4, 0) << 32;
 }
 
-static uint16_t rd16(const unsigned char *p, int swap)
+static inline uint16_t rd16(const unsigned char *p, int swap)
 {
 	return swap ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
 }
@@ -126,9 +141,27 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 	uint32_t magic, cat, act, bytes;
 	uint64_t action;
 	uint16_t pdu_len;
+	size_t avail;
 	ssize_t n;
+	int whole;
 
 	for (;;) {
+		/* a v7 record whose PDU is buffered too (all but one per
+		 * buffer): taken at once, after the first record's checks */
+		whole = 0;
+		avail = imp_stream_buffered(f->s, &h);
+		if (f->recno && avail >= BLK_HDR &&
+		    rd32(h, f->swap) == (BLK_MAGIC | BLK_VERSION)) {
+			pdu_len = rd16(h + 46, f->swap);
+			if (avail - BLK_HDR >= pdu_len) {
+				imp_stream_consume(f->s, BLK_HDR + pdu_len,
+						   BLK_HDR + pdu_len);
+				f->offset = imp_stream_offset(f->s);
+				memset(&f->ev, 0, sizeof(f->ev));
+				whole = 1;
+				goto v7;
+			}
+		}
 		n = imp_stream_take(f->s, &h, BLK_HDR);
 		f->offset = imp_stream_offset(f->s);
 		if (n < 0 && *imp_stream_error(f->s)) {
@@ -191,6 +224,7 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 			pdu_len = rd16(h2 + 50, f->swap);
 			h = h2;
 		} else {
+v7:
 			bytes = rd32(h + 24, f->swap);
 			action = rd32(h + 28, f->swap);
 			f->ev.pid = rd32(h + 32, f->swap);
@@ -201,7 +235,11 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 		f->ev.t = (int64_t)(rd64(h + 8, f->swap) & INT64_MAX);
 		f->ev.sector = rd64(h + 16, f->swap);
 		pdu = NULL;
-		if (pdu_len) {
+		if (pdu_len && whole) {
+			pdu = h + BLK_HDR;
+			count(c, &st->pdu_seen, &st->pdu_bytes, "pdu_bytes",
+			      pdu_len);
+		} else if (pdu_len) {
 			n = imp_stream_take(f->s, &pdu, pdu_len);
 			if (n < 0)
 				return imp_fatal(c, imp_bad_at(c, f->path,
@@ -212,13 +250,15 @@ static int read_event(struct imp_ctx *c, struct blktrace_state *st,
 				f->done = 1;
 				return 0;
 			}
-			imp_stat(c, "pdu_bytes", pdu_len);
+			count(c, &st->pdu_seen, &st->pdu_bytes, "pdu_bytes",
+			      pdu_len);
 		}
 		f->recno++;
 		cat = (uint32_t)(action >> 16);
 		act = action & 0xff;
 		if (cat & TC_NOTIFY) {
-			imp_stat(c, "notify_records", 1);
+			count(c, &st->notify_seen, &st->notify_records,
+			      "notify_records", 1);
 			continue;
 		}
 		if (act == 0 || act >= sizeof(action_letter) ||
@@ -381,6 +421,10 @@ static void blktrace_close(struct imp_ctx *c, void *priv)
 {
 	struct blktrace_state *st = priv;
 
+	if (st->pdu_seen)
+		imp_stat(c, "pdu_bytes", st->pdu_bytes);
+	if (st->notify_seen)
+		imp_stat(c, "notify_records", st->notify_records);
 	if (st->m)
 		imp_blk_report(c, st->m);
 	imp_blk_free(st->m);

@@ -478,11 +478,15 @@ bad_record(struct imp_ctx *c, const struct imp_format *f, const char *fmt, ...)
 	return imp_bad(c, "%s", reason);
 }
 
+/* Records a batch parser hands c->emit at a time (no sorter). */
+#define EMIT_BATCH 256
+
 /* Pulls every record of one open()ed importer: into the sorter's next
  * slot when there is a sorter, else into rec and through c->emit. */
 static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 {
 	struct ist_record rec_buf, *rec = &rec_buf;
+	struct ist_record batch[EMIT_BATCH];
 	int ret;
 
 	for (;;) {
@@ -498,6 +502,18 @@ static int pull_all(struct imp_ctx *c, const struct imp_format *f, void *priv)
 				continue;
 			}
 			/* the record next_batch left: one at a time */
+		} else if (f->next_batch) {
+			/* --check, imp_parse_mem() (the unit tests', the
+			 * fuzzers'): the same parse, then emit each */
+			size_t k = f->next_batch(c, priv, batch, EMIT_BATCH);
+
+			for (size_t i = 0; i < k; i++) {
+				ret = c->emit(c->emit_ctx, &batch[i]);
+				if (ret)
+					return ret;
+			}
+			if (k)
+				continue;
 		} else if (c->sorter) {
 			rec = imp_sorter_slot(c->sorter);
 		}

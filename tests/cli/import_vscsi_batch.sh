@@ -60,6 +60,13 @@ expect_err_line "^iostorm: $TMP/x.bin: record 140001 \(byte offset $((140000 * 3
 expect_status 0 "$IOSTORM" import --format vscsi --skip-bad 5 "$TMP/x.bin" -o "$TMP/x.ist"
 expect_grep "^skipped 5 bad records, first at: $TMP/x.bin: record 70002 \(byte offset $((70001 * 32))\), $TMP/x.bin: byte offset $((80001 * 32)), $TMP/x.bin: record 90002 \(byte offset $((90001 * 32))\), $TMP/x.bin: byte offset $((100001 * 32)), $TMP/x.bin: record 140001 \(byte offset $((140000 * 32))\)$" "$TMP/out"
 expect_grep "^imported $((N - 5)) records" "$TMP/out"
+# --check parses the same way (no sort window): the same positions, counts
+expect_status 1 "$IOSTORM" import --check --format vscsi "$TMP/x.bin"
+expect_err_line "^iostorm: $TMP/x.bin: record 70002 \(byte offset $((70001 * 32))\): unknown SCSI opcode 0x12$"
+expect_status 0 "$IOSTORM" import --check --format vscsi --skip-bad 5 "$TMP/x.bin"
+expect_grep "^skipped 5 bad records, first at: $TMP/x.bin: record 70002 \(byte offset $((70001 * 32))\), $TMP/x.bin: byte offset $((80001 * 32)), " "$TMP/out"
+expect_grep "^checked $((N - 5)) records in 1 file \(format vscsi\)" "$TMP/out"
+expect_grep '^reordered 1 records' "$TMP/out"
 expect_status 0 "$IOSTORM" import -q --format vscsi-csv "$TMP/x.csv" -o "$TMP/y.ist"
 expect_status 0 "$IOSTORM" export -q -f csv "$TMP/x.ist" -o "$TMP/x.out"
 sed -i '/^# /d' "$TMP/x.out"
