@@ -39,7 +39,9 @@
 #   replay does not cause taken off the CPU; default auto; "": not),
 #   PAIR=1 (with WAKE: replay each capture also without --wake-cost, the
 #   previous model, on the same target: "# run N: paired" lines and their
-#   medians), BTWICE=1 (run B twice: B's own spread beside the error),
+#   medians; PAIR_IOSTORM: the binary of the paired replay and its
+#   annotate, e.g. main's; PAIR_OPTS: its replay options instead of
+#   REPLAY_OPTS; PAIR_WAKE: its --wake-cost, default none), BTWICE=1 (run B twice: B's own spread beside the error),
 #   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
 #   CPUs not in PIN's list; default: none), BREC=1 (record B's run too,
 #   into runN.b.cap.ist and .sched: B's recorded CPU, for diagnosis only).
@@ -245,14 +247,15 @@ bench() {
 # predict CAPTURE PREFIX G A_TXNS [prev] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
 # (TPS: the streams' summed transaction rates, transactions.tps_streams)
 predict() {
-	"$IOSTORM" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
+	bin=$IOSTORM ropts=$REPLAY_OPTS wake=$WAKE
+	[ "${5:-}" = prev ] && bin=${PAIR_IOSTORM:-$IOSTORM} ropts=${PAIR_OPTS-$REPLAY_OPTS} wake=${PAIR_WAKE:-}
+	"$bin" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	ts=""
 	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${CPUS:+ --cpus $CPUS}${CPU_SCALE:+ --cpu-scale $CPU_SCALE}"
-	[ "$SCHED" = 1 ] && [ -n "$CPUS" ] && [ -n "$WAKE" ] && [ "${5:-}" != prev ] &&
-		ts="$ts --wake-cost $WAKE"
-	"$IOSTORM" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
-		--timing closed --quiet --json "$2.json" $REPLAY_OPTS $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
+	[ "$SCHED" = 1 ] && [ -n "$CPUS" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
+	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
+		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
