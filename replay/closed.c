@@ -287,7 +287,8 @@ struct rpl_closed {
 	unsigned nrqh;          /* heap entries (its capacity is pcap) */
 	/* --cpus: when each virtual CPU is free */
 	uint64_t *vcpu;
-	/* --think-sched, serial commits: the busy runs of the I/O being added */
+	/* --think-sched, --commit-groups: the busy runs of the I/O being added */
+	int groups;
 	uint64_t busy[2 * RQ_BUSY_MAX];
 	unsigned nbusy;
 };
@@ -781,7 +782,9 @@ static int cmp_u64pair(const void *pa, const void *pb);
  * CPU, runnable, or asleep until a client woke it; merged, in order): the
  * lock others held then did not delay it (it was running its transaction
  * or waiting for its client), so it is no lock wait (held_in_sleep).  The
- * latest RQ_BUSY_MAX intervals are kept.
+ * latest RQ_BUSY_MAX intervals are kept.  With --commit-groups only: when
+ * a commit is ready decides which commits share a flush (without, the
+ * lock wait was taken out a second time, and commits came ready early).
  */
 static void busy_runs(struct rpl_closed *c)
 {
@@ -836,7 +839,7 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 				uint64_t b = iv->b < t ? iv->b : t;
 
 				rq_add(sum, s, iv, t);
-				if (b > a && c->nbusy < RQ_BUSY_MAX) {
+				if (c->groups && b > a && c->nbusy < RQ_BUSY_MAX) {
 					c->busy[2 * c->nbusy] = a;
 					c->busy[2 * c->nbusy++ + 1] = b;
 				}
@@ -896,6 +899,7 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->free_head = 0;
 	c->commit_dev = -1;
 	c->lock_owner = NIL;
+	c->groups = w->run->o.commit_groups;
 	c->pfree = NIL;
 	if (w->run->o.cpus) {
 		c->vcpu = calloc(w->run->o.cpus, sizeof(*c->vcpu));

@@ -748,7 +748,8 @@ static void test_closed_group_commit_wait(void)
 }
 
 /*
- * The lock others held while a stream was busy is no lock wait: stream 1
+ * --commit-groups: the lock others held while a stream was busy is no lock
+ * wait (when a commit is ready decides the groups): stream 1
  * commits from 0 to 2 ms; stream 2 read at 0 (100 us), then ran 1 ms on a
  * CPU (100 to 1100 us) and slept until its write at 2.1 ms.  Of the 1.9 ms
  * that stream 1 held the lock in that gap, 1 ms were stream 2's CPU time:
@@ -779,11 +780,17 @@ static void test_closed_lock_wait_sleeps(void)
 	o.timing = RPL_TIMING_CLOSED;
 	o.null_latency_ns = 100 * us;
 	o.serial_commits = 1;
+	o.commit_groups = 1;
 	o.think_sched = path;
 	o.cpus = 1;
 	run_null(&o, recs, n, &evl, &r);
 	/* the read's end, 1 ms on the CPU, 100 us asleep */
 	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 1200 * us);
+	rpl_run_free(r);
+	/* without --commit-groups as before: the CPU's end */
+	o.commit_groups = 0;
+	run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 1100 * us);
 	rpl_run_free(r);
 	unlink(path);
 }
