@@ -252,6 +252,9 @@ struct rq_stale {
 	unsigned slot;
 };
 
+/* Busy intervals of a gap kept (the latest), see busy_runs. */
+#define RQ_BUSY_MAX 256
+
 struct rpl_closed {
 	struct u64map map;
 	struct cl_stream *s;
@@ -284,6 +287,10 @@ struct rpl_closed {
 	unsigned nrqh;          /* heap entries (its capacity is pcap) */
 	/* --cpus: when each virtual CPU is free */
 	uint64_t *vcpu;
+	/* --think-sched, --commit-groups: the busy runs of the I/O being added */
+	int groups;
+	uint64_t busy[2 * RQ_BUSY_MAX];
+	unsigned nbusy;
 };
 
 /* ------------------------------------------------------------ run-queue sidecar */
@@ -768,6 +775,37 @@ static void rq_add(uint64_t *sum, const struct cl_stream *s, const struct rq_iv 
 		sum[idx] += (uint64_t)((double)iv->cpu * (double)part / (double)len);
 }
 
+static int cmp_u64pair(const void *pa, const void *pb);
+
+/*
+ * The stream's busy runs in the gap before the I/O being added (on a
+ * CPU, runnable, or asleep until a client woke it; merged, in order): the
+ * lock others held then did not delay it (it was running its transaction
+ * or waiting for its client), so it is no lock wait (held_in_sleep).  The
+ * latest RQ_BUSY_MAX intervals are kept.  With --commit-groups only: when
+ * a commit is ready decides which commits share a flush (without, the
+ * lock wait was taken out a second time, and commits came ready early).
+ */
+static void busy_runs(struct rpl_closed *c)
+{
+	unsigned n = 0;
+
+	if (!c->nbusy)
+		return;
+	qsort(c->busy, c->nbusy, 2 * sizeof(uint64_t), cmp_u64pair);
+	for (unsigned i = 1; i < c->nbusy; i++) {
+		if (c->busy[2 * i] <= c->busy[2 * n + 1]) {
+			if (c->busy[2 * i + 1] > c->busy[2 * n + 1])
+				c->busy[2 * n + 1] = c->busy[2 * i + 1];
+			continue;
+		}
+		n++;
+		c->busy[2 * n] = c->busy[2 * i];
+		c->busy[2 * n + 1] = c->busy[2 * i + 1];
+	}
+	c->nbusy = n + 1;
+}
+
 /*
  * The run-queue waits and CPU time in the think time before nd, in trace
  * order.  An interval of the stream that started before the I/O's issue t
@@ -782,6 +820,7 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	uint64_t t = rec->t_ns, end = t + rec->lat_ns, sum[RQ_SUMS];
 	unsigned list;
 
+	c->nbusy = 0;
 	while (c->rq_have && c->rq_next.b <= t + RQ_LOOK_NS) {
 		if (rq_push(c, &c->rq_next) < 0)
 			return -ENOMEM;
@@ -789,16 +828,26 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	}
 	memcpy(sum, s->rq_acc, sizeof(sum));
 	memset(s->rq_acc, 0, sizeof(s->rq_acc));
-	/* the stream's intervals that started before t */
+	/* the stream's intervals that started before t (the latest first:
+	 * the list is in the reverse order of reading) */
 	if (map_get(&c->rq_map, s->id, &list)) {
 		for (unsigned i = c->rq_head[list], next; i != NIL; i = next) {
 			next = c->pend[i].next;
 			if (c->pend[i].iv.a < t) {
-				rq_add(sum, s, &c->pend[i].iv, t);
+				const struct rq_iv *iv = &c->pend[i].iv;
+				uint64_t a = iv->a > s->rq_from ? iv->a : s->rq_from;
+				uint64_t b = iv->b < t ? iv->b : t;
+
+				rq_add(sum, s, iv, t);
+				if (c->groups && b > a && c->nbusy < RQ_BUSY_MAX) {
+					c->busy[2 * c->nbusy] = a;
+					c->busy[2 * c->nbusy++ + 1] = b;
+				}
 				rq_unlink(c, i);
 			}
 		}
 	}
+	busy_runs(c);
 	/* the stale intervals of the other streams (none of s's is left:
 	 * stale, it started before t) to their streams' open gaps, dropped
 	 * for a stream without I/Os so far; sums, so the order is free */
@@ -850,6 +899,7 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->free_head = 0;
 	c->commit_dev = -1;
 	c->lock_owner = NIL;
+	c->groups = w->run->o.commit_groups;
 	c->pfree = NIL;
 	if (w->run->o.cpus) {
 		c->vcpu = calloc(w->run->o.cpus, sizeof(*c->vcpu));
@@ -1230,6 +1280,22 @@ static uint64_t lock_held(struct rpl_closed *c, unsigned si, uint64_t a, uint64_
 	return sum;
 }
 
+/* The lock held by others in (a, b) while the stream slept: without its
+ * busy runs when the sidecar gives them (--think-sched, busy_runs). */
+static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uint64_t b)
+{
+	uint64_t held = lock_held(c, si, a, b), busy = 0;
+
+	for (unsigned i = 0; i < c->nbusy; i++) {
+		uint64_t x = c->busy[2 * i] > a ? c->busy[2 * i] : a;
+		uint64_t y = c->busy[2 * i + 1] < b ? c->busy[2 * i + 1] : b;
+
+		if (y > x)
+			busy += lock_held(c, si, x, y);
+	}
+	return held > busy ? held - busy : 0;
+}
+
 /* Serial commits, in trace order: the commit device, the streams' commit
  * sections, and each I/O's recorded lock wait. */
 static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
@@ -1247,7 +1313,7 @@ static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	if (rec->stream && c->commit_dev >= 0 && s->added && rec->t_ns > s->add_end &&
 	    !((rec->op == IST_OP_WRITE || rec->op == IST_OP_FLUSH) &&
 	      rec->dev == (unsigned)c->commit_dev))
-		nd->gc_wait = lock_held(c, si, s->add_end, rec->t_ns);
+		nd->gc_wait = held_in_sleep(c, si, s->add_end, rec->t_ns);
 	if (!(rec->op == IST_OP_WRITE || rec->op == IST_OP_FLUSH)) {
 		if (end > s->add_end)
 			s->add_end = end;
@@ -1260,7 +1326,7 @@ static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	if (!s->in_sec || s->sec_dev != rec->dev) {
 		if (c->commit_dev >= 0 && rec->dev == (unsigned)c->commit_dev &&
 		    s->added && rec->t_ns > s->add_end)
-			nd->lock_wait = lock_held(c, si, s->add_end, rec->t_ns);
+			nd->lock_wait = held_in_sleep(c, si, s->add_end, rec->t_ns);
 		s->in_sec = 1;
 		s->sec_start = rec->t_ns;
 		s->sec_dev = rec->dev;

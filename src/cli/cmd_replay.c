@@ -18,7 +18,9 @@
 #include "replay/replay.h"
 
 #define CMD "replay"
-/* --serial-commits forms group commits on the target unless told off */
+/* --serial-commits forms group commits on the target when told on: it
+ * over-predicts a slower target's TPS as much as the model without under-
+ * predicts it (bench/README.md, "Closed loop") */
 #define COMMIT_GROUPS_DEFAULT 0
 
 static const char usage_text[] =

@@ -61,7 +61,7 @@ expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timi
 	--null-latency 50us --json "$TMP/s0.json" --txn-latency cycle
 expect_grep "^transactions 60, TPS-eq [0-9.]+, streams' sum [0-9.]+$" "$TMP/out"
 expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
-	--null-latency 50us --json "$TMP/s1.json" --serial-commits --quiet
+	--null-latency 50us --json "$TMP/s1.json" --serial-commits --commit-groups off --quiet
 s0=$(ts "$TMP/s0.json"); s1=$(ts "$TMP/s1.json")
 echo "serial commits: streams' TPS without $s0, with $s1"
 awk -v a="$s0" 'BEGIN { exit !(a > 700 && a < 760) }' || fail "without: $s0, not 732"
@@ -73,21 +73,25 @@ expect_grep '"txn_latency": "cycle"' "$TMP/s0.json"
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --serial-commits
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits -w 2
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --txn-latency last
-# --commit-groups: on or off, with --serial-commits only.  Here each
-# client's think time is all lock wait (taken out), so a commit is ready
-# while the previous one is in flight: with the groups, one flush carries
-# the two others' commits (20 writes for 60 transactions)
+# --commit-groups: on or off (the default), with --serial-commits only.
+# Here each client's think time is all lock wait (taken out), so the three
+# commits are ready together: one write and flush (100 us) carries the two
+# others' commits (20 writes for 60 transactions, 3 x 10000 per second)
 expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
 	--null-latency 50us --json "$TMP/s2.json" --serial-commits --commit-groups on
+s2=$(ts "$TMP/s2.json")
+awk -v a="$s2" 'BEGIN { exit !(a > 29000 && a < 31000) }' || fail "groups: $s2, not 30000"
+ok
 expect_grep '^  commits    40 carried by another stream.s flush, in 20 group commits$' "$TMP/out"
 expect_grep '"commit_groups": true' "$TMP/s2.json"
 expect_grep '"joined": 40' "$TMP/s2.json"
 expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
-	--null-latency 50us --json "$TMP/s3.json" --serial-commits --commit-groups off --quiet
-expect_grep '"commit_groups": false' "$TMP/s3.json"
+	--null-latency 50us --json "$TMP/s3.json" --serial-commits --quiet
 s3=$(ts "$TMP/s3.json")
-[ "$s3" = "$s1" ] || fail "--commit-groups off: $s3, not the plain --serial-commits' $s1"
+[ "$s3" = "$s1" ] || fail "the default: $s3, not --commit-groups off's $s1"
 ok
+expect_grep '"commit_groups": false' "$TMP/s3.json"
+expect_grep '"commit_groups": false' "$TMP/s1.json"
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits \
 	--commit-groups maybe
 expect_grep "bad --commit-groups 'maybe' \\(on or off\\)" "$TMP/err"

@@ -826,6 +826,54 @@ static void test_closed_group_commit_wait(void)
 }
 
 /*
+ * --commit-groups: the lock others held while a stream was busy is no lock
+ * wait (when a commit is ready decides the groups): stream 1
+ * commits from 0 to 2 ms; stream 2 read at 0 (100 us), then ran 1 ms on a
+ * CPU (100 to 1100 us) and slept until its write at 2.1 ms.  Of the 1.9 ms
+ * that stream 1 held the lock in that gap, 1 ms were stream 2's CPU time:
+ * its lock wait is 0.9 ms, and 100 us of sleep are left (they were taken
+ * out with the CPU time before: the write came at the CPU's end).
+ */
+static void test_closed_lock_wait_sleeps(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 1000 * us, 1, 1),          /* 0 */
+		mkrec(0, IST_OP_READ, 65536, 4096, 100 * us, 2, 1),        /* 1 */
+		mkrec(1000 * us, IST_OP_FLUSH, 0, 0, 1000 * us, 1, 1),     /* 2 */
+		mkrec(2100 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 2, 1), /* 3 */
+		mkrec(2200 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 1),      /* 4 */
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	struct rpl_opts o;
+	char path[64];
+	rpl_run *r;
+
+	for (size_t i = 2; i < n; i++)
+		recs[i].flags = IST_F_DEPENDENT;
+	recs[2].flags |= IST_F_COMMIT;
+	recs[4].flags |= IST_F_COMMIT;
+	write_tmp(path, "# iostorm-sched 3 runq cpu runtime\nc 2 100000 1100000 1000000\n");
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 100 * us;
+	o.serial_commits = 1;
+	o.commit_groups = 1;
+	o.think_sched = path;
+	o.cpus = 1;
+	run_null(&o, recs, n, &evl, &r);
+	/* the read's end, 1 ms on the CPU, 100 us asleep */
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 1200 * us);
+	rpl_run_free(r);
+	/* without --commit-groups as before: the CPU's end */
+	o.commit_groups = 0;
+	run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 1100 * us);
+	rpl_run_free(r);
+	unlink(path);
+}
+
+/*
  * --cpus: 4 streams, each a 100 us read then 1 ms of think time (CPU ms of
  * it on a CPU, the rest asleep), 40 times.  Unlimited: each stream at its
  * own pace, 1 / 1.01 ms; on N CPUs the streams' CPU time queues.
@@ -1295,7 +1343,8 @@ static void test_closed_wake_cost(void)
  * --wake-cost with two streams (the records of test_closed_serial_commits):
  * stream 2's write waits for stream 1's commit in the replay too, so its
  * lock wake-up is kept (served on the virtual CPU when it issues); its I/O
- * wake-up after its read is dropped.
+ * wake-up after its read is dropped.  (Its last burst runs from its wake-up
+ * to the write: the lock wait is the sleep before, 620 to 1900 us.)
  */
 static void test_closed_wake_lock(void)
 {
@@ -1322,7 +1371,7 @@ static void test_closed_wake_lock(void)
 			"r 2 500000 600000\n"
 			"c 2 600000 620000 20000\n"
 			"r 2 1900000 1910000\n"
-			"c 2 1910000 1950000 40000\n");
+			"c 2 1910000 2050000 40000\n");
 	for (int cost = 0; cost <= 1; cost++) {
 		rpl_opts_init(&o);
 		o.timing = RPL_TIMING_CLOSED;
@@ -1776,6 +1825,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
 	{ "closed loop: commit groups formed on a slow target, not on a fast", test_closed_commit_groups },
+	{ "closed loop: lock waits only in the sleeps", test_closed_lock_wait_sleeps },
 	{ "closed loop: group commit waits before reads", test_closed_group_commit_wait },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
