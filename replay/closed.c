@@ -169,6 +169,10 @@ struct cl_stream {
 	uint64_t sec_start;    /* its open commit section's first issue */
 	unsigned sec_dev;      /* and device */
 	int in_sec;
+	/* --commit-groups: the stream whose flush carries its waiting commit
+	 * (NIL: none), and when its commit was ready */
+	unsigned leader;
+	uint64_t ride_at;
 	/* --think-sched, in trace order (at add time) */
 	uint64_t rq_from;      /* max recorded completion of the added I/Os */
 	uint64_t rq_acc[9];    /* intervals of its open gap read early */
@@ -1112,21 +1116,25 @@ static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
  * takes the commit lock (--serial-commits) sets *prio to when it asked,
  * the heap's tie-break between lock waiters.
  */
+static int head_dependent(const struct cl_stream *s, const struct ist_record *h)
+{
+	if (h->flags & IST_F_DEPENDENT)
+		return 1;
+	if (s->explicit_deps)
+		return 0;
+	return !s->rec_end || h->t_ns >= s->rec_end;
+}
+
 static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_t *prio)
 {
 	struct rpl_run *r = w->run;
 	const struct ist_record *h = &w->closed->nodes[s->head].io.rec;
-	int dependent;
 
+	if (s->leader != NIL)
+		return UINT64_MAX; /* its commit rides on another's flush */
 	if (!s->have_prev || !s->id)
 		return r->epoch + (uint64_t)((double)h->t_ns / r->o.speed);
-	if (h->flags & IST_F_DEPENDENT)
-		dependent = 1;
-	else if (s->explicit_deps)
-		dependent = 0;
-	else
-		dependent = !s->rec_end || h->t_ns >= s->rec_end;
-	if (dependent) {
+	if (head_dependent(s, h)) {
 		struct cl_node *nd = &w->closed->nodes[s->head];
 		unsigned si = (unsigned)(s - w->closed->s);
 
@@ -1174,6 +1182,7 @@ static int stream_index(struct rpl_closed *c, uint64_t id, unsigned *si)
 	memset(&c->s[*si], 0, sizeof(c->s[*si]));
 	c->s[*si].id = id;
 	c->s[*si].head = c->s[*si].tail = NIL;
+	c->s[*si].leader = NIL;
 	return map_put(&c->map, id, *si);
 }
 
@@ -1329,37 +1338,105 @@ int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io, uint64_t *deadline)
 	return 0;
 }
 
-void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t issue)
+/*
+ * --commit-groups: group commit as a database forms it (PostgreSQL's
+ * XLogFlush: a backend that gets the WAL write lock first checks whether
+ * another's write and flush already covered its commit record, and returns
+ * without I/O if so; otherwise it writes and flushes all the WAL inserted
+ * so far).  A commit that became ready while the lock was held waits; the
+ * first waiter to get the lock writes and flushes for all the commits
+ * ready by then, which complete with its commit, without I/O of their own.
+ * On a target whose flush takes long against the think times, commits
+ * queue and coalesce; on a fast one a commit seldom finds the lock held.
+ */
+
+/* Does the section from node n on (writes and flushes of the commit
+ * device) end in a commit marker among the queued nodes? */
+static int section_commits(const struct rpl_closed *c, unsigned n)
+{
+	for (; n != NIL; n = c->nodes[n].next) {
+		const struct ist_record *h = &c->nodes[n].io.rec;
+
+		if (h->dev != (unsigned)c->commit_dev ||
+		    (h->op != IST_OP_WRITE && h->op != IST_OP_FLUSH))
+			return 0;
+		if (h->flags & IST_F_COMMIT)
+			return 1;
+	}
+	return 0;
+}
+
+/* Is the head of stream si a commit waiting for the lock (drained, its
+ * section ending in a commit)?  *ready: when it became ready, as
+ * head_deadline would have it with the lock free. */
+static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 {
 	struct rpl_closed *c = w->closed;
-	unsigned si, n;
-	struct cl_stream *s;
+	struct rpl_run *r = w->run;
+	struct cl_stream *s = &c->s[si];
+	struct cl_node *h;
 
-	if (!map_get(&c->map, io->rec.stream, &si))
-		return;
-	s = &c->s[si];
-	n = s->head;
-	if (n == NIL || c->nodes[n].io.seq != io->seq)
-		return;
-	if (takes_lock(w, si))
-		c->lock_owner = si;
-	if (w->run->o.wake_cost_ns && c->nodes[n].lock_waited && c->nodes[n].n_wake &&
-	    c->nodes[n].cpu_served) {
-		/* its lock wake-ups happened after all: their cost goes on the
-		 * first free virtual CPU from now (it delays the others' CPU,
-		 * not this I/O, already due) */
-		uint64_t back = (uint64_t)((double)c->nodes[n].wake_back * w->run->o.think_scale *
-					   w->run->o.cpu_scale);
-		unsigned k = 0;
+	if (s->leader != NIL || s->inflight || !takes_lock(w, si) ||
+	    !section_commits(c, s->head))
+		return 0;
+	h = &c->nodes[s->head];
+	if (!s->have_prev)
+		*ready = r->epoch + (uint64_t)((double)h->io.rec.t_ns / r->o.speed);
+	else if (head_dependent(s, &h->io.rec))
+		*ready = think_end(w, s, h, 1);
+	else
+		*ready = s->prev_issue + (uint64_t)((double)(h->io.rec.t_ns - s->prev_t) /
+						    r->o.speed);
+	return 1;
+}
 
-		for (unsigned i = 1; i < w->run->o.cpus; i++)
-			if (c->vcpu[i] < c->vcpu[k])
-				k = i;
-		c->vcpu[k] = (c->vcpu[k] > issue ? c->vcpu[k] : issue) + back;
-		w->wakes_dropped -= c->nodes[n].n_wake;
-		w->wakes_kept += c->nodes[n].n_wake;
-		w->wake_cpu_dropped -= c->nodes[n].wake_back;
+/* The lock's new holder si issues its section at issue: the commits ready
+ * by then ride on its flush. */
+static void gather_riders(struct rpl_worker *w, unsigned si, uint64_t issue)
+{
+	struct rpl_closed *c = w->closed;
+	uint64_t ready;
+
+	for (unsigned i = 0; i < c->ns; i++) {
+		struct cl_stream *x = &c->s[i];
+
+		if (i == si || !x->id || !commit_waiting(w, i, &ready) || ready > issue)
+			continue;
+		x->leader = si;
+		x->ride_at = ready;
+		x->ver++; /* its heap entries are stale */
+		c->nodes[x->head].lock_waited = 1;
 	}
+}
+
+/* --wake-cost: the lock wake-ups of node n happened after all (it waited
+ * for the lock): their cost goes on the first free virtual CPU from issue
+ * (it delays the others' CPU, not this I/O, already due). */
+static void wake_give_back(struct rpl_worker *w, struct cl_node *nd, uint64_t issue)
+{
+	struct rpl_closed *c = w->closed;
+	uint64_t back;
+	unsigned k = 0;
+
+	if (!w->run->o.wake_cost_ns || !nd->lock_waited || !nd->n_wake || !nd->cpu_served)
+		return;
+	back = (uint64_t)((double)nd->wake_back * w->run->o.think_scale * w->run->o.cpu_scale);
+	for (unsigned i = 1; i < w->run->o.cpus; i++)
+		if (c->vcpu[i] < c->vcpu[k])
+			k = i;
+	c->vcpu[k] = (c->vcpu[k] > issue ? c->vcpu[k] : issue) + back;
+	w->wakes_dropped -= nd->n_wake;
+	w->wakes_kept += nd->n_wake;
+	w->wake_cpu_dropped -= nd->wake_back;
+}
+
+/* The head of stream s (io) leaves at issue: the stream's state moves on. */
+static void head_pop(struct rpl_worker *w, struct cl_stream *s, const struct rpl_io *io,
+		     uint64_t issue)
+{
+	struct rpl_closed *c = w->closed;
+	unsigned n = s->head;
+
 	s->head = c->nodes[n].next;
 	if (s->head == NIL)
 		s->tail = NIL;
@@ -1373,6 +1450,55 @@ void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 	s->prev_issue = issue;
 	if (io->rec.t_ns + rec_lat(w->run, &io->rec) > s->rec_end)
 		s->rec_end = io->rec.t_ns + rec_lat(w->run, &io->rec);
+}
+
+/* Rider si's commit completes at done with its leader's: its section's
+ * I/Os leave without I/O, as issued when it was ready and completed then
+ * (the transactions see them so). */
+static void ride_done(struct rpl_worker *w, unsigned si, uint64_t done)
+{
+	struct rpl_closed *c = w->closed;
+	struct cl_stream *s = &c->s[si];
+	int last = 0;
+
+	s->leader = NIL;
+	while (!last && s->head != NIL) {
+		struct rpl_io io = c->nodes[s->head].io;
+
+		last = !!(io.rec.flags & IST_F_COMMIT);
+		wake_give_back(w, &c->nodes[s->head], s->ride_at);
+		head_pop(w, s, &io, s->ride_at);
+		if (w->txtab) {
+			io.txn_ent = rpl_txn_issue(w, &io, s->ride_at);
+			rpl_txn_done(w, &io, done);
+		}
+	}
+	if (done > s->last_done)
+		s->last_done = done;
+	s->last_sync = 0; /* it slept on the lock */
+	w->commits_joined++;
+	requeue(w, si);
+}
+
+void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t issue)
+{
+	struct rpl_closed *c = w->closed;
+	unsigned si, n;
+	struct cl_stream *s;
+
+	if (!map_get(&c->map, io->rec.stream, &si))
+		return;
+	s = &c->s[si];
+	n = s->head;
+	if (n == NIL || c->nodes[n].io.seq != io->seq)
+		return;
+	if (takes_lock(w, si)) {
+		c->lock_owner = si;
+		if (w->run->o.commit_groups && section_commits(c, n))
+			gather_riders(w, si, issue);
+	}
+	wake_give_back(w, &c->nodes[n], issue);
+	head_pop(w, s, io, issue);
 	s->inflight++;
 	requeue(w, si);
 }
@@ -1395,8 +1521,24 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 	 * its next I/O is not for the commit device. */
 	if (c->lock_owner == si && ((io->rec.flags & IST_F_COMMIT) ||
 				    (!s->inflight && !head_flushes(w, si)))) {
+		unsigned riders = 0;
+
 		c->lock_owner = NIL;
 		c->lock_released = done;
+		/* its riders complete with its commit; without one (a write
+		 * section that released the lock) they wait again */
+		for (unsigned i = 0; i < c->ns; i++) {
+			if (c->s[i].leader != si)
+				continue;
+			if (io->rec.flags & IST_F_COMMIT) {
+				ride_done(w, i, done);
+				riders++;
+			} else {
+				c->s[i].leader = NIL;
+			}
+		}
+		if (riders)
+			w->commit_groups++;
 		for (unsigned i = 0; i < c->ns; i++)
 			if (i != si && c->s[i].head != NIL && !c->s[i].inflight)
 				requeue(w, i);

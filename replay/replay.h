@@ -173,6 +173,9 @@ struct rpl_opts {
 	unsigned txn_per;           /* closed/TPS-eq: N I/Os per txn if no ids */
 	int serial_commits;         /* closed: one stream at a time writes and
 				       flushes the commit device (a WAL lock) */
+	int commit_groups;          /* serial commits: a commit ready while
+				       the lock is held completes with the
+				       next holder's flush (group commit) */
 	int txn_latency_cycle;      /* a transaction's latency runs from its
 				       stream's previous transaction's end */
 	const char *think_sched;    /* closed: a run-queue sidecar (record
@@ -298,6 +301,9 @@ struct rpl_result {
 	uint64_t wakes_dropped;      /* recorded wake-ups the replay did not
 					cause, and the CPU time taken off   */
 	uint64_t wakes_kept, wake_cpu_dropped_ns;
+	uint64_t commits_joined;     /* --commit-groups: commits completed by
+					another stream's flush, no I/O */
+	uint64_t commit_groups;      /* and the flushes that carried them */
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	struct rpl_op_result op[IST_OP_COUNT];

@@ -140,6 +140,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "think_scale", json_object_new_double(op->think_scale));
 	add(o, "txn_per", ju64(op->txn_per));
 	add(o, "serial_commits", json_object_new_boolean(op->serial_commits));
+	add(o, "commit_groups", json_object_new_boolean(op->commit_groups));
 	add(o, "txn_latency", json_object_new_string(op->txn_latency_cycle ? "cycle" : "first"));
 	add(o, "think_sched", op->think_sched ? json_object_new_string(op->think_sched) : NULL);
 	add(o, "cpus", op->cpus ? json_object_new_int64(op->cpus) : NULL);
@@ -283,6 +284,13 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		add(wk, "kept", ju64(res->wakes_kept));
 		add(wk, "cpu_dropped_ns", ju64(res->wake_cpu_dropped_ns));
 		add(tx, "wakeups", wk);
+	}
+	if (in->opts->commit_groups) {
+		json_object *cg = json_object_new_object();
+
+		add(cg, "joined", ju64(res->commits_joined));
+		add(cg, "groups", ju64(res->commit_groups));
+		add(tx, "commit_groups", cg);
 	}
 	add(tx, "latency_ns", pcts(&res->txn_lat));
 	add(tx, "recorded_latency_ns", res->rec_txn_lat.count ? pcts(&res->rec_txn_lat) : NULL);

@@ -218,6 +218,8 @@ int rpl_results_build(struct rpl_run *r)
 		res->wakes_dropped += w->wakes_dropped;
 		res->wakes_kept += w->wakes_kept;
 		res->wake_cpu_dropped_ns += w->wake_cpu_dropped;
+		res->commits_joined += w->commits_joined;
+		res->commit_groups += w->commit_groups;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
 		if (w->wake_margin_max > res->wake_margin_max_ns)

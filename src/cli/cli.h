@@ -63,6 +63,12 @@ void cli_err_source(const char *file, const struct rpl_source *src, int err);
  * trace workload so, before any I/O (precondition fills the target first). */
 int cli_check_trace(const char *file);
 
+/* Refuses an empty input file name ('' from an unset shell variable) among
+ * the n names, in one line ("'': an empty input file name") before any
+ * work: it was "iostorm: : No such file or directory", the name lost
+ * between the colons.  0, or -1 after the line. */
+int cli_check_inputs(const char *const *names, size_t n);
+
 /* Refuses an output path (one line on stderr, -1) that is empty, that
  * exists and is not a regular file, or that is the same file as one of the
  * n inputs; "-" and new paths pass. */
@@ -83,10 +89,19 @@ int cli_check_run_files(const char *out, const char *trace, const char *target);
  * ", ... (N in all)" beyond; for messages naming a device a trace lacks. */
 void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size);
 
-/* Flushes standard output; on a write error (a full disk, /dev/full) says
- * so in one line and returns -1, so that a command does not exit 0 on
- * output that was lost. */
+/* Flushes standard output; on a write error (a full disk, /dev/full), now
+ * or earlier, says so in one line (cli_err_stdout()) and returns -1, so
+ * that a command does not exit 0 (or 3, 4) on output that was lost. */
 int cli_close_stdout(void);
+/* Says "standard output: write error: REASON" (err an errno; 0 when the
+ * cause is not known any more: no reason), once per process: a command
+ * that reported its failed write and main()'s final check do not both. */
+void cli_err_stdout(int err);
+/* fflush(stdout) for progress lines that must show now (precondition's
+ * rounds, sweep's points, demo's steps): a failure is said at once with
+ * its cause (stdio forgets it: the later final check could not name it),
+ * the run goes on, and main() makes the exit status a failure. */
+void cli_flush_stdout(void);
 
 /* Warns (one line on stderr) when r has no usable footer: its writer died
  * or the file was cut short, and the commands read what chunks it has. */
@@ -94,6 +109,14 @@ void cli_warn_no_footer(const char *file, const ist_reader *r);
 /* The same for a trace opened as replay opens it (an IST file; a CSV has
  * no footer to miss). */
 void cli_warn_source_no_footer(const char *file, const struct rpl_source *src);
+
+/* For an option that lists and exits (--list, --list-formats; iostorm
+ * --help and --version, cmd NULL), after the options are parsed: the
+ * usage error (EXIT_USAGE) naming the first operand argv[optind] when
+ * there is one (synth --list tpcc listed the profiles and ignored tpcc),
+ * else 0. */
+int cli_list_no_operand(const char *cmd, const char *opt, int argc,
+			char **argv, int optind);
 
 /* The usage error (EXIT_USAGE) for what getopt_long() returned '?' for,
  * naming it; the commands set opterr = 0 so that it is the only message. */

@@ -214,7 +214,7 @@ int cmd_annotate(int argc, char **argv)
 	if (!out)
 		return cli_usage_error("annotate", "no output file (-o)");
 	in = argv[optind];
-	if (cli_check_output(out, &in, 1))
+	if (cli_check_inputs(&in, 1) || cli_check_output(out, &in, 1))
 		return EXIT_FAIL;
 
 	ret = ist_reader_open(&r, in);

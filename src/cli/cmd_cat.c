@@ -146,6 +146,8 @@ int cmd_cat(int argc, char **argv)
 	if (want_to && to <= from)
 		return cli_usage_error("cat", "--to must be later than --from");
 	file = argv[optind];
+	if (cli_check_inputs(&file, 1))
+		return EXIT_FAIL;
 	ret = ist_reader_open(&r, file);
 	if (ret) {
 		cli_err_open(file, ret);
@@ -213,13 +215,11 @@ int cmd_cat(int argc, char **argv)
 done:
 	free(recs);
 	ist_reader_close(r);
-	if (fflush(stdout)) {
-		cli_err("standard output: write error: %s", strerror(errno));
+	if (cli_close_stdout())
 		return EXIT_FAIL;
-	}
 	return status;
 write_error:
-	cli_err("standard output: write error: %s", strerror(errno));
+	cli_err_stdout(errno);
 	free(recs);
 	ist_reader_close(r);
 	return EXIT_FAIL;

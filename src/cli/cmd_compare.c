@@ -267,10 +267,8 @@ static int print_json(const struct rpt_run *a, const struct rpt_run *b,
 	istint_json_put_text(stdout, s);
 	putchar('\n');
 	json_object_put(root);
-	if (fflush(stdout) != 0) {
-		cli_err("standard output: %s", strerror(errno));
+	if (cli_close_stdout())
 		return EXIT_FAIL;
-	}
 	return status;
 }
 
@@ -298,7 +296,7 @@ int cmd_compare(int argc, char **argv)
 	struct rpt_compare_opts o = { .confidence = 0.95 };
 	struct rpt_run *a = NULL, *b = NULL;
 	struct rpt_comparison cmp;
-	int json = 0, c, e, rc;
+	int json = 0, list = 0, c, e, rc;
 	char err[256];
 
 	optind = 0;
@@ -339,11 +337,10 @@ int cmd_compare(int argc, char **argv)
 		}
 		case O_JSON: json = 1; e = 0; break;
 		case O_LIST:
-			for (const struct rpt_metric *m = rpt_metrics; m->key; m++)
-				printf("%-12s %-20s %-5s %s is better%s\n", m->key, m->name,
-				       m->unit, m->higher_better ? "higher" : "lower",
-				       m->src == RPT_IV_NONE ? "" : ", per-interval noise model");
-			return EXIT_OK;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			e = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -353,9 +350,19 @@ int cmd_compare(int argc, char **argv)
 		if (e)
 			return e;
 	}
+	if (list) {
+		e = cli_list_no_operand("compare", "--list", argc, argv, optind);
+		for (const struct rpt_metric *m = rpt_metrics; !e && m->key; m++)
+			printf("%-12s %-20s %-5s %s is better%s\n", m->key, m->name,
+			       m->unit, m->higher_better ? "higher" : "lower",
+			       m->src == RPT_IV_NONE ? "" : ", per-interval noise model");
+		return e;
+	}
 	if (argc - optind != 2)
 		return cli_usage_error("compare", "expected BASE.json NEW.json, got %d file%s",
 				       argc - optind, argc - optind == 1 ? "" : "s");
+	if (cli_check_inputs((const char *const *)&argv[optind], 2))
+		return EXIT_FAIL;
 	e = rpt_run_load(&a, argv[optind], err, sizeof(err));
 	if (e < 0) {
 		cli_err("%s: %s", argv[optind], err[0] ? err : ist_strerror(e));

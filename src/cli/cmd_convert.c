@@ -204,6 +204,17 @@ static int create_tmp(struct output *out, const char *arg)
 	return fd;
 }
 
+/* The output's failed write or close, err a negative errno or IST error:
+ * standard output's in every command's words (cli_err_stdout(), said once:
+ * main()'s final check adds no second line; it was "stdout: REASON"). */
+static void out_err(const struct output *out, int err)
+{
+	if (!strcmp(out->path, "-") && err < 0 && err > -IST_E_BASE)
+		cli_err_stdout(-err);
+	else
+		cli_err("%s: %s", out->name, ist_strerror(err));
+}
+
 static int open_output(struct output *out, const char *arg, const ist_header *h,
 		       const struct ist_writer_opts *opts)
 {
@@ -234,7 +245,7 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 			}
 		}
 		if (ret) {
-			cli_err("%s: %s", out->name, ist_strerror(ret));
+			out_err(out, ret);
 			return -1;
 		}
 		return 0;
@@ -258,7 +269,7 @@ static int open_output(struct output *out, const char *arg, const ist_header *h,
 	}
 	setvbuf(out->f, NULL, _IOFBF, 1 << 20);
 	if (ist_csv_write_header(out->f, h)) {
-		cli_err("%s: %s", out->name, strerror(errno ? errno : EIO));
+		out_err(out, errno ? -errno : -EIO);
 		return -1;
 	}
 	return 0;
@@ -273,7 +284,7 @@ static int write_records(struct output *out, const struct ist_record *recs,
 	if (out->w) {
 		ret = ist_writer_write(out->w, recs, n);
 		if (ret) {
-			cli_err("%s: %s", out->name, ist_strerror(ret));
+			out_err(out, ret);
 			return -1;
 		}
 		return 0;
@@ -285,7 +296,7 @@ static int write_records(struct output *out, const struct ist_record *recs,
 			return -1;
 		}
 		if (fwrite(line, 1, (size_t)ret, out->f) != (size_t)ret) {
-			cli_err("%s: %s", out->name, strerror(errno));
+			out_err(out, errno ? -errno : -EIO);
 			return -1;
 		}
 	}
@@ -303,7 +314,7 @@ static int close_output(struct output *out, int ok)
 		else
 			ret = ist_writer_close(out->w);
 		if (ret)
-			cli_err("%s: %s", out->name, ist_strerror(ret));
+			out_err(out, ret);
 		if (out->tmp) {
 			if (ok && !ret && (ret = istint_tmp_sync(out->tmp)))
 				cli_err("%s: %s", out->name, strerror(-ret));
@@ -322,10 +333,9 @@ static int close_output(struct output *out, int ok)
 	if (!out->f)
 		return ok ? 0 : -1;
 	if (out->f == stdout) {
-		if (fflush(stdout) && ok) {
-			cli_err("standard output: write error: %s", strerror(errno));
+		/* a failed convert said why; main() says a lost output */
+		if (ok && cli_close_stdout())
 			return -1;
-		}
 		return ok ? 0 : -1;
 	}
 	if (fclose(out->f) && ok) {
@@ -494,8 +504,8 @@ int cmd_convert(int argc, char **argv)
 	/* the fast writer deflates at level 1 only (and seldom) */
 	if (opts.level && opts.effort)
 		return cli_usage_error("convert", "--level and --fast exclude each other");
-	if (cli_check_output(argv[optind + 1],
-			     (const char *const *)&argv[optind], 1))
+	if (cli_check_inputs((const char *const *)&argv[optind], 1) ||
+	    cli_check_output(argv[optind + 1], (const char *const *)&argv[optind], 1))
 		return EXIT_FAIL;
 	if (open_input(&in, argv[optind])) {
 		close_input(&in);

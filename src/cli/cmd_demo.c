@@ -177,7 +177,7 @@ int cmd_demo(int argc, char **argv)
 	sargv[n++] = trace;
 	sargv[n] = NULL;
 	printf("== iostorm synth %s (seed 1, %s) -> %s\n", profile, duration, trace);
-	fflush(stdout);
+	cli_flush_stdout();
 	ret = run(cmd_synth, sargv);
 	if (ret == EXIT_OK) {
 		n = 0;
@@ -195,7 +195,7 @@ int cmd_demo(int argc, char **argv)
 		rargv[n] = NULL;
 		printf("\n== iostorm replay %s --target %s --create --timing %s\n\n",
 		       trace, target, timing);
-		fflush(stdout);
+		cli_flush_stdout();
 		ret = run(cmd_replay, rargv);
 	}
 	if (keep) {

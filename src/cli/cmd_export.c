@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"Writes an IST trace in a format other tools read.\n"
 		"\n"
 		"Options:\n"
-		"  -f, --format F        csv (canonical, exact), fio (iolog v3, for\n"
+		"  -f, --format F        csv (canonical, exact, with the metadata and\n"
+		"                        device table: convert's CSV), fio (iolog v3, for\n"
 		"                        fio --read_iolog) or blkparse (blkparse-like text)\n"
 		"  -o, --output FILE     output file ('-' for standard output; required)\n"
 		"      --map DEV=FILE    write FILE instead of the device name DEV\n"
@@ -51,7 +52,7 @@ int cmd_export(int argc, char **argv)
 	struct exp_options opt = { 0 };
 	struct exp_result res;
 	const char *out = NULL;
-	int c, quiet = 0, ret;
+	int c, quiet = 0, list = 0, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -97,11 +98,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		}
 		case O_LIST:
-			for (unsigned i = 0; exp_formats[i]; i++)
-				printf("%-10s %s\n", exp_formats[i]->name,
-				       exp_formats[i]->description);
-			free(map);
-			return EXIT_OK;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -115,7 +114,12 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	opt.map = map;
-	if (!f)
+	if (list) {
+		ret = cli_list_no_operand("export", "--list-formats", argc, argv, optind);
+		for (unsigned i = 0; !ret && exp_formats[i]; i++)
+			printf("%-10s %s\n", exp_formats[i]->name,
+			       exp_formats[i]->description);
+	} else if (!f)
 		ret = cli_usage_error("export", "no --format (csv, fio, blkparse)");
 	else if (optind != argc - 1)
 		ret = cli_usage_error("export", "expected one input IST file");
@@ -125,7 +129,8 @@ int cmd_export(int argc, char **argv)
 		/* it was accepted and changed nothing */
 		ret = cli_usage_error("export", "--map applies to fio and blkparse output "
 				      "(csv keeps device indexes)");
-	else if (cli_check_output(out, (const char *const *)&argv[optind], 1))
+	else if (cli_check_inputs((const char *const *)&argv[optind], 1) ||
+		 cli_check_output(out, (const char *const *)&argv[optind], 1))
 		ret = EXIT_FAIL;
 	else
 		ret = -1;
@@ -151,7 +156,11 @@ int cmd_export(int argc, char **argv)
 	ret = exp_run(argv[optind], out, f, &opt, &res);
 	free(map);
 	if (ret) {
-		if (res.err_where[0])
+		/* a failed write on standard output in every command's words
+		 * (it was "-: REASON", then main()'s own line) */
+		if (!strcmp(out, "-") && ferror(stdout))
+			cli_err_stdout(ret < 0 && ret > -4096 ? -ret : 0);
+		else if (res.err_where[0])
 			cli_err("%s: %s: %s", res.err_file, res.err_where,
 				res.err_reason);
 		else

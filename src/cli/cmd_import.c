@@ -126,7 +126,7 @@ int cmd_import(int argc, char **argv)
 	struct imp_result *res;
 	const char *out = NULL;
 	char **inputs = NULL;
-	int c, quiet = 0, ninputs = 0, ret, check = 0;
+	int c, quiet = 0, ninputs = 0, ret, check = 0, list = 0;
 	uint64_t v;
 
 	optind = 1;
@@ -140,8 +140,9 @@ int cmd_import(int argc, char **argv)
 						       optarg);
 			break;
 		case O_LIST:
-			list_formats();
-			return EXIT_OK;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -204,6 +205,12 @@ int cmd_import(int argc, char **argv)
 			return cli_bad_option("import", argc, argv);
 		}
 	}
+	if (list) {
+		ret = cli_list_no_operand("import", "--list-formats", argc, argv, optind);
+		if (!ret)
+			list_formats();
+		return ret;
+	}
 	if (optind >= argc)
 		return cli_usage_error("import", "no input file");
 	if (!out && !check)
@@ -219,6 +226,9 @@ int cmd_import(int argc, char **argv)
 				       imp_unused_option(&opt, opt.format), opt.format->name);
 	if (opt.columns && !opt.format)
 		opt.format = imp_format_find("csv");
+	/* before the expansion: '' would be ".blktrace.0", ... */
+	if (cli_check_inputs((const char *const *)&argv[optind], argc - optind))
+		return EXIT_FAIL;
 	if (expand_inputs(argv + optind, argc - optind, &inputs, &ninputs)) {
 		cli_err("out of memory");
 		return EXIT_FAIL;

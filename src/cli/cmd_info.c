@@ -220,6 +220,8 @@ int cmd_info(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("info", "expected one FILE");
+	if (cli_check_inputs((const char *const *)&argv[optind], 1))
+		return EXIT_FAIL;
 	ret = ist_reader_open(&r, argv[optind]);
 	if (ret) {
 		cli_err_open(argv[optind], ret);
@@ -241,9 +243,7 @@ int cmd_info(int argc, char **argv)
 		print_text(argv[optind], r, t, bad);
 	ist_totals_acc_free(acc);
 	ist_reader_close(r);
-	if (fflush(stdout)) {
-		cli_err("standard output: write error: %s", strerror(errno));
+	if (cli_close_stdout())
 		return EXIT_FAIL;
-	}
 	return EXIT_OK;
 }

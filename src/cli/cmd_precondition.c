@@ -57,9 +57,9 @@ static void usage(FILE *f)
 		"      --quiet           no progress on stdout\n"
 		"  -h, --help            this help\n"
 		"\n"
-		"Exit status: 0 steady state reached, 1 failure or refusal, 2 usage error,\n"
-		"4 no steady state within --max-rounds (or interrupted); the result is\n"
-		"written in both cases.\n");
+		"Exit status: 0 steady state reached, 1 failure or refusal (or the\n"
+		"progress on stdout lost), 2 usage error, 4 no steady state within\n"
+		"--max-rounds (or interrupted); the result is written in both cases.\n");
 }
 
 #define EXIT_NOT_STEADY 4
@@ -103,7 +103,7 @@ static void print_point(void *arg, const char *phase, const struct rpt_point *p)
 		printf("round %3u %10.0f IOPS %8.1f MB/s  mean %10s  p99 %10s\n", p->round,
 		       p->iops, p->mbps, cli_fmt_ns(p->lat.mean, a, sizeof(a)),
 		       cli_fmt_ns(p->lat.p99, b, sizeof(b)));
-	fflush(stdout);
+	cli_flush_stdout();
 }
 
 enum { O_PASSES = 256, O_WORKLOAD, O_SET, O_ROUND, O_MAXR, O_THREADS, O_QD, O_REGION, O_QUIET };
@@ -244,6 +244,12 @@ int cmd_precondition(int argc, char **argv)
 		goto out;
 	}
 	v -= v % 131072;
+	/* it was "'': No such file or directory, nor a built-in pattern..." */
+	if (!*wname) {
+		cli_err("'': an empty --workload (a pattern, a synth profile or a trace file)");
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	w.pattern = rpt_pattern_find(wname);
 	if (!w.pattern && synth_known(wname)) {
 		struct rpl_source *probe;

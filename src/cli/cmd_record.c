@@ -910,8 +910,6 @@ int cmd_record(int argc, char **argv)
 			spool = 1;
 			break;
 		case OPT_RECOVER:
-			if (!*optarg)
-				return cli_usage_error("record", "--recover needs a spool directory");
 			recover = optarg;
 			break;
 		case OPT_BUFFER:
@@ -929,8 +927,6 @@ int cmd_record(int argc, char **argv)
 			po.filter = optarg;
 			break;
 		case OPT_SCHED:
-			if (!*optarg)
-				return cli_usage_error("record", "--sched needs a file name");
 			sched = optarg;
 			break;
 		case OPT_SCHED_COMM:
@@ -997,6 +993,29 @@ int cmd_record(int argc, char **argv)
 	/* as convert --fast: an option that would do nothing is refused */
 	if (compact && ol > 4 && !strcmp(out + ol - 4, ".csv"))
 		return cli_usage_error("record", "--compact applies to an IST output (OUT is CSV)");
+	/* an empty name ('' from an unset shell variable) in the words of
+	 * every command, before any work: -o '' was ": Invalid argument",
+	 * --from-pcap '' ": : No such file or directory", --recover '' and
+	 * --sched '' usage errors unlike every other command's */
+	{
+		const char *in[] = { file, recover };
+
+		if (cli_check_inputs(in, 2))
+			return EXIT_FAIL;
+		if (!*out || (sched && !*sched)) {
+			cli_err("'': an empty output file name");
+			return EXIT_FAIL;
+		}
+		for (unsigned i = 0; i < ndev; i++)
+			if (!*devs[i]) {
+				cli_err("'': an empty device name");
+				return EXIT_FAIL;
+			}
+		if (iface && !*iface) {
+			cli_err("'': an empty interface name");
+			return EXIT_FAIL;
+		}
+	}
 	{
 		const char *in = file ? file : recover;
 

@@ -18,6 +18,8 @@
 #include "replay/replay.h"
 
 #define CMD "replay"
+/* --serial-commits forms group commits on the target unless told off */
+#define COMMIT_GROUPS_DEFAULT 0
 
 static const char usage_text[] =
 	"Usage: iostorm replay TRACE --target [DEV=]PATH ... [options]\n"
@@ -55,6 +57,10 @@ static const char usage_text[] =
 	"      --txn-per N          a transaction is every N I/Os of a stream\n"
 	"      --serial-commits     closed: one stream at a time writes and flushes\n"
 	"                           the commit device (a database's log lock)\n"
+	"      --commit-groups on|off  with --serial-commits: a commit ready while\n"
+	"                           the lock is held completes with the next\n"
+	"                           holder's flush, without I/O (group commit\n"
+	"                           formed on the target; default off)\n"
 	"      --think-sched FILE   closed: take the streams' run-queue waits in FILE\n"
 	"                           (record --sched) out of their think times\n"
 	"      --cpus N             closed, with --think-sched: serve the streams'\n"
@@ -106,7 +112,7 @@ enum {
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
-	O_SERIAL_COMMITS, O_TXN_LATENCY,
+	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_TXN_LATENCY,
 	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST,
 };
 
@@ -131,6 +137,7 @@ static const struct option longopts[] = {
 	{ "think-scale", required_argument, NULL, O_THINK },
 	{ "txn-per", required_argument, NULL, O_TXN_PER },
 	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
+	{ "commit-groups", required_argument, NULL, O_COMMIT_GROUPS },
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "cpu-scale", required_argument, NULL, O_CPU_SCALE },
@@ -298,6 +305,9 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 			       "%.1f ms of CPU off at %.1f us each; %" PRIu64 " kept\n",
 			       res->wakes_dropped, (double)res->wake_cpu_dropped_ns / 1e6,
 			       (double)res->wake_cost_ns / 1e3, res->wakes_kept);
+		if (o->commit_groups)
+			printf("  commits    %" PRIu64 " carried by another stream's flush, in %"
+			       PRIu64 " group commits\n", res->commits_joined, res->commit_groups);
 		if (res->rec_txn_lat.count)
 			print_pcts_row(" recorded", &res->rec_txn_lat);
 	}
@@ -368,6 +378,7 @@ int cmd_replay(int argc, char **argv)
 	int c, quiet = 0, progress = -1, ret, err, timing_set = 0;
 	/* given, for the options that only some modes use */
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
+	int commit_groups = -1; /* --commit-groups: -1 not given */
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
 	struct rpl_report_info info;
@@ -476,9 +487,16 @@ int cmd_replay(int argc, char **argv)
 		case O_SERIAL_COMMITS:
 			o.serial_commits = 1;
 			break;
+		case O_COMMIT_GROUPS:
+			if (!strcmp(optarg, "on"))
+				commit_groups = 1;
+			else if (!strcmp(optarg, "off"))
+				commit_groups = 0;
+			else
+				return cli_usage_error(CMD, "bad --commit-groups '%s' (on or off)",
+						       optarg);
+			break;
 		case O_THINK_SCHED:
-			if (!*optarg)
-				return cli_usage_error(CMD, "--think-sched needs a file");
 			o.think_sched = optarg;
 			break;
 		case O_CPUS:
@@ -632,6 +650,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--to must be after --from");
 	if (o.serial_commits && o.timing != RPL_TIMING_CLOSED)
 		return cli_usage_error(CMD, "--serial-commits needs --timing closed");
+	if (commit_groups >= 0 && !o.serial_commits)
+		return cli_usage_error(CMD, "--commit-groups needs --serial-commits");
+	o.commit_groups = o.serial_commits && (commit_groups < 0 ? COMMIT_GROUPS_DEFAULT :
+					       commit_groups);
 	if (o.think_sched && o.timing != RPL_TIMING_CLOSED)
 		return cli_usage_error(CMD, "--think-sched needs --timing closed");
 	if (o.cpus && !o.think_sched)
@@ -655,6 +677,11 @@ int cmd_replay(int argc, char **argv)
 		const char *in[RPL_MAX_TARGETS + 2];
 		size_t n = 0;
 
+		/* --think-sched '' was a usage error, unlike every other name */
+		in[0] = trace;
+		in[1] = o.think_sched;
+		if (cli_check_inputs(in, 2))
+			return EXIT_FAIL;
 		in[n++] = trace;
 		for (unsigned i = 0; i < o.ntargets; i++)
 			in[n++] = o.targets[i].path;

@@ -99,8 +99,8 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "more than %d runs", MAX_RUNS);
 	if (nlabels > (size_t)(argc - optind))
 		return cli_usage_error("report", "%zu labels for %d runs", nlabels, argc - optind);
-	if (cli_check_output(output, (const char *const *)&argv[optind],
-			     argc - optind))
+	if (cli_check_inputs((const char *const *)&argv[optind], argc - optind) ||
+	    cli_check_output(output, (const char *const *)&argv[optind], argc - optind))
 		return EXIT_FAIL;
 	for (int i = optind; i < argc; i++) {
 		char err[256];

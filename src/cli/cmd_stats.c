@@ -411,6 +411,8 @@ int cmd_stats(int argc, char **argv)
 		return cli_usage_error("stats", optind >= argc ? "no TRACE given" :
 				       "one TRACE only");
 	path = argv[optind];
+	if (cli_check_inputs(&path, 1))
+		return EXIT_FAIL;
 	rc = ends_with(path, ".csv") ? feed_csv(path, &st, &o, &hdr) :
 					 feed_ist(path, &st, &o, &hdr);
 	if (rc == EXIT_OK && rpt_stats_finish(st) < 0) {

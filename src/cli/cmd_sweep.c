@@ -104,7 +104,7 @@ static void print_point(void *arg, const char *phase, const struct rpt_point *p)
 	printf("%-6s %-16s %12.0f IOPS %10.1f MB/s  mean %10s  p99 %10s\n", phase, name,
 	       p->iops, p->mbps, cli_fmt_ns(p->lat.mean, a, sizeof(a)),
 	       cli_fmt_ns(p->lat.p99, b, sizeof(b)));
-	fflush(stdout);
+	cli_flush_stdout();
 }
 
 /* A list of counts (threads, queue depths): cli_parse_list() of whole
@@ -174,6 +174,7 @@ int cmd_sweep(int argc, char **argv)
 	static const double def_tq[] = { 2, 4, 8, 16 };
 	double threads[RPT_SWEEP_MAX], qd[RPT_SWEEP_MAX], rates[RPT_SWEEP_MAX];
 	int nthreads = 4, nqd = 4, nrates = 12, quiet = 0, c, e, rc = EXIT_OK, remap = -1, seed_set = 0;
+	int list = 0;
 	struct workload w = { .seed = 1 };
 	const char *target = NULL, *output = NULL;
 	uint64_t size = 0, region = 0, point_ns = 5000000000ull, v;
@@ -287,10 +288,9 @@ int cmd_sweep(int argc, char **argv)
 			quiet = 1;
 			break;
 		case O_LIST:
-			for (const struct rpt_pattern *p = rpt_patterns; p->name; p++)
-				printf("%-14s %s\n", p->name, p->summary);
-			printf("(--synth takes the profiles of `iostorm synth --list`)\n");
-			goto out;
+			/* after the options: an operand is a usage error */
+			list = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			goto out;
@@ -299,10 +299,23 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (list) {
+		rc = cli_list_no_operand("sweep", "--list", argc, argv, optind);
+		if (rc)
+			goto out;
+		for (const struct rpt_pattern *p = rpt_patterns; p->name; p++)
+			printf("%-14s %s\n", p->name, p->summary);
+		printf("(--synth takes the profiles of `iostorm synth --list`)\n");
+		goto out;
+	}
 	if (optind < argc)
 		w.trace = argv[optind++];
 	if (optind < argc) {
 		rc = cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (cli_check_inputs(&w.trace, 1)) {
+		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (!!w.trace + !!w.pattern + !!w.synth.profile != 1) {

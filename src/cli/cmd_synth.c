@@ -249,8 +249,10 @@ int cmd_synth(int argc, char **argv)
 		}
 	}
 	if (do_list) {
-		list_profiles();
-		return EXIT_OK;
+		rc = cli_list_no_operand("synth", "--list", argc, argv, optind);
+		if (!rc)
+			list_profiles();
+		return rc;
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("synth", optind >= argc ? "no PROFILE given" :

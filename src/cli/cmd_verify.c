@@ -109,6 +109,8 @@ int cmd_verify(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error("verify", "expected one FILE");
 	file = argv[optind];
+	if (cli_check_inputs(&file, 1))
+		return EXIT_FAIL;
 	ret = ist_reader_open(&r, file);
 	if (ret) {
 		cli_err_open(file, ret);

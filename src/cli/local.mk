@@ -14,6 +14,9 @@ EXTRA_DIST += tests/cli/demo.sh
 # an empty output file name is refused before any work
 TESTS += tests/cli/empty_output_name.sh
 EXTRA_DIST += tests/cli/empty_output_name.sh
+# an empty input file name is refused in one line naming it ('')
+TESTS += tests/cli/empty_input_name.sh
+EXTRA_DIST += tests/cli/empty_input_name.sh
 # tables end their lines with their last figure
 TESTS += tests/cli/trailing_blanks.sh
 EXTRA_DIST += tests/cli/trailing_blanks.sh

@@ -38,15 +38,14 @@ static const struct cli_command *find_command(const char *name)
 
 /* A command's exit status, made a failure when what it printed on standard
  * output could not be written (iostorm cat >/dev/full): exit 0 promises
- * the output is complete. */
+ * the output is complete, and so do compare's 3, record's 3 and
+ * precondition's 4 (a result, not a failure: precondition >/dev/full
+ * exited 4 without a word).  Said once (cli_err_stdout()) whatever the
+ * status: a failure (1) or usage error (2) keeps its status. */
 static int finish(int rc)
 {
-	if (rc == EXIT_OK) {
-		if (cli_close_stdout())
-			return EXIT_FAIL;
-	} else {
-		fflush(stdout);
-	}
+	if (cli_close_stdout() && rc != EXIT_USAGE)
+		return EXIT_FAIL;
 	return rc;
 }
 
@@ -59,10 +58,15 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		/* what follows was ignored, as help's extra words were */
+		if (argc > 2)
+			return cli_list_no_operand(NULL, argv[1], argc, argv, 2);
 		printf("iostorm %s\n", PACKAGE_VERSION);
 		return finish(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc > 2)
+			return cli_list_no_operand(NULL, argv[1], argc, argv, 2);
 		print_help(stdout);
 		return finish(EXIT_OK);
 	}

@@ -47,10 +47,8 @@ int cli_outfile_close(struct cli_outfile *o, int err)
 	struct istint_tmpfile t = { o->f, o->path, o->tmp };
 
 	if (!o->tmp) {
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			cli_err("standard output: %s", strerror(errno ? errno : EIO));
+		if (cli_close_stdout())
 			return -1;
-		}
 		if (err < 0) {
 			cli_err("%s", strerror(-err));
 			return -1;

@@ -223,6 +223,16 @@ const char *cli_fmt_bytes(double bytes, char *buf, size_t size)
 	return buf;
 }
 
+int cli_check_inputs(const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !names[i][0]) {
+			cli_err("'': an empty input file name");
+			return -1;
+		}
+	return 0;
+}
+
 int cli_check_output(const char *out, const char *const *inputs, size_t n)
 {
 	struct stat so, si;
@@ -316,12 +326,47 @@ void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size)
 		snprintf(buf + k, size - k, ", ... (%u in all)", nd);
 }
 
+int cli_list_no_operand(const char *cmd, const char *opt, int argc,
+			char **argv, int optind)
+{
+	if (optind >= argc)
+		return 0;
+	return cli_usage_error(cmd, "unexpected argument '%s' (%s takes none)",
+			       argv[optind], opt);
+}
+
+/* the CLI's own state, not the library's: one message per process */
+static int stdout_error_said;
+
+void cli_err_stdout(int err)
+{
+	if (stdout_error_said)
+		return;
+	stdout_error_said = 1;
+	if (err)
+		cli_err("standard output: write error: %s", strerror(err));
+	else
+		cli_err("standard output: write error");
+}
+
+void cli_flush_stdout(void)
+{
+	if (fflush(stdout))
+		cli_err_stdout(errno);
+}
+
 int cli_close_stdout(void)
 {
-	/* what was printed but not yet written, and any earlier failure */
-	if (fflush(stdout) == 0 && !ferror(stdout))
+	int err = 0;
+
+	/* what was printed but not yet written, and any earlier failure:
+	 * stdio drops the buffer of a failed write, so that a later fflush()
+	 * succeeds with errno of whatever call came last, not the cause */
+	if (fflush(stdout))
+		err = errno;
+	else if (!ferror(stdout))
 		return 0;
-	cli_err("standard output: write error: %s", strerror(errno ? errno : EIO));
+	cli_err_stdout(err);
 	return -1;
 }
 

@@ -28,15 +28,6 @@
  * table of their own, index FMT_ANS_PRE, and the rest as model 1. */
 #define FMT_ANS_PRE FMT_ANS_CTX
 
-struct ans_model {
-	unsigned kind;   /* 0, 1 or 2 */
-	unsigned nctx;   /* tables used: 1, 4 or 5 */
-	uint64_t prefix; /* model 2 */
-	uint16_t freq[FMT_ANS_CTX + 1][256];
-	uint16_t start[FMT_ANS_CTX + 1][256];
-	uint64_t rcp[FMT_ANS_CTX + 1][256]; /* ceil(2^64 / freq), freq >= 2 */
-};
-
 /* -log2(f / ANS_M) in 1/256 bits, for f in [1, ANS_M] (a few hundred
  * calls per column: no table, nothing shared between threads). */
 static inline uint64_t cost_of(unsigned f)
@@ -97,7 +88,7 @@ static uint64_t model_cost(const uint32_t *cnt, const uint16_t *freq,
 }
 
 /* Serialises the model's tables; returns bytes written. */
-static size_t put_tables(const struct ans_model *m, uint8_t *out)
+static size_t put_tables(const struct fmt_ans_plan *m, uint8_t *out)
 {
 	uint8_t *p = out;
 
@@ -122,21 +113,6 @@ static size_t put_tables(const struct ans_model *m, uint8_t *out)
 	return (size_t)(p - out);
 }
 
-static void model_prepare(struct ans_model *m)
-{
-	for (unsigned c = 0; c < m->nctx; c++) {
-		unsigned st = 0;
-
-		for (unsigned s = 0; s < 256; s++) {
-			unsigned f = m->freq[c][s];
-
-			m->start[c][s] = (uint16_t)st;
-			st += f;
-			m->rcp[c][s] = f >= 2 ? UINT64_MAX / f + 1 : 0;
-		}
-	}
-}
-
 /*
  * The encoder's view of a symbol: C(x) = (x / f) * 2^12 + x % f + start
  * = x + bias + q * cmpl with q = x / f (a multiplication by rcp, the
@@ -152,18 +128,23 @@ struct ans_esym {
 	uint16_t cmpl;
 };
 
-static void esym_prepare(const struct ans_model *m, struct ans_esym (*e)[256])
+static void esym_prepare(const struct fmt_ans_plan *m,
+			 struct ans_esym (*e)[256])
 {
-	for (unsigned c = 0; c < m->nctx; c++)
+	for (unsigned c = 0; c < m->nctx; c++) {
+		unsigned st = 0;
+
 		for (unsigned s = 0; s < 256; s++) {
 			unsigned f = m->freq[c][s];
 			struct ans_esym *y = &e[c][s];
 
 			y->xlim = (uint32_t)(((uint64_t)f << (32 - FMT_ANS_BITS)) - 1);
 			y->cmpl = (uint16_t)(ANS_M - f);
-			y->bias = (uint16_t)(m->start[c][s] + (f == 1 ? ANS_M - 1 : 0));
-			y->rcp = f >= 2 ? m->rcp[c][s] : UINT64_MAX;
+			y->bias = (uint16_t)(st + (f == 1 ? ANS_M - 1 : 0));
+			y->rcp = f >= 2 ? UINT64_MAX / f + 1 : UINT64_MAX;
+			st += f;
 		}
+	}
 }
 
 /*
@@ -271,19 +252,15 @@ static void count_split(const uint8_t *in, size_t len, size_t prefix,
 				    part[2][x][s] + part[3][x][s];
 }
 
-size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
-		      uint8_t *out, size_t limit, uint8_t *tmp)
+size_t fmt_ans_plan(struct fmt_ans_plan *m, const uint8_t *in, size_t len,
+		    size_t prefix, size_t limit, uint8_t *tmp)
 {
 	enum { ALL = FMT_ANS_CTX + 1 };
 	uint32_t cnt[ALL + 1][256];
-	struct ans_esym esym[FMT_ANS_CTX + 1][256];
-	struct ans_model m;
 	uint64_t total[ALL] = { 0 }, cost0 = 0, cost1 = 0, tb0 = 0, tb1 = 0;
-	uint16_t *wp, *wend;
-	uint32_t x[2] = { ANS_L, ANS_L };
 	unsigned ctx = 0, nt;
-	size_t hl, nw;
 
+	m->len = 0;
 	if (len < 16)
 		return 0;
 	if (prefix > len)
@@ -314,9 +291,9 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		}
 	/* the sizes of model 0 and of model 1 (2 with a prefix); keep the
 	 * smaller */
-	memset(&m, 0, sizeof(m));
-	normalise(cnt[ALL], len, m.freq[0]);
-	cost0 = model_cost(cnt[ALL], m.freq[0], &tb0);
+	memset(m->freq[0], 0, sizeof(m->freq[0]));
+	normalise(cnt[ALL], len, m->freq[0]);
+	cost0 = model_cost(cnt[ALL], m->freq[0], &tb0);
 	for (unsigned c = 0; c < nt; c++) {
 		uint16_t f[256] = { 0 };
 
@@ -332,25 +309,41 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 	if ((cost0 < cost1 ? cost0 : cost1) + 16 >= limit)
 		return 0;
 	if (cost1 < cost0) {
-		m.kind = prefix ? 2 : 1;
-		m.nctx = nt;
-		m.prefix = prefix;
+		m->kind = prefix ? 2 : 1;
+		m->nctx = nt;
+		m->prefix = prefix;
 		for (unsigned c = 0; c < nt; c++) {
-			memset(m.freq[c], 0, sizeof(m.freq[c]));
+			memset(m->freq[c], 0, sizeof(m->freq[c]));
 			if (total[c])
-				normalise(cnt[c], total[c], m.freq[c]);
+				normalise(cnt[c], total[c], m->freq[c]);
 		}
 	} else {
-		m.kind = 0;
-		m.nctx = 1;
+		m->kind = 0;
+		m->nctx = 1;
+		m->prefix = 0;
 	}
-	model_prepare(&m);
-	esym_prepare(&m, esym);
-	hl = put_tables(&m, out);
+	m->len = len;
+	/* the model byte and the two states besides the tables and the
+	 * symbols' bits */
+	return (cost0 < cost1 ? cost0 : cost1) + 9;
+}
+
+size_t fmt_ans_write(const struct fmt_ans_plan *m, const uint8_t *in,
+		     uint8_t *out, size_t limit, uint8_t *tmp)
+{
+	struct ans_esym esym[FMT_ANS_CTX + 1][256];
+	uint16_t *wp, *wend;
+	uint32_t x[2] = { ANS_L, ANS_L };
+	size_t hl, nw, len = m->len;
+
+	if (!len)
+		return 0;
+	esym_prepare(m, esym);
+	hl = put_tables(m, out);
 	/* the symbols backwards, words downwards from wend (at most one
 	 * per symbol; tmp keeps the contexts below them) */
 	wend = (uint16_t *)(void *)(tmp + ((len + 1) & ~(size_t)1)) + len + 8;
-	if (m.kind)
+	if (m->kind)
 		wp = enc_run(esym, in, tmp, len, x, wend);
 	else
 		wp = enc_run(esym, in, NULL, len, x, wend);
@@ -366,6 +359,16 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		fmt_put16(out + hl + 8 + 2 * i, wp[i]);
 #endif
 	return hl + 8 + nw * 2;
+}
+
+size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
+		      uint8_t *out, size_t limit, uint8_t *tmp)
+{
+	struct fmt_ans_plan m;
+
+	if (!fmt_ans_plan(&m, in, len, prefix, limit, tmp))
+		return 0;
+	return fmt_ans_write(&m, in, out, limit, tmp);
 }
 
 /* Reads the model's tables into the decoding tables; returns the bytes

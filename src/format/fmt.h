@@ -320,6 +320,27 @@ struct fmt_ans_dec {
  */
 size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 		      uint8_t *out, size_t limit, uint8_t *tmp);
+
+/* fmt_ans_encode() in two steps, so that a writer learns ANS's size
+ * before it spends the encoding: fmt_ans_plan() counts the bytes,
+ * chooses the model and returns the size it estimates (the model's
+ * ideal code length, its tables and states; the coded size is within
+ * FMT_ANS_EST_ERR(len) bytes of it either way: each symbol's cost is
+ * rounded to 1/512 bit, and the states add or save a few bytes;
+ * measured: -18 to +18), or 0 when that is not below limit; fmt_ans_write() then codes the same in with the same tmp
+ * (which keeps the plan's contexts), as fmt_ans_encode() would. */
+struct fmt_ans_plan {
+	unsigned kind;   /* model 0, 1 or 2 */
+	unsigned nctx;   /* tables used */
+	uint64_t prefix; /* model 2 */
+	size_t len;      /* 0: no plan */
+	uint16_t freq[FMT_ANS_CTX + 1][256];
+};
+#define FMT_ANS_EST_ERR(len) ((len) / 4096 + 32)
+size_t fmt_ans_plan(struct fmt_ans_plan *m, const uint8_t *in, size_t len,
+		    size_t prefix, size_t limit, uint8_t *tmp);
+size_t fmt_ans_write(const struct fmt_ans_plan *m, const uint8_t *in,
+		     uint8_t *out, size_t limit, uint8_t *tmp);
 /* Decodes [in, in + inlen) into exactly want bytes at out; 0 or
  * IST_ECORRUPT. */
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,

@@ -41,6 +41,7 @@ struct ist_writer {
 	uint8_t *zbuf;       /* its deflated form */
 	uint8_t *abuf;       /* its ARITH form */
 	uint8_t *anstmp;     /* scratch of the ANS coder */
+	struct fmt_ans_plan plan; /* its model for the current column */
 	uint8_t *data;       /* stored column bytes of the chunk */
 	size_t data_cap;
 	z_stream zs;
@@ -54,8 +55,10 @@ struct ist_writer {
 	unsigned hdr_ndev;   /* devices in the header */
 	ist_header *foot;    /* footer metadata and late devices (1.2) */
 	/* per column: chunks left before deflate is tried again, after a
-	 * full deflate of the column lost to ANS */
+	 * full deflate of the column lost (see defl_lost()), and how many
+	 * trials in a row lost */
 	unsigned char defl_skip[FMT_NCOLS];
+	unsigned char defl_lost[FMT_NCOLS];
 };
 
 /* A column whose whole deflate lost to ANS is not deflated for this many
@@ -64,6 +67,22 @@ struct ist_writer {
  * synthetic trace), and the trial was a third to half of the writer's
  * time. */
 #define DEFL_BACKOFF 7
+
+/* The default writer's column whose deflate lost: skipped for 7, 15, 31,
+ * then 63 chunks as the losses go on (a trial that deflated the whole
+ * column lost every time on the synthetic trace's six large columns and
+ * its op column, on wsrch's and tencent's offsets: retrying every eighth
+ * chunk was still 40-60 % of the zlib time of their encode).  The trial
+ * after a loss deflates the whole only if its 4 KiB sample alone beats
+ * ANS's ratio (see try_deflate()); a win resets the count. */
+static void defl_lost(ist_writer *w, unsigned c)
+{
+	unsigned k = w->defl_lost[c];
+
+	if (k < 4)
+		w->defl_lost[c] = (unsigned char)++k;
+	w->defl_skip[c] = (unsigned char)((8u << (k - 1)) - 1);
+}
 
 static int write_all(ist_writer *w, const void *buf, size_t len)
 {
@@ -314,11 +333,13 @@ static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
 /* Columns from which try_deflate() decides on a sample first. */
 #define DEFL_SAMPLE_MIN 16384
 
-/* Deflates [in, in + len) into out if that is shorter than limit;
- * returns the deflated size or 0, *full telling whether a large column
- * was deflated whole (not only its sample). */
+/* Deflates [in, in + len) into out if that is at most limit bytes;
+ * returns the deflated size or 0, *full telling whether the column was
+ * deflated whole (not only its sample).  A large column's sample must
+ * come within 1/4 of the ratio target / len, or beat it when strict. */
 static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
-			  uint8_t *out, size_t limit, int *full)
+			  uint8_t *out, size_t target, size_t limit, int strict,
+			  int *full)
 {
 	*full = 0;
 	if (len < 64)
@@ -328,8 +349,10 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 		 * often does better: a sample of the column says whether
 		 * the whole is worth trying (deflate on the whole does
 		 * better than on the sample: 1/4 of slack) */
-		uint64_t room = (uint64_t)limit * 4096 / len * 5 / 4;
+		uint64_t room = (uint64_t)target * 4096 / len;
 
+		if (!strict)
+			room = room * 5 / 4;
 		if (room > 4096 - 4096 / 16)
 			room = 4096 - 4096 / 16;
 		if (deflateReset(&w->zs) != Z_OK)
@@ -343,7 +366,7 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	}
 	if (deflateReset(&w->zs) != Z_OK)
 		return 0;
-	*full = len > DEFL_SAMPLE_MIN; /* a deflate of a large column: the costly kind */
+	*full = 1;
 	w->zs.next_in = (Bytef *)in;
 	w->zs.avail_in = (uInt)len;
 	w->zs.next_out = out;
@@ -366,6 +389,18 @@ static size_t try_arith(const uint8_t *col, const struct fmt_coldesc *d,
 		return 0;
 	return fmt_arith_encode(col, d->raw_len,
 				d->coding == FMT_CODE_HIST ? n : 0, out, limit);
+}
+
+/* The ANS form of the column planned in w->plan, at the chunk's data
+ * offset dlen; its size or 0.  The writer plans before it deflates: a
+ * column that deflate wins by more than the plan's error (cloudphysics's
+ * offsets and lengths, and every column of a trace whose records repeat)
+ * is never ANS-coded, which was a third of such a column's time. */
+static size_t ans_write(ist_writer *w, const struct fmt_coldesc *d,
+			size_t dlen)
+{
+	return fmt_ans_write(&w->plan, w->colbuf, w->data + dlen,
+			     d->raw_len - d->raw_len / 32, w->anstmp);
 }
 
 static int write_chunk(ist_writer *w)
@@ -396,24 +431,38 @@ static int write_chunk(ist_writer *w)
 		w->cols.same |= (uint32_t)!w->diff[c] << c;
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		struct fmt_coldesc *d = &desc[c];
-		size_t a, m, z, limit;
+		size_t a, e, err, m, z, zlim, limit;
 
 		fmt_encode_column(w->hist, (enum fmt_col)c, &w->cols, n, w->colbuf, d);
 		/* stored as coded unless ANS or deflate saves 1/32 */
 		limit = d->raw_len - d->raw_len / 32;
-		a = fmt_ans_encode(w->colbuf, d->raw_len,
-				   d->coding == FMT_CODE_HIST ? n : 0,
-				   w->data + dlen, limit, w->anstmp);
-		z = m = 0;
+		/* ANS's size first, its encoding only if deflate does not
+		 * beat it for sure (see ans_write()) */
+		e = fmt_ans_plan(&w->plan, w->colbuf, d->raw_len,
+				 d->coding == FMT_CODE_HIST ? n : 0, limit,
+				 w->anstmp);
+		err = FMT_ANS_EST_ERR(d->raw_len);
+		zlim = e && e + err < limit ? e + err : limit;
+		a = z = m = 0;
 		if (w->defl_skip[c]) {
 			w->defl_skip[c]--;
 		} else if (w->effort == IST_EFFORT_DEFAULT) {
-			int full;
+			int full, lost = w->defl_lost[c] != 0;
 
 			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
-					a ? a : limit, &full);
-			if (!z && full && a)
-				w->defl_skip[c] = DEFL_BACKOFF;
+					e ? e : limit, zlim, lost, &full);
+			/* deflate is kept when it is shorter than ANS (zlib
+			 * reports an output that fills its room exactly as
+			 * not finished) */
+			if (z && e && z + err >= e) {
+				a = ans_write(w, d, dlen);
+				if (a && z >= a)
+					z = 0;
+			}
+			if (z)
+				w->defl_lost[c] = 0;
+			else if (full || lost)
+				defl_lost(w, c);
 		} else if (d->raw_len > DEFL_SAMPLE_MIN) {
 			int full;
 
@@ -428,10 +477,17 @@ static int write_chunk(ist_writer *w)
 			 * column that promised nothing is not sampled
 			 * again for DEFL_BACKOFF chunks. */
 			z = try_deflate(w, w->colbuf, d->raw_len, w->zbuf,
-					(a ? a : limit) / 2, &full);
+					(e ? e : limit) / 2, zlim / 2, 0, &full);
+			if (z && e && 2 * z + err + 2 >= e) {
+				a = ans_write(w, d, dlen);
+				if (a && z >= a / 2)
+					z = 0;
+			}
 			if (!z)
 				w->defl_skip[c] = DEFL_BACKOFF;
 		}
+		if (e && !z && !a)
+			a = ans_write(w, d, dlen);
 		if (w->effort == IST_EFFORT_DEFAULT)
 			m = try_arith(w->colbuf, d, n, w->abuf,
 				      z ? z : a ? a : limit);

@@ -54,10 +54,15 @@ static int write_err(void)
 
 /* ---------------------------------------------------------------- canonical CSV */
 
+/* The trace's metadata and device table as '# meta:' and '# device:'
+ * lines before the header row, as cat and convert write them: import and
+ * convert read them back, so CSV -> IST -> CSV is exact and an exported
+ * trace keeps its device names and sizes (without them it came back with
+ * devices dev0, dev1, ... and the import's metadata). */
 static int csv_begin(struct exp_ctx *c, void *priv)
 {
 	(void)priv;
-	return fputs(IST_CSV_HEADER "\n", c->out) < 0 ? write_err() : 0;
+	return ist_csv_write_header(c->out, exp_header(c)) < 0 ? write_err() : 0;
 }
 
 static int csv_record(struct exp_ctx *c, void *priv, const struct ist_record *r)

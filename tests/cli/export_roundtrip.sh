@@ -6,28 +6,34 @@
 . "$top_srcdir/tests/cli/lib.sh"
 D="$DATA/import"
 
-# canonical CSV: byte for byte
+# canonical CSV: byte for byte, the records after the metadata and device
+# table that convert writes too
 expect_status 0 "$IOSTORM" import -q "$D/ist.csv" -o "$TMP/a.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/a.ist" -o "$TMP/a.csv"
+export_records "$TMP/a.ist" "$TMP/a.csv"
 cmp -s "$TMP/a.csv" "$D/ist.csv" || fail "canonical CSV round trip is not exact"
 ok
+expect_status 0 "$IOSTORM" convert "$TMP/a.ist" "$TMP/a-conv.csv"
+cmp -s "$TMP/a.csv.full" "$TMP/a-conv.csv" || fail "export -f csv differs from convert"
+ok
+expect_grep '^# device: 1 size=0 block_size=0 name=dev1$' "$TMP/a.csv.full"
+expect_grep '^# meta: source_format=ist-csv$' "$TMP/a.csv.full"
 
 # fio v3 and blkparse: on every fixture (and the real samples when present)
 roundtrip() {
 	in=$1
 	shift
 	expect_status 0 "$IOSTORM" import -q "$@" "$in" -o "$TMP/o.ist"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/o.ist" -o "$TMP/o.csv"
-	# canonical CSV of any trace is exact
-	expect_status 0 "$IOSTORM" import -q -f ist-csv "$TMP/o.csv" -o "$TMP/c.ist"
+	export_records "$TMP/o.ist" "$TMP/o.csv"
+	# canonical CSV of any trace is exact, metadata and device table too
+	expect_status 0 "$IOSTORM" import -q -f ist-csv "$TMP/o.csv.full" -o "$TMP/c.ist"
 	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/c.ist" -o "$TMP/c.csv"
-	cmp -s "$TMP/o.csv" "$TMP/c.csv" || fail "$in: CSV round trip differs"
+	cmp -s "$TMP/o.csv.full" "$TMP/c.csv" || fail "$in: CSV round trip differs"
 	ok
 	# fio v3: times to the microsecond, device names, op, offset, len
 	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/o.ist" -o "$TMP/o.fio"
 	expect_grep '^fio version 3 iolog$' "$TMP/o.fio"
 	expect_status 0 "$IOSTORM" import -q "$TMP/o.fio" -o "$TMP/f.ist"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/f.ist" -o "$TMP/f.csv"
+	export_records "$TMP/f.ist" "$TMP/f.csv"
 	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/f.ist" -o "$TMP/f.fio"
 	# write-zeroes becomes a write in fio; write_zeroes are rare enough
 	# that the fixtures have none
@@ -47,10 +53,10 @@ roundtrip "$D/blkparse.txt" --event Q
 # blkparse-like text: Q lines plus C lines carry time, sector, size and
 # latency; re-imported with --event Q it gives the same records
 expect_status 0 "$IOSTORM" import -q --event Q "$D/blk-le" -o "$TMP/q.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/q.ist" -o "$TMP/q.csv"
+export_records "$TMP/q.ist" "$TMP/q.csv"
 expect_status 0 "$IOSTORM" export -q -f blkparse "$TMP/q.ist" -o "$TMP/q.txt"
 expect_status 0 "$IOSTORM" import -q --event Q "$TMP/q.txt" -o "$TMP/q2.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/q2.ist" -o "$TMP/q2.csv"
+export_records "$TMP/q2.ist" "$TMP/q2.csv"
 cmp -s "$TMP/q.csv" "$TMP/q2.csv" || { diff "$TMP/q.csv" "$TMP/q2.csv" >&2; fail "blkparse round trip differs"; }
 ok
 expect_eq "$(grep -c '  C ' "$TMP/q.txt")" "$(awk -F, 'NR > 1 && $6 > 0' "$TMP/q.csv" | wc -l)" "C lines = records with latency"
@@ -63,7 +69,7 @@ expect_status 0 "$IOSTORM" export -q -f blkparse "$TMP/ss.ist" -o "$TMP/ss.txt"
 expect_status 0 "$IOSTORM" import --event Q "$TMP/ss.txt" -o "$TMP/ss2.ist"
 expect_grep '^unmatched_completions 0$' "$TMP/out"
 expect_grep '^incomplete 0$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/ss2.ist" -o "$TMP/ss2.csv"
+export_records "$TMP/ss2.ist" "$TMP/ss2.csv"
 expect_eq "$(tail -n +2 "$TMP/ss2.csv" | cut -d, -f1-6 | tr '\n' ' ')" \
 	"0,0,read,0,4096,300000 100000,0,read,0,4096,400000 150000,0,write,8192,4096,50000 200000,0,write,8192,4096,20000 " \
 	"blkparse round trip of I/Os in flight at one sector"
@@ -87,7 +93,7 @@ expect_status 0 "$IOSTORM" export -q -f blkparse "$TMP/fl.ist" -o "$TMP/fl.txt"
 expect_grep '^  0,0 +0 +1 +0\.000000000 +1  Q  FW 0 \+ 8 \[iostorm\]$' "$TMP/fl.txt"
 expect_grep '^  0,0 +0 +[0-9]+ +0\.000011000 +1  C FWFSM 40 \+ 8 \[0\]$' "$TMP/fl.txt"
 expect_status 0 "$IOSTORM" import -q --event Q "$TMP/fl.txt" -o "$TMP/fl2.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/fl2.ist" -o "$TMP/fl2.csv"
+export_records "$TMP/fl2.ist" "$TMP/fl2.csv"
 cmp -s "$TMP/fl.csv" "$TMP/fl2.csv" || { diff "$TMP/fl.csv" "$TMP/fl2.csv" >&2; fail "flags: blkparse round trip differs"; }
 ok
 
@@ -97,10 +103,10 @@ if [ -d "$SHARED_DIR/realdata" ]; then
 	roundtrip "$SHARED_DIR/realdata/vscsi-cloudphysics/cloudPhysicsIO.vscsi"
 	for ev in Q D; do
 		expect_status 0 "$IOSTORM" import -q --event $ev "$SHARED_DIR/realdata/blktrace-bin/sda" -o "$TMP/r.ist"
-		expect_status 0 "$IOSTORM" export -q -f csv "$TMP/r.ist" -o "$TMP/r.csv"
+		export_records "$TMP/r.ist" "$TMP/r.csv"
 		expect_status 0 "$IOSTORM" export -q -f blkparse "$TMP/r.ist" -o "$TMP/r.txt"
 		expect_status 0 "$IOSTORM" import -q --event Q "$TMP/r.txt" -o "$TMP/r2.ist"
-		expect_status 0 "$IOSTORM" export -q -f csv "$TMP/r2.ist" -o "$TMP/r2.csv"
+		export_records "$TMP/r2.ist" "$TMP/r2.csv"
 		cut -d, -f1,3-8 "$TMP/r.csv" >"$TMP/r7"
 		cut -d, -f1,3-8 "$TMP/r2.csv" >"$TMP/r27"
 		cmp -s "$TMP/r7" "$TMP/r27" || fail "blktrace $ev: blkparse-text round trip differs"
@@ -174,7 +180,7 @@ expect_status 0 "$IOSTORM" convert "$D/unsorted.csv" "$TMP/u.ist"
 expect_status 0 "$IOSTORM" export -q -f fio "$TMP/u.ist" -o "$TMP/u.fio"
 expect_eq "$(grep ' close$' "$TMP/u.fio" | tr '\n' ' ')" "9000 sda close 9000 sdb close " "fio close lines"
 expect_status 0 "$IOSTORM" import -q "$TMP/u.fio" -o "$TMP/u2.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/u2.ist" -o "$TMP/u2.csv"
+export_records "$TMP/u2.ist" "$TMP/u2.csv"
 expect_eq "$(tail -n +2 "$TMP/u2.csv" | cut -d, -f1-5 | tr '\n' ' ')" \
 	"0,0,read,0,4096 1000000,0,read,4096,4096 4000000,0,flush,0,0 8000000,1,write,8192,4096 " "unsorted fio round trip"
 

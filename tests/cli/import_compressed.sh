@@ -7,12 +7,12 @@
 D="$DATA/import"
 
 expect_status 0 "$IOSTORM" import -q "$D/msr.csv" -o "$TMP/plain.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/plain.ist" -o "$TMP/plain.csv"
+export_records "$TMP/plain.ist" "$TMP/plain.csv"
 for z in gzip bzip2 xz zstd; do
 	command -v $z >/dev/null || skip "no $z"
 	$z -c <"$D/msr.csv" >"$TMP/in.$z.data"
 	expect_status 0 "$IOSTORM" import -q "$TMP/in.$z.data" -o "$TMP/z.ist"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/z.ist" -o "$TMP/z.csv"
+	export_records "$TMP/z.ist" "$TMP/z.csv"
 	cmp -s "$TMP/z.csv" "$TMP/plain.csv" || fail "$z input differs"
 	ok
 	# two concatenated streams are one input of twice the records

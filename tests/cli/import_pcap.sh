@@ -11,7 +11,7 @@ for f in iscsi nbd; do
 	expect_status 0 "$IOSTORM" import "$CAP/$f.pcap" -o "$TMP/$f.ist"
 	expect_grep '\(format pcap\)' "$TMP/out"
 	expect_grep '^packets [1-9]' "$TMP/out"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/$f.ist" -o "$TMP/$f.csv"
+	export_records "$TMP/$f.ist" "$TMP/$f.csv"
 	expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/$f.pcap" -o "$TMP/$f-rec.csv"
 	# same records; times may differ by the origin only
 	cut -d, -f2- "$TMP/$f.csv" >"$TMP/a"

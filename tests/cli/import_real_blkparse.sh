@@ -22,7 +22,7 @@ expect_grep "^merges $nm$" "$TMP/out"
 expect_grep "^remaps $na$" "$TMP/out"
 # the trace is cut off: bios without a completion are counted
 expect_grep '^incomplete [1-9][0-9]*$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/q.ist" -o "$TMP/q.csv"
+export_records "$TMP/q.ist" "$TMP/q.csv"
 expect_eq "$(($(wc -l <"$TMP/q.csv") - 1))" "$nq" "Q records"
 expect_eq "$(awk -F, '$3 == "read"' "$TMP/q.csv" | wc -l)" "$(ev Q | awk '$7 ~ /R/' | wc -l)" "Q reads"
 expect_eq "$(awk -F, 'NR > 1 { s += $5 } END { printf "%.0f", s }' "$TMP/q.csv")" \
@@ -40,7 +40,7 @@ expect_status 0 "$IOSTORM" import "$F" -o "$TMP/d.ist"
 expect_grep "^issued $nd$" "$TMP/out"
 expect_grep '^unmatched_completions 0$' "$TMP/out"
 expect_grep '^completed '"$(($(ev C | wc -l) - 1))"'$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/d.ist" -o "$TMP/d.csv"
+export_records "$TMP/d.ist" "$TMP/d.csv"
 expect_eq "$(($(wc -l <"$TMP/d.csv") - 1))" "$nd" "D records"
 expect_eq "$(awk -F, 'NR > 1 { s += $5 } END { printf "%.0f", s }' "$TMP/d.csv")" \
 	"$(ev D | awk '{ s += $10 * 512 } END { printf "%.0f", s }')" "D bytes"

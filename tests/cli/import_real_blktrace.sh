@@ -26,11 +26,11 @@ for ev in Q D; do
 	expect_grep '^imported [0-9]+ records from 2 files' "$TMP/out"
 	expect_grep '^notify_records [1-9]' "$TMP/out"
 	expect_grep '^remaps [1-9]' "$TMP/out"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/b.ist" -o "$TMP/b.csv"
+	export_records "$TMP/b.ist" "$TMP/b.csv"
 	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/b.ist" -o "$TMP/b.fio"
 	expect_status 0 "$IOSTORM" import --event $ev "$TXT" -o "$TMP/t.ist"
 	expect_grep '\(format blkparse\)' "$TMP/out"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/t.ist" -o "$TMP/t.csv"
+	export_records "$TMP/t.ist" "$TMP/t.csv"
 	expect_status 0 "$IOSTORM" export -q -f fio "$TMP/t.ist" -o "$TMP/t.fio"
 	cmp -s "$TMP/b.csv" "$TMP/t.csv" || { diff "$TMP/b.csv" "$TMP/t.csv" | head >&2; fail "--event $ev: binary and text differ"; }
 	ok
@@ -49,7 +49,7 @@ for ev in Q D; do
 done
 # the per-CPU files can also be named one by one
 expect_status 0 "$IOSTORM" import -q "$B/sda.blktrace.0" "$B/sda.blktrace.1" -o "$TMP/c.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/c.ist" -o "$TMP/c.csv"
+export_records "$TMP/c.ist" "$TMP/c.csv"
 cmp -s "$TMP/c.csv" "$TMP/b.csv" || fail "explicit per-CPU files differ from NAME"
 ok
 done_ok

@@ -9,7 +9,7 @@ F="$SHARED_DIR/realdata/fio-iolog/t0038.iolog"
 expect_status 0 "$IOSTORM" import "$F" -o "$TMP/t.ist"
 expect_grep '\(format fio\)' "$TMP/out"
 expect_grep '^file_actions 3$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/t.ist" -o "$TMP/t.csv"
+export_records "$TMP/t.ist" "$TMP/t.csv"
 expect_status 0 "$IOSTORM" export -q -f fio "$TMP/t.ist" -o "$TMP/t.fio"
 io() { awk 'NF == 5' "$F"; }
 expect_eq "$(($(wc -l <"$TMP/t.csv") - 1))" "$(io | wc -l)" "records"

@@ -8,7 +8,7 @@ F="$SHARED_DIR/realdata/mqsim/wsrch-small.trace"
 
 expect_status 0 "$IOSTORM" import "$F" -o "$TMP/t.ist"
 expect_grep '\(format mqsim\)' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/t.ist" -o "$TMP/t.csv"
+export_records "$TMP/t.ist" "$TMP/t.csv"
 # awk counts the last line although it has no newline (wc -l would not)
 expect_eq "$(($(wc -l <"$TMP/t.csv") - 1))" "$(awk 'END { print NR }' "$F")" "records"
 expect_eq "$(awk -F, '$3 == "read"' "$TMP/t.csv" | wc -l)" "$(awk '$5 == 1' "$F" | wc -l)" "reads"

@@ -10,7 +10,7 @@ F="$SHARED_DIR/realdata/caffeine-snia/msr-cambridge1-sample.csv"
 expect_status 0 "$IOSTORM" import "$F" -o "$TMP/t.ist"
 expect_grep '\(format msr\)' "$TMP/out"
 expect_grep '^reordered 0 records' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/t.ist" -o "$TMP/t.csv"
+export_records "$TMP/t.ist" "$TMP/t.csv"
 expect_status 0 "$IOSTORM" export -q -f fio "$TMP/t.ist" -o "$TMP/t.fio"
 
 # the independent figures (FILETIMEs share their first 6 digits here, so

@@ -15,7 +15,7 @@ for name in systor17-traces-sample systor17-additional-sample; do
 	# fixed width: compare them as strings, exactly)
 	want_reord=$(awk -F, '{ t = $1 "" } NR > 1 && t < m { n++ } t > m || NR == 1 { m = t } END { print n + 0 }' "$TMP/src.csv")
 	expect_grep "^reordered $want_reord records" "$TMP/out"
-	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/t.ist" -o "$TMP/t.csv"
+	export_records "$TMP/t.ist" "$TMP/t.csv"
 	expect_eq "$(($(wc -l <"$TMP/t.csv") - 1))" "$(wc -l <"$TMP/src.csv")" "$name: records"
 	expect_eq "$(awk -F, '$3 == "read"' "$TMP/t.csv" | wc -l)" "$(awk -F, '$3 == "R"' "$TMP/src.csv" | wc -l)" "$name: reads"
 	expect_eq "$(awk -F, 'NR > 1 { s += $5 } END { printf "%.0f", s }' "$TMP/t.csv")" \

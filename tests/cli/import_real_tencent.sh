@@ -13,7 +13,7 @@ expect_status 0 "$IOSTORM" import "$F" -o "$TMP/t.ist"
 expect_grep '\(format tencent\)' "$TMP/out"
 want_reord=$(awk -F, 'NR > 1 && $1 < m { n++ } NR == 1 || $1 > m { m = $1 } END { print n + 0 }' "$TMP/src.csv")
 expect_grep "^reordered $want_reord records \(sort runs spilled: 0\)" "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/t.ist" -o "$TMP/t.csv"
+export_records "$TMP/t.ist" "$TMP/t.csv"
 expect_status 0 "$IOSTORM" export -q -f fio "$TMP/t.ist" -o "$TMP/t.fio"
 
 expect_eq "$(($(wc -l <"$TMP/t.csv") - 1))" "$(wc -l <"$TMP/src.csv")" "records"
@@ -41,7 +41,7 @@ runs=$(sed -n 's/.*sort runs spilled: \([0-9]*\).*/\1/p' "$TMP/out")
 [ "$runs" -gt 1 ] || fail "expected sorted runs on disk, got '$runs'"
 ok
 expect_eq "$(ls -A "$TMP/tmpdir" | wc -l)" 0 "temporary runs removed"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/s.ist" -o "$TMP/s.csv"
+export_records "$TMP/s.ist" "$TMP/s.csv"
 expect_eq "$(awk -F, 'NR > 2 && $1 < p { n++ } { p = $1 } END { print n + 0 }' "$TMP/s.csv")" 0 "sorted with runs"
 sort "$TMP/t.csv" >"$TMP/a"
 sort "$TMP/s.csv" >"$TMP/b"

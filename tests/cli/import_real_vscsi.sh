@@ -12,7 +12,7 @@ V="$SHARED_DIR/realdata/vscsi-cloudphysics"
 od -An -v -t u4 -w32 "$V/cloudPhysicsIO.vscsi" >"$TMP/od.txt"
 expect_status 0 "$IOSTORM" import --absolute-time "$V/cloudPhysicsIO.vscsi" -o "$TMP/b.ist"
 expect_grep '\(format vscsi\)' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/b.ist" -o "$TMP/b.csv"
+export_records "$TMP/b.ist" "$TMP/b.csv"
 expect_eq "$(($(wc -l <"$TMP/b.csv") - 1))" "$(($(stat -c %s "$V/cloudPhysicsIO.vscsi") / 32))" "records"
 expect_eq "$(awk -F, '$3 == "read"' "$TMP/b.csv" | wc -l)" "$(awk '$4 % 65536 == 40' "$TMP/od.txt" | wc -l)" "reads (READ(10))"
 expect_eq "$(awk -F, 'NR > 1 { s += $5 } END { printf "%.0f", s }' "$TMP/b.csv")" \
@@ -25,13 +25,13 @@ expect_eq "$(tail -1 "$TMP/b.csv" | cut -d, -f1,4,5)" \
 # the CSV form: same records, times truncated to seconds
 expect_status 0 "$IOSTORM" import --absolute-time "$V/cloudPhysicsIO.csv" -o "$TMP/c.ist"
 expect_grep '\(format vscsi-csv\)' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/c.ist" -o "$TMP/c.csv"
+export_records "$TMP/c.ist" "$TMP/c.csv"
 awk -F, 'NR > 1 { printf "%.0f,%s,%s,%s,%s\n", int($1 / 1e9), $2, $3, $4, $5 }' "$TMP/b.csv" >"$TMP/b5"
 awk -F, 'NR > 1 { printf "%.0f,%s,%s,%s,%s\n", $1 / 1e9, $2, $3, $4, $5 }' "$TMP/c.csv" >"$TMP/c5"
 cmp -s "$TMP/b5" "$TMP/c5" || { diff "$TMP/b5" "$TMP/c5" | head >&2; fail "vscsi binary and CSV differ"; }
 ok
 # and normalized to start at 0 by default
 expect_status 0 "$IOSTORM" import -q "$V/cloudPhysicsIO.vscsi" -o "$TMP/n.ist"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/n.ist" -o "$TMP/n.csv"
+export_records "$TMP/n.ist" "$TMP/n.csv"
 expect_eq "$(sed -n 2p "$TMP/n.csv" | cut -d, -f1)" 0 "normalized start"
 done_ok

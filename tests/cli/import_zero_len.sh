@@ -58,7 +58,7 @@ rm -f "$TMP/z.ist"
 expect_status 0 "$IOSTORM" import --skip-bad 3 "$TMP/z.txt" -o "$TMP/z.ist"
 expect_grep "^skipped 2 bad records, first at: $TMP/z.txt: line 2, $TMP/z.txt: line 6$" "$TMP/out"
 expect_grep '^zone_mgmt_skipped 1$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/z.ist" -o "$TMP/z.csv"
+export_records "$TMP/z.ist" "$TMP/z.csv"
 expect_eq "$(cut -d, -f1,3,5 "$TMP/z.csv" | tr '\n' ' ')" "t_ns,op,len 0,read,4096 200000,flush,0 700000,flush,0 " "blkparse records"
 # --event Q: the Q of the flush is the record, the D events are not looked at
 expect_status 0 "$IOSTORM" import --event Q "$TMP/z.txt" -o "$TMP/z.ist"
@@ -82,7 +82,7 @@ expect_err_line "^iostorm: $TMP/zb.blktrace.0: record 4 \(byte offset 144\): zer
 expect_status 0 "$IOSTORM" import --skip-bad 2 "$TMP/zb.blktrace.0" -o "$TMP/z.ist"
 expect_grep "^skipped 1 bad records, first at: $TMP/zb.blktrace.0: record 4 \(byte offset 144\)$" "$TMP/out"
 expect_grep '^zone_mgmt_skipped 1$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/z.ist" -o "$TMP/z.csv"
+export_records "$TMP/z.ist" "$TMP/z.csv"
 # the kernel traces a flush request (REQ_OP_FLUSH) as a read of no bytes
 # with the flush bit: it was taken for a zero-length read
 expect_eq "$(cut -d, -f1,3,5,9 "$TMP/z.csv" | tr '\n' ' ')" "t_ns,op,len,flags 0,read,4096, 1000,flush,0, 4000,flush,0, " "blktrace records"
@@ -103,7 +103,7 @@ expect_grep '^imported 2 records' "$TMP/out"
 expect_grep '^zone_mgmt_skipped 2$' "$TMP/out"
 expect_grep '^no_data_skipped 1$' "$TMP/out"
 expect_grep '^unmatched_completions 0$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/zone.ist" -o "$TMP/zone.csv"
+export_records "$TMP/zone.ist" "$TMP/zone.csv"
 expect_eq "$(cut -d, -f1,3,4,5,6 "$TMP/zone.csv" | tr '\n' ' ')" \
 	"t_ns,op,offset,len,lat_ns 0,write,536870912,4096,4000 5000,write,1073741824,8192,2000 " "zoned blktrace records"
 
@@ -131,7 +131,7 @@ expect_grep '^imported 3 records' "$TMP/out"
 expect_grep '^zone_mgmt_skipped 5$' "$TMP/out"
 expect_grep '^packet_commands_skipped 1$' "$TMP/out"
 expect_grep '^unmatched_completions 0$' "$TMP/out"
-expect_status 0 "$IOSTORM" export -q -f csv "$TMP/zone2.ist" -o "$TMP/zone2.csv"
+export_records "$TMP/zone2.ist" "$TMP/zone2.csv"
 expect_eq "$(cut -d, -f1,3,4,5,6 "$TMP/zone2.csv" | tr '\n' ' ')" \
 	"t_ns,op,offset,len,lat_ns 0,write,536870912,8192,2000 6000,write_zeroes,2097152,40960,1000 9000,read,4096,4096,0 " \
 	"blktrace v8 records"

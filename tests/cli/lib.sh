@@ -78,6 +78,18 @@ expect_eq() {
 	ok
 }
 
+# export_records IN.ist OUT.csv : export -f csv, then OUT.csv keeps the
+# header row and the records only, OUT.csv.full all of it: export writes
+# the trace's metadata and device table first ('# meta:' and '# device:'
+# lines, as convert does), which the tests counting and comparing records
+# leave out (lines start with '#' in that preamble only: a record starts
+# with its time)
+export_records() {
+	expect_status 0 "$IOSTORM" export -q -f csv "$1" -o "$2.full"
+	grep -q '^t_ns,' "$2.full" || fail "export -f csv $1: no header row"
+	sed '/^#/d' "$2.full" >"$2" || fail "$2: cannot write"
+}
+
 # done_ok : at the end of every test; fails a test that checked nothing,
 # and ends one that left a part out (skip_part) as SKIP
 done_ok() {

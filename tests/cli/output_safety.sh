@@ -75,7 +75,9 @@ if [ -w /dev/full ] && [ -c /dev/full ]; then
 	done
 	# the same words from every command (cat, info and convert said
 	# "iostorm: stdout: No space left on device")
-	for cmd in "cat $TMP/a.ist" "info $TMP/a.ist" "info -j $TMP/a.ist" "convert $TMP/a.ist -"; do
+	# (convert --to ist said "iostorm: stdout: No space left on device")
+	for cmd in "cat $TMP/a.ist" "info $TMP/a.ist" "info -j $TMP/a.ist" "convert $TMP/a.ist -" \
+		   "convert --to ist $TMP/a.ist -"; do
 		# shellcheck disable=SC2086
 		"$IOSTORM" $cmd >/dev/full 2>"$TMP/err"
 		expect_eq "$?" 1 "iostorm $cmd >/dev/full"
@@ -84,11 +86,41 @@ if [ -w /dev/full ] && [ -c /dev/full ]; then
 	"$IOSTORM" stats "$TMP/a.ist" >/dev/full 2>"$TMP/err"
 	expect_eq "$?" 1 "iostorm stats >/dev/full"
 	expect_err_line "No space left on device$"
-	# export names the cause (it said "Input/output error" for a full disk)
+	# whatever the exit status: precondition's 4 (no steady state) hid the
+	# lost progress lines, compare's 1 (a regression) its lost table
+	pc="precondition --null --size 16M --passes 1 --round 20ms --max-rounds 3 --threads 1 --qd 4 -o $TMP/pc.json"
+	# shellcheck disable=SC2086
+	"$IOSTORM" $pc >/dev/full 2>"$TMP/err"
+	expect_eq "$?" 1 "iostorm precondition (no steady state) >/dev/full"
+	expect_err_line "^iostorm: standard output: write error: No space left on device$"
+	[ -s "$TMP/pc.json" ] || fail "precondition >/dev/full: no result written"
+	# shellcheck disable=SC2086
+	expect_status 4 "$IOSTORM" $pc --quiet
+	# nothing on standard output, nothing lost: 4 stays
+	# shellcheck disable=SC2086
+	"$IOSTORM" $pc --quiet >/dev/full 2>"$TMP/err"
+	expect_eq "$?" 4 "iostorm precondition --quiet >/dev/full"
+	[ ! -s "$TMP/err" ] || { cat "$TMP/err" >&2; fail "precondition --quiet >/dev/full: a message"; }
+	"$IOSTORM" compare "$DATA/report/base.json" "$DATA/report/regress.json" --max-iops-drop 5% \
+		>/dev/full 2>"$TMP/err"
+	expect_eq "$?" 1 "iostorm compare (a regression) >/dev/full"
+	expect_err_line "^iostorm: standard output: write error: No space left on device$"
+	# compare's 3 prints nothing on standard output (the reason goes to
+	# standard error): it stays; with --json, the lost result is a failure
+	"$IOSTORM" compare "$DATA/report/base.json" "$DATA/report/other-trace.json" >/dev/full 2>"$TMP/err"
+	expect_eq "$?" 3 "iostorm compare (not comparable) >/dev/full"
+	expect_err_line "are not comparable: different trace"
+	"$IOSTORM" compare --json "$DATA/report/base.json" "$DATA/report/other-trace.json" \
+		>/dev/full 2>"$TMP/err"
+	expect_eq "$?" 1 "iostorm compare --json (not comparable) >/dev/full"
+	expect_eq "$(tail -1 "$TMP/err")" "iostorm: standard output: write error: No space left on device" \
+		"compare --json >/dev/full"
+	# export names the cause (it said "Input/output error" for a full
+	# disk), in the words of the others (it said "-: REASON")
 	for f in csv fio blkparse; do
 		"$IOSTORM" export -q -f $f "$TMP/a.ist" -o - >/dev/full 2>"$TMP/err"
 		expect_eq "$?" 1 "iostorm export -f $f -o - >/dev/full"
-		expect_err_line "^iostorm: -: No space left on device$"
+		expect_err_line "^iostorm: standard output: write error: No space left on device$"
 	done
 else
 	skip_part "no /dev/full: a standard output that cannot be written"

@@ -75,7 +75,7 @@ fi
 ok
 # every line: a recorded stream, 0 <= start <= end within the recording
 "$IOSTORM" export "$TMP/s.ist" --format csv -o "$TMP/s.csv" >/dev/null || fail "export"
-awk -F, 'NR > 1 { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
+awk -F, '/^[0-9]/ { print $7 }' "$TMP/s.csv" | sort -u >"$TMP/streams"
 awk -v rt="$RT" 'FNR == NR { s[$1] = 1; next }
      /^#/ { next }
      $1 == "c" && rt { if (NF != 5 || $5 > $4 - $3) { print "bad runtime: " $0; bad = 1 }
@@ -121,7 +121,7 @@ else
 fi
 expect_grep '^# clients: iosclient$' "$TMP/c.sched"
 "$IOSTORM" export "$TMP/c.ist" --format csv -o "$TMP/c.csv" >/dev/null || fail "export"
-awk -F, 'NR > 1 { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"
+awk -F, '/^[0-9]/ { print $7 }' "$TMP/c.csv" | sort -u >"$TMP/cstreams"
 awk 'FNR == NR { s[$1] = 1; next }
      $1 != "w" { next }
      NF != 5 || !($2 in s) || $3 > $4 || $4 > 60e9 || $5 > 60e9 { print "bad: " $0; bad = 1 }
@@ -146,7 +146,9 @@ expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" --
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/y" \
 	--sched-comm a --sched-comm b --sched-comm c --sched-comm d --sched-comm e \
 	--sched-comm f --sched-comm g --sched-comm h --sched-comm i
-expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""
+# an empty name as every command refuses one (empty_output_name.sh)
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched ""
+expect_err_line "^iostorm: '': an empty output file name$"
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched "$TMP/x.ist"
 expect_status 2 "$IOSTORM" record --from-pcap /dev/null -o "$TMP/x.ist" --sched "$TMP/y"
 expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --sched

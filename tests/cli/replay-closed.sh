@@ -73,6 +73,28 @@ expect_grep '"txn_latency": "cycle"' "$TMP/s0.json"
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --serial-commits
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits -w 2
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --txn-latency last
+# --commit-groups: on or off, with --serial-commits only.  Here each
+# client's think time is all lock wait (taken out), so a commit is ready
+# while the previous one is in flight: with the groups, one flush carries
+# the two others' commits (20 writes for 60 transactions)
+expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
+	--null-latency 50us --json "$TMP/s2.json" --serial-commits --commit-groups on
+expect_grep '^  commits    40 carried by another stream.s flush, in 20 group commits$' "$TMP/out"
+expect_grep '"commit_groups": true' "$TMP/s2.json"
+expect_grep '"joined": 40' "$TMP/s2.json"
+expect_status 0 "$IOSTORM" replay "$TMP/serial.ist" --null --virtual-time --timing closed \
+	--null-latency 50us --json "$TMP/s3.json" --serial-commits --commit-groups off --quiet
+expect_grep '"commit_groups": false' "$TMP/s3.json"
+s3=$(ts "$TMP/s3.json")
+[ "$s3" = "$s1" ] || fail "--commit-groups off: $s3, not the plain --serial-commits' $s1"
+ok
+expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits \
+	--commit-groups maybe
+expect_grep "bad --commit-groups 'maybe' \\(on or off\\)" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --commit-groups on
+expect_grep "commit-groups needs --serial-commits" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits \
+	--commit-groups ''
 
 # --think-sched: one client, a transaction of one 100 us read every 1 ms;
 # 400 us of each 900 us think time it waited for a CPU (record --sched).
@@ -102,7 +124,9 @@ expect_grep '"think_sched": ".*think.sched"' "$TMP/k1.json"
 expect_grep '"think_sched": null' "$TMP/k0.json"
 # refused: without closed timing, no file, not a sidecar, a bad line
 expect_status 2 "$IOSTORM" replay "$TMP/think1.ist" --null --think-sched "$TMP/think.sched"
-expect_status 2 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched ""
+# an empty name as every command refuses one (empty_input_name.sh)
+expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched ""
+expect_err_line "^iostorm: '': an empty input file name$"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/none.sched"
 expect_err_line "none.sched"
 expect_status 1 "$IOSTORM" replay "$TMP/think1.ist" --null --timing closed --think-sched "$TMP/think.csv"

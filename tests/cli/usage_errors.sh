@@ -33,4 +33,31 @@ for v in 4095 5G; do
 done
 expect_status 0 "$IOSTORM" record --help
 expect_grep '^      --buffer-size SIZE trace ring buffer per CPU, 4k-4G \(default 16M\)$' "$TMP/out"
+# an option that lists and exits takes no operand: one was ignored (synth
+# --list tpcc listed every profile, exit 0); before or after the option,
+# and a bad option after it is still one
+for l in "synth --list" "import --list-formats" "export --list-formats" "compare --list" "sweep --list"; do
+	set -- $l
+	expect_status 0 "$IOSTORM" $1 $2
+	[ -s "$TMP/out" ] || fail "$l: nothing listed"
+	for args in "$2 tpcc" "tpcc $2" "$2 tpcc x"; do
+		expect_status 2 "$IOSTORM" $1 $args
+		expect_eq "$(cat "$TMP/err")" "iostorm $1: unexpected argument 'tpcc' ($2 takes none)
+Try 'iostorm $1 --help' for more information." "$1 $args"
+		[ ! -s "$TMP/out" ] || fail "$1 $args: listed anyway"
+	done
+	expect_status 2 "$IOSTORM" $1 $2 --frobnicate
+	expect_eq "$(head -1 "$TMP/err")" "iostorm $1: unknown option '--frobnicate', or its value is missing" "$l --frobnicate"
+done
+# synth --describe takes one profile (it did)
+expect_status 2 "$IOSTORM" synth --describe tpcc oltp
+expect_eq "$(head -1 "$TMP/err")" "iostorm synth: one PROFILE only" "synth --describe A B"
+# iostorm --help and --version take nothing either (iostorm help A B is an
+# error, help_man.sh)
+for o in --help -h --version -V; do
+	expect_status 2 "$IOSTORM" $o synth
+	expect_eq "$(cat "$TMP/err")" "iostorm: unexpected argument 'synth' ($o takes none)
+Try 'iostorm --help' for more information." "iostorm $o synth"
+	expect_status 0 "$IOSTORM" $o
+done
 done_ok

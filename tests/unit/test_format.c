@@ -257,6 +257,22 @@ static void ans_roundtrip(const uint8_t *in, size_t len, size_t prefix,
 		CU_ASSERT_EQUAL(fmt_ans_decode(&t, out, k, back, len), IST_ECORRUPT);
 	/* not enough room: no ANS */
 	CU_ASSERT_EQUAL(fmt_ans_encode(in, len, prefix, out, z, tmp), 0);
+	/* in two steps: the same bytes, the estimate within its error */
+	{
+		static struct fmt_ans_plan p;
+		uint8_t *two = malloc(len + FMT_PAD);
+		size_t e = fmt_ans_plan(&p, in, len, prefix, len, tmp);
+
+		CU_ASSERT_FATAL(e > 0);
+		CU_ASSERT(e <= z + FMT_ANS_EST_ERR(len) &&
+			  z <= e + FMT_ANS_EST_ERR(len));
+		CU_ASSERT_EQUAL(fmt_ans_write(&p, in, two, len, tmp), z);
+		CU_ASSERT(memcmp(out, two, z) == 0);
+		/* a plan that does not pay is no plan */
+		CU_ASSERT_EQUAL(fmt_ans_plan(&p, in, len, prefix, e / 2, tmp), 0);
+		CU_ASSERT_EQUAL(fmt_ans_write(&p, in, two, len, tmp), 0);
+		free(two);
+	}
 	free(out);
 	free(tmp);
 	free(back);

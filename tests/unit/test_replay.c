@@ -556,6 +556,130 @@ static void test_closed_serial_commits(void)
 	rpl_run_free(r);
 }
 
+/*
+ * --commit-groups: 4 streams committing (a write of 10 us, then a flush
+ * of 10 us, the commit) once per ms in the recording, 200 us apart, 10
+ * cycles each; each gap from a commit to the next write is 980 us, of
+ * which the three others held the lock 60 us: 920 us of think time.
+ */
+enum { GC_NS = 4, GC_NK = 10 };
+
+static size_t gc_trace(struct ist_record *recs)
+{
+	const uint64_t us = 1000;
+	size_t n = 0;
+
+	for (uint64_t c = 0; c < GC_NK; c++)
+		for (uint64_t s = 1; s <= GC_NS; s++) {
+			uint64_t t = c * 1000 * us + (s - 1) * 200 * us;
+
+			recs[n] = mkrec(t, IST_OP_WRITE, (c * GC_NS + s) * 4096, 4096, 10 * us, s,
+					c + 1);
+			recs[n].flags = c ? IST_F_DEPENDENT : 0;
+			n++;
+			recs[n] = mkrec(t + 10 * us, IST_OP_FLUSH, 0, 0, 10 * us, s, c + 1);
+			recs[n].flags = IST_F_DEPENDENT | IST_F_COMMIT;
+			n++;
+		}
+	return n;
+}
+
+/* The issue time of stream s's write of cycle c (txn c + 1), or -1. */
+static int64_t gc_write_at(const struct evlog *l, uint64_t s, uint64_t c)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->rec[i].stream == s && l->rec[i].txn == c + 1 &&
+		    l->rec[i].op == IST_OP_WRITE)
+			return (int64_t)l->ev[i].issue_ns;
+	return -1;
+}
+
+static size_t gc_count(const struct evlog *l, unsigned op)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		k += l->rec[i].op == op;
+	return k;
+}
+
+static void test_closed_commit_groups(void)
+{
+	const uint64_t us = 1000, ms = 1000 * us;
+	static struct ist_record recs[GC_NS * GC_NK * 2];
+	const size_t n = gc_trace(recs);
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	rpl_run *r;
+
+	/* fast target (10 us an I/O): a stream's cycle is 20 us of commit and
+	 * 920 us of think, the streams' commits 200 us apart never meet: no
+	 * group, a write and a flush per transaction */
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.serial_commits = 1;
+	o.commit_groups = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(res->txns, GC_NS * GC_NK);
+	CU_ASSERT_EQUAL(res->commits_joined, 0);
+	CU_ASSERT_EQUAL(res->commit_groups, 0);
+	CU_ASSERT_EQUAL(gc_count(&evl, IST_OP_FLUSH), GC_NS * GC_NK);
+	for (uint64_t s = 1; s <= GC_NS; s++)
+		for (uint64_t c = 0; c < GC_NK; c++)
+			CU_ASSERT_EQUAL(gc_write_at(&evl, s, c),
+					(int64_t)((s - 1) * 200 * us + c * 940 * us));
+	rpl_run_free(r);
+
+	/* slow target (1 ms an I/O): a commit takes 2 ms, longer than the
+	 * 920 us of think, so commits wait for the lock.  Stream 1 commits
+	 * at 0 - 2 ms; streams 2 - 4 (ready at 0.2, 0.4, 0.6 ms) wait, stream
+	 * 2 takes the lock at 2 ms and its write and flush carry 3's and 4's
+	 * commits (2 - 4 ms).  Stream 1, ready at 2.92 ms, waited: it commits
+	 * alone at 4 - 6 ms; 2 - 4, ready at 4.92 ms while its flush was in
+	 * flight, are not carried by it: one of them commits for the three at
+	 * 6 - 8 ms, and so on: two groups every 4 ms, 20 writes and 20
+	 * flushes for 40 transactions in 40 ms. */
+	o.null_latency_ns = 1 * ms;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, GC_NS * GC_NK);
+	CU_ASSERT_EQUAL(res->ios, 2 * 2 * GC_NK);
+	CU_ASSERT_EQUAL(gc_count(&evl, IST_OP_WRITE), 2 * GC_NK);
+	CU_ASSERT_EQUAL(gc_count(&evl, IST_OP_FLUSH), 2 * GC_NK);
+	CU_ASSERT_EQUAL(res->commits_joined, 2 * GC_NK);
+	CU_ASSERT_EQUAL(res->commit_groups, GC_NK);
+	CU_ASSERT_EQUAL(res->elapsed_ns, 4 * GC_NK * ms);
+	/* a rider's transaction: from its commit's readiness to its leader's
+	 * flush: at most stream 3's first, 0.4 to 4 ms */
+	CU_ASSERT_EQUAL(res->txn_lat.max, 3600 * us);
+	for (uint64_t c = 0; c < GC_NK; c++) {
+		unsigned writers = 0;
+
+		CU_ASSERT_EQUAL(gc_write_at(&evl, 1, c), (int64_t)(4 * c * ms));
+		for (uint64_t s = 2; s <= GC_NS; s++) {
+			int64_t t = gc_write_at(&evl, s, c);
+
+			if (t >= 0) {
+				CU_ASSERT_EQUAL(t, (int64_t)((4 * c + 2) * ms));
+				writers++;
+			}
+		}
+		CU_ASSERT_EQUAL(writers, 1);
+	}
+	rpl_run_free(r);
+
+	/* without the groups: each commit its own write and flush, one at a
+	 * time: 40 commits of 2 ms */
+	o.commit_groups = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, GC_NS * GC_NK);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(res->commits_joined, 0);
+	CU_ASSERT_EQUAL(res->elapsed_ns, 2 * GC_NS * GC_NK * ms);
+	rpl_run_free(r);
+}
+
 /* Writes text to a temporary file; its name in path (unlink after). */
 static void write_tmp(char *path, const char *text)
 {
@@ -1572,6 +1696,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
+	{ "closed loop: commit groups formed on a slow target, not on a fast", test_closed_commit_groups },
 	{ "closed loop: group commit waits before reads", test_closed_group_commit_wait },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
