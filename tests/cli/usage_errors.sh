@@ -33,6 +33,18 @@ for v in 4095 5G; do
 done
 expect_status 0 "$IOSTORM" record --help
 expect_grep '^      --buffer-size SIZE trace ring buffer per CPU, 4k-4G \(default 16M\)$' "$TMP/out"
+# the ranges of the usage errors are those of --help (stats said "bad
+# interval", import --help and stats --help gave no range)
+expect_status 2 "$IOSTORM" stats --interval 0 "$DATA/format/small.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm stats: bad --interval '0'" "stats --interval 0"
+expect_status 2 "$IOSTORM" stats --top 100001 "$DATA/format/small.ist"
+expect_status 0 "$IOSTORM" stats --top 100000 "$DATA/format/small.ist"
+expect_status 0 "$IOSTORM" stats --help
+expect_grep '^  -n, --top N           streams listed, 0-100000 \(default 10\)$' "$TMP/out"
+expect_status 2 "$IOSTORM" import --sort-window 15 "$DATA/import/fio3.iolog" -o "$TMP/x.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm import: bad --sort-window '15' (16 to 2^30 records)" "import --sort-window 15"
+expect_status 0 "$IOSTORM" import --help
+expect_grep '^      --sort-window N   records held in memory for sorting, 16 to 2\^30$' "$TMP/out"
 # an option that lists and exits takes no operand: one was ignored (synth
 # --list tpcc listed every profile, exit 0); before or after the option,
 # and a bad option after it is still one
