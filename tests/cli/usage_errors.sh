@@ -31,6 +31,11 @@ for v in 4095 5G; do
 	expect_status 2 "$IOSTORM" record -d /dev/null -o "$TMP/x.ist" --buffer-size $v
 	expect_eq "$(head -1 "$TMP/err")" "iostorm record: bad --buffer-size '$v' (4k to 4G)" "record --buffer-size $v"
 done
+# -o - is standard output for the other commands: record wrote a file "-"
+(cd "$TMP" && exec "$IOSTORM" record --from-pcap "$DATA/capture/iscsi.pcap" -o -) >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 2 "record -o -"
+expect_eq "$(head -1 "$TMP/err")" "iostorm record: -o -: record writes a file (its chunks reach the disk as it records), not standard output" "record -o -"
+[ ! -e "$TMP/-" ] || fail "record -o - wrote a file '-'"
 expect_status 0 "$IOSTORM" record --help
 expect_grep '^      --buffer-size SIZE trace ring buffer per CPU, 4k-4G \(default 16M\)$' "$TMP/out"
 # the ranges of the usage errors are those of --help (stats said "bad
