@@ -112,11 +112,11 @@ void cli_warn_source_no_footer(const char *file, const struct rpl_source *src);
 
 /* For an option that lists and exits (--list, --list-formats; iostorm
  * --help and --version, cmd NULL), after the options are parsed: the
- * usage error (EXIT_USAGE) naming the first operand argv[optind] when
+ * usage error (EXIT_USAGE) naming the first operand argv[first] when
  * there is one (synth --list tpcc listed the profiles and ignored tpcc),
  * else 0. */
 int cli_list_no_operand(const char *cmd, const char *opt, int argc,
-			char **argv, int optind);
+			char **argv, int first);
 
 /* The usage error (EXIT_USAGE) for what getopt_long() returned '?' for,
  * naming it; the commands set opterr = 0 so that it is the only message. */

@@ -964,6 +964,11 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
 	if (!out)
 		return cli_usage_error("record", "no output: -o OUT.ist");
+	/* '-' is standard output for the other commands: record wrote a
+	 * file named '-' in the current directory */
+	if (!strcmp(out, "-"))
+		return cli_usage_error("record", "-o -: record writes a file (its chunks reach "
+				       "the disk as it records), not standard output");
 	if ((ndev != 0) + (iface != NULL) + (file != NULL) + (recover != NULL) != 1)
 		return cli_usage_error("record", "give devices (-d), --pcap IFACE, --from-pcap FILE or --recover SPOOL (one of them)");
 	if (spool && !ndev)

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -j, --json            print JSON instead of a table\n"
 		"  -i, --interval T      interval of the time series (default 1s)\n"
-		"  -n, --top N           streams listed (default 10)\n"
+		"  -n, --top N           streams listed, 0-100000 (default 10)\n"
 		"  -h, --help            this help\n");
 }
 
@@ -394,7 +394,7 @@ int cmd_stats(int argc, char **argv)
 		case 'i':
 			if (cli_parse_duration_ns(optarg, &o.interval_ns) < 0 ||
 			    !o.interval_ns)
-				return cli_usage_error("stats", "bad interval '%s'", optarg);
+				return cli_usage_error("stats", "bad --interval '%s'", optarg);
 			break;
 		case 'n':
 			if (cli_parse_uint(optarg, 100000, &top) < 0)

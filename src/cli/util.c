@@ -327,12 +327,12 @@ void cli_device_list(const ist_header *h, unsigned nd, char *buf, size_t size)
 }
 
 int cli_list_no_operand(const char *cmd, const char *opt, int argc,
-			char **argv, int optind)
+			char **argv, int first)
 {
-	if (optind >= argc)
+	if (first >= argc)
 		return 0;
 	return cli_usage_error(cmd, "unexpected argument '%s' (%s takes none)",
-			       argv[optind], opt);
+			       argv[first], opt);
 }
 
 /* the CLI's own state, not the library's: one message per process */

@@ -135,6 +135,12 @@ static int parse_line(struct imp_ctx *c, struct blkparse_state *st, char *line,
 	if (imp_blk_rwbs(fl.f[6], fl.len[6], &e->op, &e->flags, &e->skip))
 		return imp_bad(c, "bad RWBS '%s'",
 			       imp_quote(fl.f[6], fl.len[6], q, sizeof(q)));
+	/* 'ZA', after a preflush's 'F': completed where it was written */
+	{
+		size_t i = fl.len[6] > 1 && fl.f[6][0] == 'F';
+
+		e->append = fl.len[6] >= i + 2 && fl.f[6][i] == 'Z' && fl.f[6][i + 1] == 'A';
+	}
 	if (n >= 8 && fl.f[7][0] >= '0' && fl.f[7][0] <= '9' &&
 	    imp_u64(fl.f[7], fl.len[7], &e->sector))
 		/* a number that does not parse (past 2^64, "12x"): damage,

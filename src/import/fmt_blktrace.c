@@ -284,9 +284,12 @@ v7:
 			f->ev.op = IST_OP_DISCARD;
 		else if (cat & TC_WRITE_ZEROES)
 			f->ev.op = IST_OP_WRITE_ZEROES;
-		else if (cat & (TC_WRITE | TC_ZONE_APPEND))
-			/* a zone append: a write of its length */
+		else if (cat & (TC_WRITE | TC_ZONE_APPEND)) {
+			/* a zone append: a write of its length, completed
+			 * where it was written (imp_blk.h) */
 			f->ev.op = IST_OP_WRITE;
+			f->ev.append = !!(cat & TC_ZONE_APPEND);
+		}
 		else if (bytes)
 			f->ev.op = IST_OP_READ;
 		else if (cat & TC_FLUSH)

@@ -16,6 +16,16 @@ struct pend {
 	uint64_t sector;    /* its key */
 	unsigned pieces;    /* split parts still to complete */
 	int state;          /* 0 pending, 1 done, 2 dropped */
+	int append;         /* a zone append: in appends[], not in the map */
+};
+
+/* A zone append pending: issued at its zone's start, completed where the
+ * device put it, so not found by sector in the map (imp_blk.h). */
+struct append {
+	uint64_t seq;
+	uint64_t sector;    /* the zone's start, as issued */
+	uint64_t nsect;
+	uint32_t dev;
 };
 
 struct slot {
@@ -36,6 +46,10 @@ struct imp_blk {
 	/* (dev, sector) -> piece */
 	struct slot *map;
 	uint64_t mcap, mused;
+	/* the zone appends pending, in issue order (as many as are in
+	 * flight: searched whole at each append's completion) */
+	struct append *app;
+	size_t napp, capp;
 	struct imp_blk_counts n;
 };
 
@@ -66,6 +80,7 @@ void imp_blk_free(struct imp_blk *m)
 		return;
 	free(m->ring);
 	free(m->map);
+	free(m->app);
 	free(m);
 }
 
@@ -212,7 +227,78 @@ static int ring_push(struct imp_blk *m, const struct blk_event *e)
 	p->rec.stream = e->pid;
 	p->sector = e->sector;
 	p->pieces = 1;
+	if (e->append && e->nsect) {
+		/* never split (a zone append is issued whole) */
+		if (m->napp == m->capp) {
+			size_t nc = m->capp ? m->capp * 2 : 16;
+			struct append *n = realloc(m->app, nc * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			m->app = n;
+			m->capp = nc;
+		}
+		m->app[m->napp++] = (struct append){ m->tail, e->sector, e->nsect, e->dev };
+		p->append = 1;
+		m->tail++;
+		return 0;
+	}
 	return map_put(m, e->dev, e->sector, m->tail++, e->nsect);
+}
+
+static void append_del(struct imp_blk *m, size_t i)
+{
+	memmove(&m->app[i], &m->app[i + 1], (m->napp - i - 1) * sizeof(*m->app));
+	m->napp--;
+}
+
+static void append_del_seq(struct imp_blk *m, uint64_t seq)
+{
+	for (size_t i = 0; i < m->napp; i++)
+		if (m->app[i].seq == seq) {
+			append_del(m, i);
+			return;
+		}
+}
+
+/* A zone append's completion at the sector the device wrote it to: the
+ * zone is that of the pending appends' start nearest below it (zones do
+ * not overlap); in it, the oldest append of the completion's length, else
+ * the oldest (the kernel reports the request's bytes). */
+static void complete_append(struct imp_blk *m, const struct blk_event *e)
+{
+	size_t best = m->napp;
+	int same_len = 0;
+
+	for (size_t i = 0; i < m->napp; i++) {
+		const struct append *a = &m->app[i];
+		int len_ok = a->nsect == e->nsect;
+
+		if (a->dev != e->dev || a->sector > e->sector)
+			continue;
+		if (best == m->napp || a->sector > m->app[best].sector ||
+		    (a->sector == m->app[best].sector && len_ok && !same_len)) {
+			best = i;
+			same_len = len_ok;
+		}
+	}
+	if (best == m->napp) {
+		m->n.unmatched_completions++;
+		return;
+	}
+	{
+		struct pend *p = pend_of(m, m->app[best].seq);
+
+		append_del(m, best);
+		if (p && p->state == 0) {
+			p->state = 1;
+			p->rec.lat_ns = e->t > (int64_t)p->rec.t_ns ?
+				(uint64_t)(e->t - (int64_t)p->rec.t_ns) : 1;
+		}
+	}
+	m->n.completed++;
+	if (e->error)
+		m->n.errors++;
 }
 
 static void complete(struct imp_blk *m, const struct blk_event *e)
@@ -276,6 +362,19 @@ static void requeue(struct imp_blk *m, const struct blk_event *e)
 	struct pend *p;
 
 	m->n.requeues++;
+	if (m->mode == 'D' && e->append) {
+		/* requeued before the device wrote it: still at the zone's
+		 * start, where it is issued again */
+		for (size_t i = 0; i < m->napp; i++)
+			if (m->app[i].dev == e->dev && m->app[i].sector == e->sector) {
+				p = pend_of(m, m->app[i].seq);
+				if (p && p->state == 0)
+					p->state = 2;
+				append_del(m, i);
+				return;
+			}
+		return;
+	}
 	if (m->mode != 'D' || !s)
 		return;
 	/* the request will be issued again: that issue is the record */
@@ -331,7 +430,10 @@ int imp_blk_event(struct imp_blk *m, const struct blk_event *e)
 		 * read has some) */
 		if (e->op < 0)
 			return 0;
-		complete(m, e);
+		if (e->append)
+			complete_append(m, e);
+		else
+			complete(m, e);
 		return 0;
 	case 'M':
 	case 'F':
@@ -389,7 +491,9 @@ int imp_blk_pop(struct imp_blk *m, struct ist_record *rec, int at_end)
 			/* never completed (cut off, or lost) */
 			struct slot *s = map_find(m, p->rec.dev, p->sector);
 
-			if (s && s->seq == m->head)
+			if (p->append)
+				append_del_seq(m, m->head);
+			else if (s && s->seq == m->head)
 				map_del(m, s);
 			m->n.incomplete++;
 			p->rec.lat_ns = 0;

@@ -20,6 +20,7 @@ struct blk_event {
 	uint64_t sector2;   /* X: where the bio was split */
 	uint32_t pid;
 	int error;          /* C: completion error */
+	char append;        /* a zone append ('ZA', BLK_TC_ZONE_APPEND) */
 };
 
 /*
@@ -38,7 +39,13 @@ struct blk_event {
  *  - IMP_BLK_ZONE: zone reset, reset-all, open, close, finish ('ZR',
  *    'ZRA', 'ZO', 'ZC', 'ZF'; before kernels named them, a write of no
  *    bytes without a preflush: reset, reset-all, close, and 'N': open,
- *    finish); a zone append ('ZA') is a write of its length;
+ *    finish); a zone append ('ZA') is a write of its length, issued at
+ *    the zone's start and completed where the device wrote it (the
+ *    driver sets the request's sector from the drive's answer before the
+ *    completion is traced): its completion goes to the oldest append of
+ *    that length pending in the zone (the pending appends' start nearest
+ *    below the completion's sector), else to the zone's oldest, never to
+ *    another I/O at the sector it was written to;
  *  - IMP_BLK_PC: a packet command (blktrace's BLK_TC_PC: SG_IO
  *    passthrough of smartctl, udev, sg_*; driver-private REQ_OP_DRV_IN/OUT)
  *    has no sector; counted at its issue (D: it is never queued as a bio,

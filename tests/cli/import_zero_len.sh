@@ -135,6 +135,53 @@ export_records "$TMP/zone2.ist" "$TMP/zone2.csv"
 expect_eq "$(cut -d, -f1,3,4,5,6 "$TMP/zone2.csv" | tr '\n' ' ')" \
 	"t_ns,op,offset,len,lat_ns 0,write,536870912,8192,2000 6000,write_zeroes,2097152,40960,1000 9000,read,4096,4096,0 " \
 	"blktrace v8 records"
+# zone appends as the kernel traces them: issued (Q, D) at the zone's start,
+# completed (C) where the device wrote them (the driver sets the request's
+# sector from the drive's answer before the completion is traced).  Two
+# appends in flight in zone ZS (16 then 8 sectors; the second written
+# first, at the zone's start), one in zone ZS2, a read pending at the
+# sector where the first append lands, and one at the zone's start: each
+# completion goes to its own I/O.  The append completions matched nothing
+# (unmatched_completions 3, the appends released without latency after the
+# timeout) or the reads' (a read lost its latency to an append).
+{ blkrec2 1000 $ZS 8192 "W|ZA|D" 7; blkrec2 1500 $ZS 4096 "W|ZA|D" 7
+  blkrec2 1600 $((ZS + 8)) 4096 "R|D" 7; blkrec2 1700 $ZS 4096 "R|D" 7
+  blkrec2 2000 $ZS2 4096 "W|ZA|D" 7
+  blkrec2 3000 $ZS 4096 "W|ZA|C" 8; blkrec2 4000 $((ZS2 + 64)) 4096 "W|ZA|C" 8
+  blkrec2 5000 $((ZS + 8)) 8192 "W|ZA|C" 8; blkrec2 6000 $((ZS + 8)) 4096 "R|C" 8
+  blkrec2 6500 $ZS 4096 "R|C" 8
+} >"$TMP/za.blktrace.0"
+expect_status 0 "$IOSTORM" import "$TMP/za.blktrace.0" -o "$TMP/za.ist"
+expect_grep '^imported 5 records' "$TMP/out"
+expect_grep '^unmatched_completions 0$' "$TMP/out"
+expect_grep '^incomplete 0$' "$TMP/out"
+export_records "$TMP/za.ist" "$TMP/za.csv"
+expect_eq "$(cut -d, -f1,3,4,5,6 "$TMP/za.csv" | tr '\n' ' ')" \
+	"t_ns,op,offset,len,lat_ns 0,write,536870912,8192,4000 500,write,536870912,4096,1500 600,read,536875008,4096,4400 700,read,536870912,4096,4800 1000,write,1073741824,4096,2000 " \
+	"zone appends completed where they were written"
+# the same as blkparse prints it ('ZA' in the RWBS), with --event Q too
+awk -v zs=$ZS -v zs2=$ZS2 'BEGIN {
+	split("1000 D W 0 16|1500 D W 0 8|1600 D R 8 8|1700 D R 0 8|2000 D W2 0 8|3000 C W 0 8|4000 C W2 64 8|5000 C W 8 16|6000 C R 8 8|6500 C R 0 8", ev, "|")
+	for (i = 1; i <= 10; i++) {
+		split(ev[i], f, " ")
+		base = f[3] == "W2" ? zs2 : zs
+		rwbs = f[3] == "R" ? "R" : "ZAS"
+		for (q = 0; q < 2; q++) {
+			if (q && f[2] != "D")
+				continue
+			printf "  8,0    0 %8d %5d.%09d   600  %s %s %d + %d [x]\n", ++n, 0, f[1] - (q ? 1 : 0), q ? "Q" : f[2], rwbs, base + f[4], f[5]
+		}
+	}
+}' | sort -s -t. -k2,2n >"$TMP/za.txt"
+for ev in D Q; do
+	expect_status 0 "$IOSTORM" import --event $ev "$TMP/za.txt" -o "$TMP/za-$ev.ist"
+	expect_grep '^unmatched_completions 0$' "$TMP/out"
+	expect_grep '^incomplete 0$' "$TMP/out"
+	export_records "$TMP/za-$ev.ist" "$TMP/za-$ev.csv"
+	want="0,write,536870912,8192,4000 500,write,536870912,4096,1500 600,read,536875008,4096,4400 700,read,536870912,4096,4800 1000,write,1073741824,4096,2000 "
+	[ $ev = Q ] && want="0,write,536870912,8192,4001 500,write,536870912,4096,1501 600,read,536875008,4096,4401 700,read,536870912,4096,4801 1000,write,1073741824,4096,2001 "
+	expect_eq "$(tail -n +2 "$TMP/za-$ev.csv" | cut -d, -f1,3,4,5,6 | tr '\n' ' ')" "$want" "blkparse zone appends, --event $ev"
+done
 # a v8 record cut short after the first 48 bytes: the trace ends there
 { blkrec2 1000 8 4096 "R|D" 7; blkrec2 2000 16 4096 "R|D" 7; } | head -c 112 >"$TMP/cut2.blktrace.0"
 expect_status 0 "$IOSTORM" import "$TMP/cut2.blktrace.0" -o "$TMP/cut2.ist"

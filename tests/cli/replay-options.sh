@@ -69,6 +69,14 @@ expect_status 0 "$IOSTORM" replay --help
 expect_grep '^  -q, --iodepth N          in-flight cap per worker \(1-65536, default 64\)$' "$TMP/out"
 expect_grep '^      --loop N             replay N times \(1-1000000\)$' "$TMP/out"
 expect_grep '^      --seed N             seed of the write data \(default 0\)$' "$TMP/out"
+# the ranges the usage errors give, in --help and the man page (--workers,
+# --cpus and --cpu-scale had them in neither, or in the man page only)
+expect_grep '^  -w, --workers N          worker threads, each with its own ring \(1-64,$' "$TMP/out"
+expect_grep ' on N shared CPUs, 1-4096 \(default:$' "$TMP/out"
+expect_grep "recording's; above 0, at most 1000, default 1\\)$" "$TMP/out"
+expect_grep '^Worker threads, each with its own ring, 1 to 64 \(default 1\)\.$' "$top_srcdir/man/iostorm-replay.1"
+expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --workers 65
+expect_eq "$(head -1 "$TMP/err")" "iostorm replay: bad --workers '65' (1..64)" "--workers 65"
 for cmd in sweep precondition; do
 	expect_status 0 "$IOSTORM" $cmd --help
 	expect_grep '^      --size SIZE       size of a created file, or of the null target$' "$TMP/out"

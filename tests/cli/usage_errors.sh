@@ -31,8 +31,25 @@ for v in 4095 5G; do
 	expect_status 2 "$IOSTORM" record -d /dev/null -o "$TMP/x.ist" --buffer-size $v
 	expect_eq "$(head -1 "$TMP/err")" "iostorm record: bad --buffer-size '$v' (4k to 4G)" "record --buffer-size $v"
 done
+# -o - is standard output for the other commands: record wrote a file "-"
+(cd "$TMP" && exec "$IOSTORM" record --from-pcap "$DATA/capture/iscsi.pcap" -o -) >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 2 "record -o -"
+expect_eq "$(head -1 "$TMP/err")" "iostorm record: -o -: record writes a file (its chunks reach the disk as it records), not standard output" "record -o -"
+[ ! -e "$TMP/-" ] || fail "record -o - wrote a file '-'"
 expect_status 0 "$IOSTORM" record --help
 expect_grep '^      --buffer-size SIZE trace ring buffer per CPU, 4k-4G \(default 16M\)$' "$TMP/out"
+# the ranges of the usage errors are those of --help (stats said "bad
+# interval", import --help and stats --help gave no range)
+expect_status 2 "$IOSTORM" stats --interval 0 "$DATA/format/small.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm stats: bad --interval '0'" "stats --interval 0"
+expect_status 2 "$IOSTORM" stats --top 100001 "$DATA/format/small.ist"
+expect_status 0 "$IOSTORM" stats --top 100000 "$DATA/format/small.ist"
+expect_status 0 "$IOSTORM" stats --help
+expect_grep '^  -n, --top N           streams listed, 0-100000 \(default 10\)$' "$TMP/out"
+expect_status 2 "$IOSTORM" import --sort-window 15 "$DATA/import/fio3.iolog" -o "$TMP/x.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm import: bad --sort-window '15' (16 to 2^30 records)" "import --sort-window 15"
+expect_status 0 "$IOSTORM" import --help
+expect_grep '^      --sort-window N   records held in memory for sorting, 16 to 2\^30$' "$TMP/out"
 # an option that lists and exits takes no operand: one was ignored (synth
 # --list tpcc listed every profile, exit 0); before or after the option,
 # and a bad option after it is still one

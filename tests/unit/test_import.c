@@ -359,6 +359,78 @@ static void test_blk_merge_split(void)
 	imp_blk_free(m);
 }
 
+/* zone appends: issued at the zone's start, completed where written */
+static void test_blk_zone_append(void)
+{
+	struct imp_blk *m;
+	struct ist_record r[8];
+	struct blk_event e;
+
+	CU_ASSERT_EQUAL_FATAL(imp_blk_new(&m, 'D', 1000), 0);
+	e = ev(10, 'D', 1000, 16);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(20, 'D', 1000, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(25, 'D', 1008, 8); /* a write (not an append) where one lands */
+	imp_blk_event(m, &e);
+	e = ev(30, 'D', 5000, 8); /* another zone */
+	e.append = 1;
+	imp_blk_event(m, &e);
+	/* the 8-sector append written first, at the zone's start */
+	e = ev(40, 'C', 1000, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(50, 'C', 5016, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(60, 'C', 1008, 16);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	CU_ASSERT_EQUAL_FATAL(pop_all(m, r, 8, 0), 2);
+	CU_ASSERT_EQUAL(r[0].lat_ns, 50);
+	CU_ASSERT_EQUAL(r[0].offset, 1000 * 512);
+	CU_ASSERT_EQUAL(r[1].lat_ns, 20);
+	/* the write at 1008 is still pending: it was not taken */
+	e = ev(70, 'C', 1008, 8);
+	imp_blk_event(m, &e);
+	CU_ASSERT_EQUAL_FATAL(pop_all(m, r, 8, 0), 2);
+	CU_ASSERT_EQUAL(r[0].lat_ns, 45);
+	CU_ASSERT_EQUAL(r[1].lat_ns, 20);
+	/* an append requeued, issued again, completed; one never completed
+	 * is released after the timeout and forgotten */
+	e = ev(100, 'D', 1000, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(110, 'R', 1000, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(120, 'D', 1000, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(130, 'C', 1024, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	CU_ASSERT_EQUAL_FATAL(pop_all(m, r, 8, 0), 1);
+	CU_ASSERT_EQUAL(r[0].t_ns, 120);
+	CU_ASSERT_EQUAL(r[0].lat_ns, 10);
+	e = ev(200, 'D', 9000, 8);
+	e.append = 1;
+	imp_blk_event(m, &e);
+	e = ev(5000, 'Q', 1, 1);
+	imp_blk_event(m, &e);
+	CU_ASSERT_EQUAL_FATAL(pop_all(m, r, 8, 0), 1);
+	CU_ASSERT_EQUAL(r[0].lat_ns, 0);
+	e = ev(5010, 'C', 9000, 8); /* its completion, too late: nothing */
+	e.append = 1;
+	imp_blk_event(m, &e);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->completed, 5);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->incomplete, 1);
+	CU_ASSERT_EQUAL(imp_blk_counts(m)->unmatched_completions, 1);
+	imp_blk_free(m);
+}
+
 static void test_blk_requeue_cutoff(void)
 {
 	struct imp_blk *m;
@@ -953,6 +1025,7 @@ static const struct cutest tests[] = {
 	{ "stream_take", test_stream_take },
 	{ "blk_merge_split", test_blk_merge_split },
 	{ "blk_requeue_cutoff", test_blk_requeue_cutoff },
+	{ "blk_zone_append", test_blk_zone_append },
 	{ "rwbs", test_rwbs },
 	{ "blk classify", test_blk_classify },
 	{ "sort", test_sort },
