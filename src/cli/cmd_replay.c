@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/rpt_out.h"
+#include "core/tmpout.h"
 #include "replay/replay.h"
 
 #define CMD "replay"
@@ -504,7 +505,12 @@ int cmd_replay(int argc, char **argv)
 	struct rpl_opts o;
 	const char *json = NULL, *csv = NULL, *trace, *lat_log = NULL, *lat_from = NULL;
 	struct lat_from lf;
-	FILE *lat_f = NULL;
+	/* --lat-log: written to a new LOG.tmp-PID-N during the run, renamed
+	 * into place when the run succeeded (istint_tmpfile_open()); it was
+	 * LOG itself, opened with "w": a run that failed truncated, then
+	 * removed, a file of that name, and SIGHUP left half a log there */
+	struct istint_tmpfile lat_t = { NULL, NULL, NULL };
+	struct sigaction sa_int, sa_term;
 	int c, quiet = 0, progress = -1, ret, err, timing_set = 0;
 	/* given, for the options that only some modes use */
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
@@ -847,15 +853,15 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	if (lat_log) {
-		lat_f = fopen(lat_log, "w");
-		if (!lat_f) {
-			cli_err("%s: %s", lat_log, strerror(errno));
+		err = istint_tmpfile_open(&lat_t, lat_log);
+		if (err < 0) {
+			cli_err("%s: %s", lat_log, strerror(-err));
 			lat_from_free(&lf);
 			return EXIT_FAIL;
 		}
-		fputs(LAT_LOG_HEADER "\n", lat_f);
+		fputs(LAT_LOG_HEADER "\n", lat_t.f);
 		o.io_cb = lat_log_event;
-		o.io_cb_arg = lat_f;
+		o.io_cb_arg = lat_t.f;
 	}
 
 	ret = rpl_source_open(&src, trace);
@@ -877,13 +883,17 @@ int cmd_replay(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	current_run = r;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* the handlers before (the guard of the --lat-log's temporary file)
+	 * come back after the run */
+	sigaction(SIGINT, &sa, &sa_int);
+	sigaction(SIGTERM, &sa, &sa_term);
 	now = time(NULL);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	ret = rpl_run_start(r);
 	if (ret < 0) {
 		cli_err("%s", rpl_run_errmsg(r));
+		sigaction(SIGINT, &sa_int, NULL);
+		sigaction(SIGTERM, &sa_term, NULL);
 		current_run = NULL;
 		ret = EXIT_FAIL;
 		goto out;
@@ -897,8 +907,8 @@ int cmd_replay(int argc, char **argv)
 		if (progress)
 			fputs("\r\033[K", stderr);
 	}
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	sigaction(SIGINT, &sa_int, NULL);
+	sigaction(SIGTERM, &sa_term, NULL);
 	current_run = NULL;
 	res = rpl_run_result(r, &err);
 	if (!res) {
@@ -927,11 +937,12 @@ int cmd_replay(int argc, char **argv)
 out:
 	rpl_run_free(r);
 	lat_from_free(&lf);
-	if (lat_f && (fclose(lat_f) || ret != EXIT_OK)) {
+	/* no log of a run that failed; a write that failed (a full file
+	 * system) fails the run.  An interrupted run (SIGINT, SIGTERM) keeps
+	 * the log of what it completed, as its report does */
+	if (lat_t.f && (err = istint_tmpfile_close(&lat_t, ret != EXIT_OK ? -ECANCELED : 0)) < 0) {
 		if (ret == EXIT_OK)
-			cli_err("%s: %s", lat_log, strerror(errno));
-		/* no log of a run that failed (or one cut short by an error) */
-		unlink(lat_log);
+			cli_err("%s: %s", lat_log, strerror(-err));
 		ret = EXIT_FAIL;
 	}
 	return ret;

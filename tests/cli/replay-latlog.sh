@@ -81,4 +81,43 @@ ok
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/nodir/t.img" --lat-log "$TMP/c.csv"
 [ ! -e "$TMP/c.csv" ] || fail "a failed run left its --lat-log"
 ok
+# the log is written to a temporary file beside it, renamed into place
+# when the run succeeded: a file of its name stays as it was when the run
+# fails (it was truncated, then removed), a write that fails (a file size
+# limit: EFBIG) fails the run (exit 1) and SIGHUP leaves neither the log
+# nor a temporary file (it left half a log)
+mkdir "$TMP/l"
+echo "the user's" >"$TMP/l/c.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/nodir/t.img" --lat-log "$TMP/l/c.csv"
+expect_eq "$(cat "$TMP/l/c.csv")" "the user's" "a failed run: the file of the log's name"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "c.csv " "a failed run: files left"
+sh -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" \"\$@\"" "$IOSTORM" replay "$TMP/oltp.ist" \
+	--null $CL --lat-log "$TMP/l/c.csv" >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 1 "a log that cannot be written: exit status"
+expect_err_line "c.csv: File too large"
+expect_eq "$(cat "$TMP/l/c.csv")" "the user's" "a log that cannot be written: the file of its name"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "c.csv " "a log that cannot be written: files left"
+rm -f "$TMP/l/c.csv"
+"$IOSTORM" replay "$TMP/oltp.ist" --null --speed 0.2 --interval 0 --quiet \
+	--lat-log "$TMP/l/c.csv" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 0.3
+kill -HUP $pid
+wait $pid
+expect_eq "$?" 129 "SIGHUP: exit status"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "" "SIGHUP: files left"
+# SIGINT: the replay stops, drains and keeps the log of what it completed,
+# as its report (marked interrupted)
+"$IOSTORM" replay "$TMP/oltp.ist" --null --speed 0.2 --interval 0 --quiet \
+	--lat-log "$TMP/l/c.csv" --json "$TMP/l/c.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 0.3
+kill -INT $pid
+wait $pid
+expect_eq "$?" 0 "SIGINT: exit status"
+expect_grep '"interrupted": true' "$TMP/l/c.json"
+expect_eq "$(($(wc -l <"$TMP/l/c.csv") - 1))" "$(grep -o '"ios": [0-9]*' "$TMP/l/c.json" | head -1 | cut -d' ' -f2)" \
+	"SIGINT: lines of the log = I/Os of the report"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "c.csv c.json " "SIGINT: files left"
+ok
 done_ok
