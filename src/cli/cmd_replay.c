@@ -186,122 +186,12 @@ static void on_signal(int sig)
 
 /* --lat-log: one line per completed I/O, from the worker threads (stdio
  * locks the stream; lines of several workers do not mix). */
-#define LAT_LOG_HEADER "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result"
-
 static void lat_log_event(void *arg, const struct rpl_io_event *ev)
 {
 	fprintf((FILE *)arg, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%d\n", ev->seq, ist_op_name(ev->rec->op), ev->rec->stream,
 		ev->deadline_ns, ev->issue_ns, ev->done_ns,
 		ev->done_ns > ev->issue_ns ? ev->done_ns - ev->issue_ns : 0, ev->res);
-}
-
-/* --null-latency-from: the latencies of a --lat-log, per op in the order
- * the I/Os were issued (seq; the log is in completion order). */
-struct lat_from {
-	uint64_t *lat[IST_OP_COUNT];
-	size_t n[IST_OP_COUNT], cap[IST_OP_COUNT];
-	uint64_t *seq[IST_OP_COUNT];
-};
-
-static void lat_from_free(struct lat_from *lf)
-{
-	for (unsigned k = 0; k < IST_OP_COUNT; k++) {
-		free(lf->lat[k]);
-		free(lf->seq[k]);
-	}
-}
-
-/* Sorts one op's latencies by their seq (insertion sort on runs that are
- * nearly in order: completions overtake each other by a few places). */
-static void lat_from_order(uint64_t *seq, uint64_t *lat, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t s = seq[i], l = lat[i];
-		size_t j = i;
-
-		for (; j > 0 && seq[j - 1] > s; j--) {
-			seq[j] = seq[j - 1];
-			lat[j] = lat[j - 1];
-		}
-		seq[j] = s;
-		lat[j] = l;
-	}
-}
-
-/* 0, or -1 after a message naming the file and line. */
-static int lat_from_read(struct lat_from *lf, const char *path)
-{
-	char line[512];
-	size_t lineno = 0, total = 0;
-	FILE *f = fopen(path, "r");
-	int ret = -1;
-
-	memset(lf, 0, sizeof(*lf));
-	if (!f) {
-		cli_err("--null-latency-from %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!fgets(line, sizeof(line), f) || strncmp(line, LAT_LOG_HEADER, strlen(LAT_LOG_HEADER))) {
-		cli_err("--null-latency-from %s: line 1: not a --lat-log (header '%s' expected)",
-			path, LAT_LOG_HEADER);
-		goto out;
-	}
-	lineno = 1;
-	while (fgets(line, sizeof(line), f)) {
-		char op[32], *end;
-		uint64_t seq, stream, dl, is, done, lat;
-		int res, op_i, nf;
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			cli_err("--null-latency-from %s: line %zu: too long", path, lineno);
-			goto out;
-		}
-		nf = sscanf(line, "%" SCNu64 ",%31[^,],%" SCNu64 ",%" SCNu64 ",%" SCNu64 ",%" SCNu64
-			    ",%" SCNu64 ",%d", &seq, op, &stream, &dl, &is, &done, &lat, &res);
-		end = line + strlen(line);
-		while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
-			*--end = 0;
-		if (nf != 8 || (op_i = ist_op_parse(op, strlen(op))) < 0 || op_i >= IST_OP_COUNT) {
-			cli_err("--null-latency-from %s: line %zu: bad line '%.60s'", path, lineno, line);
-			goto out;
-		}
-		if (res < 0)
-			continue; /* a failed I/O says nothing of the device's speed */
-		if (lf->n[op_i] == lf->cap[op_i]) {
-			size_t cap = lf->cap[op_i] ? 2 * lf->cap[op_i] : 1024;
-			uint64_t *l = realloc(lf->lat[op_i], cap * sizeof(*l));
-			uint64_t *q;
-
-			if (l)
-				lf->lat[op_i] = l;
-			q = l ? realloc(lf->seq[op_i], cap * sizeof(*q)) : NULL;
-			if (!q) {
-				cli_err("--null-latency-from %s: %s", path, strerror(ENOMEM));
-				goto out;
-			}
-			lf->seq[op_i] = q;
-			lf->cap[op_i] = cap;
-		}
-		lf->lat[op_i][lf->n[op_i]] = lat;
-		lf->seq[op_i][lf->n[op_i]++] = seq;
-		total++;
-	}
-	if (ferror(f)) {
-		cli_err("--null-latency-from %s: %s", path, strerror(EIO));
-		goto out;
-	}
-	if (!total) {
-		cli_err("--null-latency-from %s: no completed I/O in it", path);
-		goto out;
-	}
-	for (unsigned k = 0; k < IST_OP_COUNT; k++)
-		lat_from_order(lf->seq[k], lf->lat[k], lf->n[k]);
-	ret = 0;
-out:
-	fclose(f);
-	return ret;
 }
 
 static int parse_target(struct rpl_opts *o, const char *arg)
@@ -504,7 +394,7 @@ int cmd_replay(int argc, char **argv)
 {
 	struct rpl_opts o;
 	const char *json = NULL, *csv = NULL, *trace, *lat_log = NULL, *lat_from = NULL;
-	struct lat_from lf;
+	struct rpl_lat_lists lf;
 	/* --lat-log: written to a new LOG.tmp-PID-N during the run, renamed
 	 * into place when the run succeeded (istint_tmpfile_open()); it was
 	 * LOG itself, opened with "w": a run that failed truncated, then
@@ -843,8 +733,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	memset(&lf, 0, sizeof(lf));
 	if (lat_from) {
-		if (lat_from_read(&lf, lat_from) < 0) {
-			lat_from_free(&lf);
+		char why[640];
+
+		/* the file, the line and the reason in one line */
+		if (rpl_lat_log_read(&lf, lat_from, why, sizeof(why)) < 0) {
+			cli_err("--null-latency-from %s", why);
 			return EXIT_FAIL;
 		}
 		for (unsigned k = 0; k < IST_OP_COUNT; k++) {
@@ -856,10 +749,10 @@ int cmd_replay(int argc, char **argv)
 		err = istint_tmpfile_open(&lat_t, lat_log);
 		if (err < 0) {
 			cli_err("%s: %s", lat_log, strerror(-err));
-			lat_from_free(&lf);
+			rpl_lat_lists_free(&lf);
 			return EXIT_FAIL;
 		}
-		fputs(LAT_LOG_HEADER "\n", lat_t.f);
+		fputs(RPL_LAT_LOG_HEADER "\n", lat_t.f);
 		o.io_cb = lat_log_event;
 		o.io_cb_arg = lat_t.f;
 	}
@@ -933,10 +826,18 @@ int cmd_replay(int argc, char **argv)
 		print_summary(trace, &o, res);
 	if (res->interrupted)
 		cli_err("interrupted: stopped issuing, drained; report marked interrupted");
+	/* an op the log has no latency of took --null-latency (0 unless
+	 * given): a model on a real device's latencies with its writes free
+	 * of cost was given without a word */
+	for (unsigned k = 0; lat_from && k < IST_OP_COUNT; k++)
+		if (res->op[k].ios && !lf.n[k])
+			cli_err("warning: --null-latency-from %s has no %s latency: the %" PRIu64
+				" %s I/Os completed after --null-latency (%" PRIu64 " ns)", lat_from,
+				ist_op_name(k), res->op[k].ios, ist_op_name(k), o.null_latency_ns);
 	free(cmdline);
 out:
 	rpl_run_free(r);
-	lat_from_free(&lf);
+	rpl_lat_lists_free(&lf);
 	/* no log of a run that failed; a write that failed (a full file
 	 * system) fails the run.  An interrupted run (SIGINT, SIGTERM) keeps
 	 * the log of what it completed, as its report does */

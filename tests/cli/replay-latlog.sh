@@ -67,12 +67,57 @@ expect_err_line "none.csv: No such file"
 printf 'seq,op,latency_ns\n1,write,5\n' >"$TMP/bad1.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad1.csv"
 expect_err_line "bad1.csv: line 1: not a --lat-log"
-{ head -2 "$TMP/a.csv"; echo "7,scribble,1,0,0,0,5,0"; } >"$TMP/bad2.csv"
-expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad2.csv"
-expect_err_line "bad2.csv: line 3: bad line '7,scribble"
+# a broken log: the file, the line and the reason on one line (exit 1).
+# Negative, signed, blank-padded and non-numeric fields, huge values and
+# a header with more after it were taken (sscanf: -5 as 2^64-5, a latency
+# that carried the completion past the clock's end; "5x" as 5); every
+# one was a "bad line" without a reason
+H=$(head -1 "$TMP/a.csv")
+bad() {
+	printf '%s\n%s\n' "$H" "$1" >"$TMP/bad.csv"
+	expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+	expect_err_line "^iostorm: --null-latency-from $TMP/bad.csv: line 2: $2\$"
+}
+bad "7,scribble,1,0,0,0,5,0" "unknown op 'scribble'"
+bad "7,write,1,0,0,0,-5,0" "latency_ns '-5': negative"
+bad "-7,write,1,0,0,0,5,0" "seq '-7': negative"
+bad "7,write,1,0,0,0,5x,0" "latency_ns '5x': not a number"
+bad "7,write,1,0,0,0, 5,0" "latency_ns ' 5': not a number"
+bad "7,write,1,0,0,0,,0" "latency_ns '': empty"
+bad "7,write,1,0,0,0,18446744073709551616,0" "latency_ns '18446744073709551616': too large \\(over an hour\\)"
+bad "7,write,1,0,0,0,3600000000001,0" "latency_ns '3600000000001': too large \\(over an hour\\)"
+bad "7,write,1,0,0,0,5,x" "result 'x': not a number"
+bad "7,write,1,0,0,0,5" "7 fields, 8 expected \\(seq,op,.*\\)"
+bad "7,write,1,0,0,0,5,0,1" "9 fields, 8 expected \\(seq,op,.*\\)"
+bad "" "empty"
+printf '%sjunk\n1,write,1,0,0,0,5,0\n' "$H" >"$TMP/bad.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+expect_err_line "bad.csv: line 1: not a --lat-log"
+printf '%s\n1,write,1,0,0,0,5,0\n1,flush,1,0,0,0,5,0\n' "$H" >"$TMP/bad.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+expect_err_line "bad.csv: line 3: seq 1 also on line 2 \\(two logs in one\\?\\)"
+: >"$TMP/empty.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/empty.csv"
+expect_err_line "empty.csv: empty \\(no --lat-log header\\)"
 head -1 "$TMP/a.csv" >"$TMP/empty.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/empty.csv"
 expect_err_line "empty.csv: no completed I/O"
+# CRLF lines are read as LF lines
+sed 's/$/\r/' "$TMP/dev2.csv" >"$TMP/crlf.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 5us $CL \
+	--null-latency-from "$TMP/crlf.csv" --json "$TMP/crlf.json"
+expect_eq "$(tps "$TMP/crlf.json")" "$(tps "$TMP/b.json")" "TPS-eq on the CRLF log"
+# an op the trace has and the log has not: said (it completed after
+# --null-latency, 0 unless given)
+grep -v ',write,' "$TMP/a.csv" >"$TMP/nowrite.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/nowrite.csv"
+expect_err_line "warning: --null-latency-from $TMP/nowrite.csv has no write latency: the [0-9]+ write I/Os completed after --null-latency \\(0 ns\\)"
+# a long log in reverse completion order: read in a moment (an insertion
+# sort took n^2/2 steps: minutes for these 300000 lines)
+awk -v h="$H" 'BEGIN { print h; for (i = 299999; i >= 0; i--) printf "%d,write,1,0,0,0,%d,4096\n", i, 1000 + i % 7 }' \
+	>"$TMP/rev.csv"
+expect_status 0 timeout 30 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --duration 1ms \
+	--null-latency-from "$TMP/rev.csv"
 expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --lat-log "$TMP/x.json" --json "$TMP/x.json"
 expect_grep "lat-log names a file another option names" "$TMP/err"
 [ ! -e "$TMP/x.json" ] || fail "a refused run left $TMP/x.json"
