@@ -257,8 +257,10 @@ static double rate(uint64_t v, uint64_t ns)
 	return ns ? (double)v * 1e9 / (double)ns : 0;
 }
 
+/* eo: the options as the engine resolved them (closed timing's default
+ * learned spin window) */
 static void print_summary(const char *trace, const struct rpl_opts *o,
-			  const struct rpl_result *res)
+			  const struct rpl_opts *eo, const struct rpl_result *res)
 {
 	char b1[32], b2[32], b3[32];
 	double cpu = (double)(res->cpu_user_ns + res->cpu_sys_ns);
@@ -332,6 +334,22 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 	}
 	printf("\ncpu %.3f s user, %.3f s system, %.2f us per I/O\n", res->cpu_user_ns / 1e9,
 	       res->cpu_sys_ns / 1e9, res->ios ? cpu / (double)res->ios / 1e3 : 0.0);
+	/* the window that spinning covered before deadlines: closed timing
+	 * learns it by default, and a replay below the model because of
+	 * oversleeps showed nowhere but in the JSON */
+	if (o->timing != RPL_TIMING_AFAP && !eo->virtual_clock) {
+		if (eo->spin_ns <= 1)
+			printf("spin window: none (--spin 0)\n");
+		else if (eo->spin_auto)
+			printf("spin window: learned, %s to %s (largest oversleep %s)\n",
+			       cli_fmt_ns((double)eo->spin_ns, b1, sizeof(b1)),
+			       cli_fmt_ns((double)res->wake_margin_max_ns, b2, sizeof(b2)),
+			       cli_fmt_ns((double)res->oversleep_max_ns, b3, sizeof(b3)));
+		else
+			printf("spin window: %s, fixed (largest oversleep %s)\n",
+			       cli_fmt_ns((double)eo->spin_ns, b1, sizeof(b1)),
+			       cli_fmt_ns((double)res->oversleep_max_ns, b3, sizeof(b3)));
+	}
 	if (res->skipped_read_only || res->skipped_beyond_end || res->skipped_too_large ||
 	    res->realigned || res->wrapped || res->scaled)
 		printf("skipped: %" PRIu64 " writes (--read-only), %" PRIu64
@@ -823,7 +841,7 @@ int cmd_replay(int argc, char **argv)
 		ret = EXIT_FAIL;
 	}
 	if (!quiet)
-		print_summary(trace, &o, res);
+		print_summary(trace, &o, info.opts, res);
 	if (res->interrupted)
 		cli_err("interrupted: stopped issuing, drained; report marked interrupted");
 	/* an op the log has no latency of took --null-latency (0 unless

@@ -58,6 +58,21 @@ expect_eq "$(spin "$TMP/s2.json")" false "closed timing with --spin 40us learned
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --interval 0 --quiet \
 	--duration 20ms --json "$TMP/s3.json"
 expect_eq "$(spin "$TMP/s3.json")" false "original timing's default spin window learned"
+# the summary says which window was used (it was in the JSON only), and
+# the learned one stays within 500 us (CPU burnt spinning)
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 \
+	--duration 20ms --json "$TMP/s4.json"
+expect_grep '^spin window: learned, 40.0 us to [0-9.]+ [mu]s \(largest oversleep ' "$TMP/out"
+expect_eq "$(grep -o '"wake_margin_max_ns": [0-9]*' "$TMP/s4.json" | awk '{ print ($2 >= 40000 && $2 <= 500000) }')" 1 \
+	"learned window within 40-500 us"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 \
+	--duration 20ms --spin 40us
+expect_grep '^spin window: 40.0 us, fixed \(largest oversleep ' "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 \
+	--duration 20ms --spin 0
+expect_grep '^spin window: none \(--spin 0\)' "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --interval 0 --duration 20ms
+expect_grep '^spin window: 40.0 us, fixed' "$TMP/out"
 
 # refusals
 expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/t.img" --null-latency-from "$TMP/dev2.csv"
