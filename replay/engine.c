@@ -902,7 +902,7 @@ static void plan_cpus(struct rpl_run *r)
 		for (unsigned k = 0; k < r->ntgt; k++)
 			if (r->tgt[k].kthread_io) {
 				rpl_note(r, "workers not pinned: %s: a kernel thread does its I/O "
-					 "(a loop device), closed timing waits for it", r->tgt[k].path);
+					 "(a loop device, or a file on one), closed timing waits for it", r->tgt[k].path);
 				return;
 			}
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)

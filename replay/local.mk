@@ -13,6 +13,7 @@ libiostorm_core_la_SOURCES += \
 	replay/closed.c \
 	replay/backend_uring.c \
 	replay/backend_null.c \
+	replay/latlog.c \
 	replay/report.c
 
 
@@ -47,3 +48,10 @@ tests_fuzz_fuzz_sched_SOURCES = tests/fuzz/fuzz_sched.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_sched_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_sched_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_sched_LDADD = $(TEST_LIBS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_latlog
+check_PROGRAMS += tests/fuzz/fuzz_latlog
+tests_fuzz_fuzz_latlog_SOURCES = tests/fuzz/fuzz_latlog.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_latlog_CFLAGS = $(TEST_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_latlog_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_latlog_LDADD = $(TEST_LIBS)

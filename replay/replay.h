@@ -390,4 +390,21 @@ int rpl_report_csv_intervals(const char *path, const struct rpl_result *res);
 /* The run's info for reports (valid while r lives). */
 void rpl_run_report_info(rpl_run *r, struct rpl_report_info *info);
 
+/*
+ * --lat-log: one line per completed I/O after this header (the CLI writes
+ * it); rpl_lat_log_read() reads one back for --null-latency-from: each
+ * op's latencies in issue order (seq; the log is in completion order),
+ * failed I/Os (a negative result) left out, ready for
+ * rpl_opts.null_lat_list.  0, or -1 with a one-line reason naming path
+ * (and the line) in err.
+ */
+#define RPL_LAT_LOG_HEADER "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result"
+#define RPL_LAT_LOG_FIELDS 8
+struct rpl_lat_lists {
+	uint64_t *lat[IST_OP_COUNT];
+	size_t n[IST_OP_COUNT];
+};
+int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size_t errlen);
+void rpl_lat_lists_free(struct rpl_lat_lists *ll);
+
 #endif

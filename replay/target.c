@@ -133,7 +133,10 @@ static int kthread_device(dev_t rdev)
 
 static void choose_inline(struct rpl_run *r, struct rpl_target *t, const struct stat *st)
 {
-	t->kthread_io = t->is_blk && kthread_device(st->st_rdev);
+	/* a file on a filesystem on a loop device (or a partition of one:
+	 * loopNpM) has its I/O done by the loop device's thread as well; it
+	 * was pinned.  Not seen through a device mapper or md device. */
+	t->kthread_io = kthread_device(t->is_blk ? st->st_rdev : st->st_dev);
 	if (r->o.inline_io == RPL_INLINE_ALWAYS)
 		t->inline_io = 1;
 	else if (r->o.inline_io == RPL_INLINE_AUTO)

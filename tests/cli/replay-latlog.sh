@@ -58,6 +58,21 @@ expect_eq "$(spin "$TMP/s2.json")" false "closed timing with --spin 40us learned
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --interval 0 --quiet \
 	--duration 20ms --json "$TMP/s3.json"
 expect_eq "$(spin "$TMP/s3.json")" false "original timing's default spin window learned"
+# the summary says which window was used (it was in the JSON only), and
+# the learned one stays within 500 us (CPU burnt spinning)
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 \
+	--duration 20ms --json "$TMP/s4.json"
+expect_grep '^spin window: learned, 40.0 us to [0-9.]+ [mu]s \(largest oversleep ' "$TMP/out"
+expect_eq "$(grep -o '"wake_margin_max_ns": [0-9]*' "$TMP/s4.json" | awk '{ print ($2 >= 40000 && $2 <= 500000) }')" 1 \
+	"learned window within 40-500 us"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 \
+	--duration 20ms --spin 40us
+expect_grep '^spin window: 40.0 us, fixed \(largest oversleep ' "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --timing closed --interval 0 \
+	--duration 20ms --spin 0
+expect_grep '^spin window: none \(--spin 0\)' "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --interval 0 --duration 20ms
+expect_grep '^spin window: 40.0 us, fixed' "$TMP/out"
 
 # refusals
 expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/t.img" --null-latency-from "$TMP/dev2.csv"
@@ -67,12 +82,57 @@ expect_err_line "none.csv: No such file"
 printf 'seq,op,latency_ns\n1,write,5\n' >"$TMP/bad1.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad1.csv"
 expect_err_line "bad1.csv: line 1: not a --lat-log"
-{ head -2 "$TMP/a.csv"; echo "7,scribble,1,0,0,0,5,0"; } >"$TMP/bad2.csv"
-expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad2.csv"
-expect_err_line "bad2.csv: line 3: bad line '7,scribble"
+# a broken log: the file, the line and the reason on one line (exit 1).
+# Negative, signed, blank-padded and non-numeric fields, huge values and
+# a header with more after it were taken (sscanf: -5 as 2^64-5, a latency
+# that carried the completion past the clock's end; "5x" as 5); every
+# one was a "bad line" without a reason
+H=$(head -1 "$TMP/a.csv")
+bad() {
+	printf '%s\n%s\n' "$H" "$1" >"$TMP/bad.csv"
+	expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+	expect_err_line "^iostorm: --null-latency-from $TMP/bad.csv: line 2: $2\$"
+}
+bad "7,scribble,1,0,0,0,5,0" "unknown op 'scribble'"
+bad "7,write,1,0,0,0,-5,0" "latency_ns '-5': negative"
+bad "-7,write,1,0,0,0,5,0" "seq '-7': negative"
+bad "7,write,1,0,0,0,5x,0" "latency_ns '5x': not a number"
+bad "7,write,1,0,0,0, 5,0" "latency_ns ' 5': not a number"
+bad "7,write,1,0,0,0,,0" "latency_ns '': empty"
+bad "7,write,1,0,0,0,18446744073709551616,0" "latency_ns '18446744073709551616': too large \\(over an hour\\)"
+bad "7,write,1,0,0,0,3600000000001,0" "latency_ns '3600000000001': too large \\(over an hour\\)"
+bad "7,write,1,0,0,0,5,x" "result 'x': not a number"
+bad "7,write,1,0,0,0,5" "7 fields, 8 expected \\(seq,op,.*\\)"
+bad "7,write,1,0,0,0,5,0,1" "9 fields, 8 expected \\(seq,op,.*\\)"
+bad "" "empty"
+printf '%sjunk\n1,write,1,0,0,0,5,0\n' "$H" >"$TMP/bad.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+expect_err_line "bad.csv: line 1: not a --lat-log"
+printf '%s\n1,write,1,0,0,0,5,0\n1,flush,1,0,0,0,5,0\n' "$H" >"$TMP/bad.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+expect_err_line "bad.csv: line 3: seq 1 also on line 2 \\(two logs in one\\?\\)"
+: >"$TMP/empty.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/empty.csv"
+expect_err_line "empty.csv: empty \\(no --lat-log header\\)"
 head -1 "$TMP/a.csv" >"$TMP/empty.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/empty.csv"
 expect_err_line "empty.csv: no completed I/O"
+# CRLF lines are read as LF lines
+sed 's/$/\r/' "$TMP/dev2.csv" >"$TMP/crlf.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 5us $CL \
+	--null-latency-from "$TMP/crlf.csv" --json "$TMP/crlf.json"
+expect_eq "$(tps "$TMP/crlf.json")" "$(tps "$TMP/b.json")" "TPS-eq on the CRLF log"
+# an op the trace has and the log has not: said (it completed after
+# --null-latency, 0 unless given)
+grep -v ',write,' "$TMP/a.csv" >"$TMP/nowrite.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/nowrite.csv"
+expect_err_line "warning: --null-latency-from $TMP/nowrite.csv has no write latency: the [0-9]+ write I/Os completed after --null-latency \\(0 ns\\)"
+# a long log in reverse completion order: read in a moment (an insertion
+# sort took n^2/2 steps: minutes for these 300000 lines)
+awk -v h="$H" 'BEGIN { print h; for (i = 299999; i >= 0; i--) printf "%d,write,1,0,0,0,%d,4096\n", i, 1000 + i % 7 }' \
+	>"$TMP/rev.csv"
+expect_status 0 timeout 30 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --duration 1ms \
+	--null-latency-from "$TMP/rev.csv"
 expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --lat-log "$TMP/x.json" --json "$TMP/x.json"
 expect_grep "lat-log names a file another option names" "$TMP/err"
 [ ! -e "$TMP/x.json" ] || fail "a refused run left $TMP/x.json"
@@ -80,5 +140,44 @@ ok
 # a run that fails leaves no log
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/nodir/t.img" --lat-log "$TMP/c.csv"
 [ ! -e "$TMP/c.csv" ] || fail "a failed run left its --lat-log"
+ok
+# the log is written to a temporary file beside it, renamed into place
+# when the run succeeded: a file of its name stays as it was when the run
+# fails (it was truncated, then removed), a write that fails (a file size
+# limit: EFBIG) fails the run (exit 1) and SIGHUP leaves neither the log
+# nor a temporary file (it left half a log)
+mkdir "$TMP/l"
+echo "the user's" >"$TMP/l/c.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/nodir/t.img" --lat-log "$TMP/l/c.csv"
+expect_eq "$(cat "$TMP/l/c.csv")" "the user's" "a failed run: the file of the log's name"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "c.csv " "a failed run: files left"
+sh -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" \"\$@\"" "$IOSTORM" replay "$TMP/oltp.ist" \
+	--null $CL --lat-log "$TMP/l/c.csv" >"$TMP/out" 2>"$TMP/err"
+expect_eq "$?" 1 "a log that cannot be written: exit status"
+expect_err_line "c.csv: File too large"
+expect_eq "$(cat "$TMP/l/c.csv")" "the user's" "a log that cannot be written: the file of its name"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "c.csv " "a log that cannot be written: files left"
+rm -f "$TMP/l/c.csv"
+"$IOSTORM" replay "$TMP/oltp.ist" --null --speed 0.2 --interval 0 --quiet \
+	--lat-log "$TMP/l/c.csv" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 0.3
+kill -HUP $pid
+wait $pid
+expect_eq "$?" 129 "SIGHUP: exit status"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "" "SIGHUP: files left"
+# SIGINT: the replay stops, drains and keeps the log of what it completed,
+# as its report (marked interrupted)
+"$IOSTORM" replay "$TMP/oltp.ist" --null --speed 0.2 --interval 0 --quiet \
+	--lat-log "$TMP/l/c.csv" --json "$TMP/l/c.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 0.3
+kill -INT $pid
+wait $pid
+expect_eq "$?" 0 "SIGINT: exit status"
+expect_grep '"interrupted": true' "$TMP/l/c.json"
+expect_eq "$(($(wc -l <"$TMP/l/c.csv") - 1))" "$(grep -o '"ios": [0-9]*' "$TMP/l/c.json" | head -1 | cut -d' ' -f2)" \
+	"SIGINT: lines of the log = I/Os of the report"
+expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "c.csv c.json " "SIGINT: files left"
 ok
 done_ok

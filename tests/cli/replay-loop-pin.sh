@@ -11,7 +11,9 @@ command -v losetup >/dev/null || skip "no losetup"
 [ "$(nproc)" -ge 2 ] || skip "one CPU: nothing is pinned"
 
 LOOP=""
+MNT=""
 cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -33,4 +35,25 @@ ok
 # open loop: pinned as before
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing afap --json "$TMP/o.json"
 expect_grep '"cpu_pinning"' "$TMP/o.json"
+# a file on a filesystem on the loop device: the same thread does its
+# I/O (it was pinned: only a block device's own name was looked at)
+command -v mkfs.ext4 >/dev/null || skip_part "no mkfs.ext4: a file on a loop device not tried"
+if command -v mkfs.ext4 >/dev/null; then
+	mkfs.ext4 -q -F "$LOOP" >/dev/null 2>&1 || fail "mkfs.ext4 $LOOP"
+	mkdir "$TMP/mnt"
+	mount "$LOOP" "$TMP/mnt" || fail "mount $LOOP"
+	MNT=$TMP/mnt
+	R="--target $MNT/f.img --create --size 16M --remap wrap --interval 0 --quiet"
+	expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --json "$TMP/f.json"
+	expect_grep "workers not pinned: $MNT/f.img: a kernel thread does its I/O" "$TMP/f.json"
+	grep -q '"cpu_pinning"' "$TMP/f.json" && fail "closed replay on a file on $LOOP pinned its worker"
+	# a file elsewhere (the test's directory: not on a loop device here)
+	R="--target $TMP/g.img --create --size 16M --remap wrap --interval 0 --quiet"
+	if ! df --output=source "$TMP" | grep -q /dev/loop; then
+		expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --json "$TMP/g.json"
+		grep -q "workers not pinned" "$TMP/g.json" && fail "a file not on a loop device unpinned"
+	fi
+	umount "$MNT" && MNT=""
+	ok
+fi
 done_ok

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* fuzz_latlog.c - replay --null-latency-from's reader of a --lat-log on
+ * arbitrary bytes: no crash, no leak, a refusal names the file on one
+ * line, and what it accepts is lists of latencies of at most an hour. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "replay/internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("latlog", MFD_CLOEXEC);
+	char path[64], err[640] = "";
+	struct rpl_lat_lists ll;
+	size_t total = 0;
+	int ret;
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ret = rpl_lat_log_read(&ll, path, err, sizeof(err));
+	if (ret < 0) {
+		if (!err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path)))
+			abort(); /* a refusal names the file, on one line */
+		for (unsigned k = 0; k < IST_OP_COUNT; k++)
+			if (ll.lat[k] || ll.n[k])
+				abort(); /* nothing kept */
+	} else {
+		for (unsigned k = 0; k < IST_OP_COUNT; k++) {
+			if (!ll.lat[k] != !ll.n[k])
+				abort();
+			for (size_t i = 0; i < ll.n[k]; i++)
+				if (ll.lat[k][i] > 3600000000000ull)
+					abort(); /* an hour at most */
+			total += ll.n[k];
+		}
+		if (!total)
+			abort(); /* an accepted log has a completed I/O */
+	}
+	rpl_lat_lists_free(&ll);
+	close(fd);
+	return 0;
+}
