@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -t, --to KIND           output kind: ist or csv\n"
 		"  -c, --chunk-records N   records per IST chunk (1..1048576, default 65536)\n"
-		"  -l, --level N           zlib level 1..9 for IST output (default 1)\n"
+		"  -l, --level N           deflate level 1..9 for IST output (default 1)\n"
 		"      --fast              IST output: write faster, larger files (ANS or\n"
 		"                          plain columns, deflate only where a sample\n"
 		"                          halves them; not with --level)\n"

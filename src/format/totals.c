@@ -163,6 +163,15 @@ static inline int pair_packs(uint64_t a, uint64_t b)
 	return a < (UINT64_C(1) << (64 - KEY_BBITS)) && b <= KEY_BMASK;
 }
 
+/* The slot of (a, b) in the cache of recent pairs: one multiply (the
+ * cache only has to spread a few hundred live pairs; pair_hash()'s four
+ * dependent steps are for the large tables, needed on a miss only). */
+static inline unsigned recent_slot(uint64_t a, uint64_t b)
+{
+	return (unsigned)(((a * 31 + b) * UINT64_C(0x9e3779b97f4a7c15)) >>
+			  (64 - RECENT_BITS));
+}
+
 /* 1 if (a, b), b != 0, was not in the cache of recent pairs (it is now):
  * it needs a probe, *x its hash. */
 static inline int pair_seen(struct pairset *s, uint64_t a, uint64_t b,
@@ -170,14 +179,14 @@ static inline int pair_seen(struct pairset *s, uint64_t a, uint64_t b,
 {
 	struct pair *r;
 
-	*x = pair_hash(a, b);
-	r = &s->recent[*x & ((1u << RECENT_BITS) - 1)];
+	r = &s->recent[recent_slot(a, b)];
 	/* a pair in recent is in the set (or was met after the cap, when
 	 * it changes nothing either) */
 	if (r->a == a && r->b == b)
 		return 0;
 	r->a = a;
 	r->b = b;
+	*x = pair_hash(a, b);
 	if (pair_packs(a, b)) {
 		if (s->key)
 			__builtin_prefetch(&s->key[*x & s->kmask]);
