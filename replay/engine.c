@@ -896,13 +896,15 @@ static void plan_cpus(struct rpl_run *r)
 	 * (and the io-wq threads that do its flushes held on the others)
 	 * made whole replays run at a third to half of the rate of the
 	 * same replay unpinned, in 2 of 3 runs (tmpfs loop device, 2 vCPUs;
-	 * bench/README.md, "Closed loop"): not pinned.
+	 * bench/README.md, "Closed loop"): not pinned, unless --pin (on an
+	 * otherwise idle machine pinning was 5-10% faster).
 	 */
-	if (r->o.timing == RPL_TIMING_CLOSED)
+	if (r->o.timing == RPL_TIMING_CLOSED && !r->o.pin)
 		for (unsigned k = 0; k < r->ntgt; k++)
 			if (r->tgt[k].kthread_io) {
 				rpl_note(r, "workers not pinned: %s: a kernel thread does its I/O "
-					 "(a loop device, or a file on one), closed timing waits for it", r->tgt[k].path);
+					 "(a loop device, or a file on one), closed timing waits "
+					 "for it; --pin to pin them", r->tgt[k].path);
 				return;
 			}
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)

@@ -163,6 +163,8 @@ struct rpl_opts {
 	int sqpoll, iopoll;
 	int realtime;               /* workers SCHED_FIFO (fallback: a note)   */
 	int no_pin;                 /* do not pin workers to their own CPUs    */
+	int pin;                    /* --pin: pin them also where the default
+	                             * does not (closed timing, loop device)   */
 	enum rpl_inline inline_io;  /* I/O issued by the worker itself         */
 	uint64_t interval_ns;       /* per-interval rows (0 = none)            */
 	uint64_t spin_ns;           /* spin before a deadline (0 = 40 us)      */

@@ -100,6 +100,8 @@ static const char usage_text[] =
 	"      --inline MODE        I/O issued by the worker itself: auto (zram, brd,\n"
 	"                           pmem: RAM devices io_uring defers), never, always\n"
 	"      --no-pin             do not give each worker a CPU of its own\n"
+	"      --pin                give each worker a CPU of its own also with\n"
+	"                           closed timing on a loop device (not by default)\n"
 	"Report:\n"
 	"      --interval T         per-interval rows (default 1s, at least 1ms;\n"
 	"                           0: none)\n"
@@ -121,7 +123,7 @@ enum {
 	O_ALLOW_WRITE, O_FORCE, O_READ_ONLY, O_DATA, O_SEED, O_TIMING, O_SPEED,
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
-	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN,
+	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN, O_PIN,
 	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_TXN_LATENCY,
 	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST, O_LAT_LOG, O_NULL_LAT_FROM,
 };
@@ -167,6 +169,7 @@ static const struct option longopts[] = {
 	{ "realtime", no_argument, NULL, O_REALTIME },
 	{ "inline", required_argument, NULL, O_INLINE },
 	{ "no-pin", no_argument, NULL, O_NO_PIN },
+	{ "pin", no_argument, NULL, O_PIN },
 	{ "interval", required_argument, NULL, O_INTERVAL },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "csv-intervals", required_argument, NULL, O_CSV },
@@ -675,6 +678,9 @@ int cmd_replay(int argc, char **argv)
 		case O_NO_PIN:
 			o.no_pin = 1;
 			break;
+		case O_PIN:
+			o.pin = 1;
+			break;
 		case O_VIRTUAL:
 			o.virtual_clock = 1;
 			break;
@@ -762,6 +768,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--serial-commits needs one worker");
 	if (o.timing == RPL_TIMING_CLOSED && o.workers > 1)
 		o.partition = RPL_PART_STREAM; /* a stream's I/Os stay together */
+	if (o.pin && o.no_pin)
+		return cli_usage_error(CMD, "--pin and --no-pin exclude each other");
+	if (o.pin && o.backend == RPL_BACKEND_NULL)
+		return cli_usage_error(CMD, "--pin needs a --target (the null back-end is not pinned)");
 	if (o.iopoll && o.buffered)
 		return cli_usage_error(CMD, "--iopoll needs O_DIRECT (drop --buffered)");
 	if (progress < 0)

@@ -32,6 +32,11 @@ ok
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --no-pin --json "$TMP/n.json"
 grep -q "workers not pinned" "$TMP/n.json" && fail "a note with --no-pin"
 ok
+# --pin: pinned all the same, no note (there was no way to ask for it)
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --pin --json "$TMP/p.json"
+expect_grep '"cpu_pinning"' "$TMP/p.json"
+grep -q "workers not pinned" "$TMP/p.json" && fail "a note with --pin"
+ok
 # open loop: pinned as before
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing afap --json "$TMP/o.json"
 expect_grep '"cpu_pinning"' "$TMP/o.json"

@@ -28,6 +28,9 @@ refused "--speed and --rate exclude each other (it scales the recorded times of 
 	--null --speed 2 --rate 100
 # think times are closed timing's
 refused "--think-scale needs --timing closed" --null --think-scale 2
+# --pin: pinning where the default would not; the null back-end is never pinned
+refused "--pin and --no-pin exclude each other" --target "$TMP/f.img" --pin --no-pin
+refused "--pin needs a --target (the null back-end is not pinned)" --null --pin
 refused "--think-scale needs --timing closed" --null --timing afap --think-scale 0.5
 # the null back-end's latency, a created file's size
 refused "--null-latency needs --null" --target "$TMP/f.img" --create --null-latency 10us
