@@ -25,6 +25,9 @@ struct lat_ent {
 };
 
 static int lat_err(char *err, size_t errlen, const char *path, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int lat_err(char *err, size_t errlen, const char *path, size_t line, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
