@@ -780,7 +780,7 @@ int cmd_replay(int argc, char **argv)
 		/* the results are written when the run ends: over the trace
 		 * or a target (--json t.ist replaced the trace), or into a
 		 * missing directory, is refused before any I/O */
-		const char *in[RPL_MAX_TARGETS + 2];
+		const char *in[RPL_MAX_TARGETS + 4];
 		size_t n = 0;
 
 		/* --think-sched '' was a usage error, unlike every other name */
@@ -791,6 +791,11 @@ int cmd_replay(int argc, char **argv)
 		in[n++] = trace;
 		for (unsigned i = 0; i < o.ntargets; i++)
 			in[n++] = o.targets[i].path;
+		/* the other inputs: a result of the same name would replace them */
+		if (o.think_sched)
+			in[n++] = o.think_sched;
+		if (lat_from)
+			in[n++] = lat_from;
 		if (cli_check_result(json, in, n))
 			return EXIT_FAIL;
 		if (json && csv && !strcmp(json, csv))

@@ -136,6 +136,13 @@ expect_status 0 timeout 30 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --durati
 expect_status 2 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --lat-log "$TMP/x.json" --json "$TMP/x.json"
 expect_grep "lat-log names a file another option names" "$TMP/err"
 [ ! -e "$TMP/x.json" ] || fail "a refused run left $TMP/x.json"
+# a result over the latencies read (they would be replaced by the report)
+cp "$TMP/dev2.csv" "$TMP/in.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/in.csv" --json "$TMP/in.csv"
+expect_err_line "^iostorm: $TMP/in.csv: is also an input \\(it would be replaced\\)$"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/in.csv" --csv-intervals "$TMP/in.csv"
+expect_err_line "^iostorm: $TMP/in.csv: is also an input \\(it would be replaced\\)$"
+cmp -s "$TMP/dev2.csv" "$TMP/in.csv" || fail "the latency log was changed"
 ok
 # a run that fails leaves no log
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --target "$TMP/nodir/t.img" --lat-log "$TMP/c.csv"
