@@ -152,7 +152,11 @@ static int sink_open(struct sink *s)
 		s->csv = fopen(s->path, "we");
 		if (!s->csv)
 			return -errno;
-		fputs(IST_CSV_HEADER "\n", s->csv);
+		/* the metadata and device table known now, as '# meta:' and
+		 * '# device:' lines before the header row, as convert and
+		 * export write them (import and convert read them back) */
+		if (ist_csv_write_header(s->csv, s->h) < 0)
+			return -EIO;
 	} else {
 		s->written = ist_header_dup(s->h);
 		if (!s->written)

@@ -8,6 +8,13 @@
 . "$top_srcdir/tests/cli/lib.sh"
 CAP="$DATA/capture"
 
+# preamble FILE: the '# meta:' and '# device:' lines record writes before
+# a CSV's header row, moved to FILE.pre (the records stay in FILE)
+preamble() {
+	grep '^# ' "$1" >"$1.pre"
+	sed -i '/^# /d' "$1" || fail "$1: cannot rewrite"
+}
+
 # rw_of CSV: "op,lba,blocks" of each read/write record (512-byte blocks).
 rw_of() {
 	awk -F, 'NR > 1 && ($3 == "read" || $3 == "write") { print $3 "," $4 / 512 "," $5 / 512 }' "$1"
@@ -30,6 +37,7 @@ rw_of_tshark() {
 # ones (tshark itself cannot dissect the truncated writes).
 for f in iscsi iscsi-snap200 iscsi-digest iscsi-digest-snap200; do
 	expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/$f.pcap" -o "$TMP/$f.csv"
+	preamble "$TMP/$f.csv"
 	rw_of "$TMP/$f.csv" >"$TMP/$f.got"
 	rw_of_tshark "$CAP/${f%-snap200}.tshark" >"$TMP/$f.want"
 	[ -s "$TMP/$f.want" ] || fail "$f.tshark has no read/write"
@@ -38,6 +46,9 @@ for f in iscsi iscsi-snap200 iscsi-digest iscsi-digest-snap200; do
 	ok
 done
 expect_eq "$(wc -l <"$TMP/iscsi.got")" 21 "iSCSI reads and writes"
+# the CSV keeps the device table and the sessions, as convert writes them
+expect_grep '^# device: 0 size=16777216 block_size=512 name=iscsi:iqn\.2026-12\.org\.iostorm:lun-test/lun:1$' "$TMP/iscsi.csv.pre"
+expect_grep '^# meta: stream\.1=iscsi session ' "$TMP/iscsi.csv.pre"
 # Flush (SYNCHRONIZE CACHE), UNMAP and WRITE SAME too; snaplen loses nothing.
 expect_eq "$(grep -c ',flush,' "$TMP/iscsi.csv")" 4 "iSCSI flushes"
 expect_grep '^[0-9]+,0,discard,4194304,65536,' "$TMP/iscsi.csv"
@@ -69,6 +80,7 @@ fi
 # NBD: the qemu-io sequence, reads as tshark dissects them, snaplen too.
 for f in nbd nbd-snap200 nbd-reorder nbd-dup; do
 	expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/$f.pcap" -o "$TMP/$f.csv"
+	preamble "$TMP/$f.csv"
 	awk -F, 'NR > 1 { print $3 "," $4 "," $5 }' "$TMP/$f.csv" >"$TMP/$f.got"
 	cmp -s "$TMP/$f.got" "$CAP/nbd.expected" || {
 		diff "$CAP/nbd.expected" "$TMP/$f.got" >&2; fail "$f: NBD requests differ"; }
@@ -86,6 +98,7 @@ expect_eq "$(awk -F, 'NR > 1 && $6 == 0' "$TMP/nbd-snap200.csv" | wc -l)" 0 "NBD
 
 # Reassembly: reordered segments give the same records.
 expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/iscsi-reorder.pcap" -o "$TMP/ro.csv"
+preamble "$TMP/ro.csv"
 cmp -s "$TMP/ro.csv" "$TMP/iscsi.csv" || fail "reordered iSCSI capture decodes differently"
 ok
 
@@ -93,11 +106,13 @@ ok
 expect_status 3 "$IOSTORM" record -q --from-pcap "$CAP/nbd-lost.pcap" -o "$TMP/lost.csv"
 expect_err_line "nbd-lost.pcap|lost.csv: capture incomplete"
 expect_status 0 "$IOSTORM" record --allow-loss --from-pcap "$CAP/nbd-lost.pcap" -o "$TMP/lost.csv"
+preamble "$TMP/lost.csv"
 expect_grep ' 1 gaps, 1 resyncs' "$TMP/err"
 expect_eq "$(($(wc -l <"$TMP/lost.csv") - 1))" 20 "records despite the lost segment"
 
 # Ports: nothing is iSCSI on another port; a BPF filter applies.
 expect_status 0 "$IOSTORM" record -q --iscsi-port 3261 --from-pcap "$CAP/iscsi.pcap" -o "$TMP/p.csv"
+preamble "$TMP/p.csv"
 expect_eq "$(wc -l <"$TMP/p.csv")" 1 "records with the wrong port"
 # ... said so, also with -q (the summary alone said "0 I/Os ...; complete")
 n=$("$IOSTORM" record --iscsi-port 3261 --from-pcap "$CAP/iscsi.pcap" -o "$TMP/q.csv" 2>&1 >/dev/null |
@@ -105,6 +120,7 @@ n=$("$IOSTORM" record --iscsi-port 3261 --from-pcap "$CAP/iscsi.pcap" -o "$TMP/q
 [ -n "$n" ] || fail "no summary line for the wrong port"
 expect_err_line "^iostorm: $CAP/iscsi.pcap: warning: no iSCSI or NBD I/O on TCP ports 3261 and 10809 in $n packets \(see --iscsi-port, --nbd-port, --filter\)$"
 expect_status 0 "$IOSTORM" record -q --filter 'tcp port 1' --from-pcap "$CAP/nbd.pcap" -o "$TMP/p.csv"
+preamble "$TMP/p.csv"
 expect_eq "$(wc -l <"$TMP/p.csv")" 1 "records with a filter matching nothing"
 expect_err_line "^iostorm: $CAP/nbd.pcap: warning: no iSCSI or NBD I/O on TCP ports 3260 and 10809 in 0 packets "
 

@@ -28,6 +28,11 @@ pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
 record_stop
 expect_eq "$RSTATUS" 0 "recorder exit status"
 check_seq "$TMP/loop.csv" "$pid" 0
+# the CSV keeps the header's metadata and device table, as convert writes it
+expect_grep '^# meta: source=tracefs$' "$TMP/loop.csv"
+expect_grep "^# meta: dev\.${LOOP#/dev/}\.event=rq$" "$TMP/loop.csv"
+expect_grep "^# device: 0 size=33554432 block_size=512 name=${LOOP#/dev/}$" "$TMP/loop.csv"
+expect_eq "$(grep -v '^# ' "$TMP/loop.csv" | head -1)" "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" "the header row after the preamble"
 expect_grep 'complete$' "$TMP/rec.err"
 expect_grep ' 0 overrun, 0 missed' "$TMP/rec.err"
 [ ! -d "$TRACING/instances/iostorm-record-$RPID" ] || fail "tracefs instance left behind"
@@ -113,9 +118,9 @@ while kill -0 $RPID 2>/dev/null; do
 done
 wait $RPID
 expect_eq "$?" 0 "recorder exit status after --max-ios"
-expect_eq "$(($(wc -l <"$TMP/max.csv") - 1))" 3 "records with --max-ios 3"
+expect_eq "$(grep -vc '^# ' "$TMP/max.csv")" 4 "records with --max-ios 3 (and the header row)"
 expect_status 0 "$IOSTORM" record -q -d "$LOOP" --duration 300ms -o "$TMP/dur.csv"
-expect_eq "$(head -1 "$TMP/dur.csv")" "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" "CSV header"
+expect_eq "$(grep -v '^# ' "$TMP/dur.csv" | head -1)" "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" "CSV header"
 
 # -- run through sudo: the output belongs to the invoking user
 SUDO_UID=65534 SUDO_GID=65534 "$IOSTORM" record -q -d "$LOOP" --duration 200ms -o "$TMP/sudo.csv" ||
