@@ -15,8 +15,13 @@ for f in iscsi nbd; do
 	expect_status 0 "$IOSTORM" record -q --from-pcap "$CAP/$f.pcap" -o "$TMP/$f-rec.csv"
 	# same records; times may differ by the origin only
 	cut -d, -f2- "$TMP/$f.csv" >"$TMP/a"
-	cut -d, -f2- "$TMP/$f-rec.csv" >"$TMP/b"
+	grep -v '^# ' "$TMP/$f-rec.csv" | cut -d, -f2- >"$TMP/b"
 	cmp -s "$TMP/a" "$TMP/b" || { diff "$TMP/a" "$TMP/b" | head >&2; fail "$f: import and record --from-pcap differ"; }
+	# and the same device table
+	grep '^# device: ' "$TMP/$f.csv.full" >"$TMP/a"
+	grep '^# device: ' "$TMP/$f-rec.csv" >"$TMP/b"
+	[ -s "$TMP/a" ] || fail "$f: no device in the import"
+	cmp -s "$TMP/a" "$TMP/b" || { diff "$TMP/a" "$TMP/b" | head >&2; fail "$f: import and record --from-pcap name different devices"; }
 	ok
 done
 head -c 100 "$CAP/iscsi.pcap" >"$TMP/cut.pcap"
