@@ -44,10 +44,11 @@ struct ist_writer {
 	struct fmt_ans_plan plan; /* its model for the current column */
 	uint8_t *data;       /* stored column bytes of the chunk */
 	size_t data_cap;
-	z_stream zs;
-	int zs_ready;
 #ifdef HAVE_LIBDEFLATE
-	struct libdeflate_compressor *ldc; /* deflates instead of zs */
+	struct libdeflate_compressor *ldc; /* deflates the columns */
+#else
+	z_stream zs;         /* deflates the columns */
+	int zs_ready;
 #endif
 
 	uint64_t file_off;   /* bytes written so far */
@@ -217,14 +218,15 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 	} else {
 		w->level = DEFAULT_LEVEL; /* and deflates at level 1 */
 	}
-	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return IST_EZLIB;
-	w->zs_ready = 1;
 #ifdef HAVE_LIBDEFLATE
 	w->ldc = libdeflate_alloc_compressor(w->level);
 	if (!w->ldc)
 		return -ENOMEM;
+#else
+	if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return IST_EZLIB;
+	w->zs_ready = 1;
 #endif
 	if (h) {
 		ret = ist_totals_acc_reserve_dev(w->acc,
@@ -237,10 +239,11 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 
 static void writer_free(ist_writer *w)
 {
-	if (w->zs_ready)
-		deflateEnd(&w->zs);
 #ifdef HAVE_LIBDEFLATE
 	libdeflate_free_compressor(w->ldc);
+#else
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
 #endif
 	if (w->own_fd && w->fd >= 0)
 		close(w->fd);
