@@ -16,7 +16,7 @@ FUZZ_DRIVER = tests/fuzz/driver.c
 FUZZ_CFLAGS =
 endif
 
-EXTRA_DIST += tests/unit/cutest.h tests/cli/lib.sh tests/cli/html5check.py tests/fuzz/driver.c \
+EXTRA_DIST += tests/unit/cutest.h tests/cli/lib.sh tests/cli/html5check.py tests/fuzz/driver.c tests/fuzz/memfile.h \
 	tests/fuzz/run-corpora.sh tests/fuzz/corpus tests/data
 TESTS += tests/fuzz/run-corpora.sh
 # every command's --help, option table and man page agree

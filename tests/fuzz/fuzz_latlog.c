@@ -12,24 +12,21 @@
 #include <unistd.h>
 
 #include "replay/internal.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("latlog", MFD_CLOEXEC);
+	int fd;
 	char path[64], err[640] = "";
 	struct rpl_lat_lists ll;
 	size_t total = 0;
 	int ret;
 
+	fd = fuzz_file("latlog", data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	ret = rpl_lat_log_read(&ll, path, err, sizeof(err));
 	if (ret < 0) {
 		if (!err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path)))

@@ -15,6 +15,7 @@
 
 #include "synth/mix.h"
 #include "synth/synth.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,15 +26,11 @@ static void run_generator(const uint8_t *data, size_t size)
 	char path[64];
 	uint64_t prev = 0;
 	ssize_t n;
-	int fd = memfd_create("profile", 0);
+	int fd;
 
+	fd = fuzz_file("profile", data, size, path, sizeof(path));
 	if (fd < 0)
 		return;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (syn_gen_new(&g, syn_profile_find("mix")) == 0) {
 		syn_gen_set(g, "file", path);
 		syn_gen_set_duration(g, 10000000ull);

@@ -13,23 +13,20 @@
 
 #include "report/compare.h"
 #include "report/report.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("runjson", MFD_CLOEXEC);
+	int fd;
 	struct rpt_run *r = NULL;
 	char path[64], err[256];
 	FILE *f;
 
+	fd = fuzz_file("runjson", data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (rpt_run_load(&r, path, err, sizeof(err)) == 0) {
 		struct rpt_comparison c;
 		struct rpt_compare_opts o = { .confidence = 0.95 };

@@ -13,22 +13,19 @@
 #include <unistd.h>
 
 #include "replay/internal.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("sched", MFD_CLOEXEC);
+	int fd;
 	char path[64], err[512] = "";
 	int ret;
 
+	fd = fuzz_file("sched", data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	ret = rpl_sched_check(path, err, sizeof(err));
 	if (ret < 0 && (!err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path))))
 		abort(); /* a refusal names the file, on one line */
