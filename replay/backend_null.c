@@ -16,16 +16,25 @@
 struct null_priv {
 	unsigned head, tail; /* slot indices, UINT32_MAX = empty */
 	size_t next[IST_OP_COUNT]; /* position in each op's latency list */
+	size_t *dnext;       /* the same in the per-device lists */
+	uint64_t *unlisted;  /* per (trace device, op): no list served it */
 };
 
 static int null_init(struct rpl_worker *w)
 {
+	const struct rpl_run *r = w->run;
 	struct null_priv *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
 	n->head = n->tail = UINT32_MAX;
 	w->be_priv = n;
+	if (r->o.null_lat_ndev &&
+	    !(n->dnext = calloc((size_t)r->o.null_lat_ndev * IST_OP_COUNT, sizeof(*n->dnext))))
+		return -ENOMEM;
+	if (r->null_unlisted &&
+	    !(n->unlisted = calloc((size_t)(r->ndev + 1) * IST_OP_COUNT, sizeof(*n->unlisted))))
+		return -ENOMEM;
 	if (w->id == 0)
 		rpl_feature(w->run, w->run->o.virtual_clock ? "virtual_clock" : "null");
 	return 0;
@@ -33,8 +42,48 @@ static int null_init(struct rpl_worker *w)
 
 static void null_fini(struct rpl_worker *w)
 {
-	free(w->be_priv);
+	struct rpl_run *r = w->run;
+	struct null_priv *n = w->be_priv;
+
+	if (!n)
+		return;
+	for (size_t i = 0; n->unlisted && i < (size_t)(r->ndev + 1) * IST_OP_COUNT; i++)
+		if (n->unlisted[i])
+			__atomic_fetch_add(&r->null_unlisted[i], n->unlisted[i], __ATOMIC_RELAXED);
+	free(n->dnext);
+	free(n->unlisted);
+	free(n);
 	w->be_priv = NULL;
+}
+
+/* The latency of the next I/O of op on trace device dev: its device's
+ * list, else its op's, else the fixed one (counted) */
+static uint64_t next_latency(struct rpl_worker *w, struct null_priv *n, unsigned dev, unsigned op)
+{
+	const struct rpl_run *r = w->run;
+	const struct rpl_opts *o = &r->o;
+
+	if (dev < o->null_lat_ndev) {
+		size_t i = (size_t)dev * IST_OP_COUNT + op;
+
+		if (o->null_lat_dev_count[i]) {
+			uint64_t lat = o->null_lat_dev_list[i][n->dnext[i]];
+
+			if (++n->dnext[i] == o->null_lat_dev_count[i])
+				n->dnext[i] = 0;
+			return lat;
+		}
+	}
+	if (o->null_lat_count[op]) {
+		uint64_t lat = o->null_lat_list[op][n->next[op]];
+
+		if (++n->next[op] == o->null_lat_count[op])
+			n->next[op] = 0;
+		return lat;
+	}
+	if (n->unlisted)
+		n->unlisted[(size_t)(dev < r->ndev ? dev : r->ndev) * IST_OP_COUNT + op]++;
+	return o->null_latency_ns;
 }
 
 static int null_prep(struct rpl_worker *w, struct rpl_slot *s)
@@ -43,14 +92,8 @@ static int null_prep(struct rpl_worker *w, struct rpl_slot *s)
 
 	const struct rpl_opts *o = &w->run->o;
 	unsigned op = s->io.rec.op < IST_OP_COUNT ? s->io.rec.op : 0;
-	uint64_t lat = o->null_latency_ns;
 
-	if (o->null_lat_count[op]) {
-		lat = o->null_lat_list[op][n->next[op]];
-		if (++n->next[op] == o->null_lat_count[op])
-			n->next[op] = 0;
-	}
-	s->done_at = s->issue + lat;
+	s->done_at = s->issue + next_latency(w, n, s->io.dev, op);
 	/* --inline always: the null device completes its I/O in the issuing
 	 * thread, as a RAM device does (no sleep for the completion) */
 	s->io.sync = o->inline_io == RPL_INLINE_ALWAYS;

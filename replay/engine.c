@@ -159,6 +159,18 @@ static void queue_pop(struct rpl_queue *q)
 
 /* ------------------------------------------------------------ run setup */
 
+/* null back-end latency lists given (per op or per device) */
+static int has_lat_lists(const struct rpl_opts *o)
+{
+	for (unsigned k = 0; k < IST_OP_COUNT; k++)
+		if (o->null_lat_count[k])
+			return 1;
+	for (size_t i = 0; i < (size_t)o->null_lat_ndev * IST_OP_COUNT; i++)
+		if (o->null_lat_dev_count && o->null_lat_dev_count[i])
+			return 1;
+	return 0;
+}
+
 static int count_devices(struct rpl_run *r)
 {
 	unsigned n = ist_header_device_count(r->src->header);
@@ -223,9 +235,10 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		return fail(r, -EINVAL, "--to must be after --from");
 	if (r->o.virtual_clock && r->o.backend != RPL_BACKEND_NULL)
 		return fail(r, -EINVAL, "a virtual clock needs the null back-end");
-	for (unsigned k = 0; k < IST_OP_COUNT; k++)
-		if (r->o.null_lat_count[k] && r->o.backend != RPL_BACKEND_NULL)
-			return fail(r, -EINVAL, "latency lists need the null back-end");
+	if (has_lat_lists(&r->o) && r->o.backend != RPL_BACKEND_NULL)
+		return fail(r, -EINVAL, "latency lists need the null back-end");
+	if (r->o.null_lat_ndev && (!r->o.null_lat_dev_list || !r->o.null_lat_dev_count))
+		return fail(r, -EINVAL, "latency lists per device without their arrays");
 	if (r->o.iopoll && r->o.buffered)
 		return fail(r, -EINVAL, "--iopoll needs O_DIRECT (not --buffered)");
 	if (r->o.backend == RPL_BACKEND_URING && !r->o.ntargets)
@@ -282,6 +295,12 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 	r->dev_map = calloc(r->ndev + 1, sizeof(*r->dev_map));
 	if (!r->dev_size || !r->dev_map)
 		return -ENOMEM;
+	if (has_lat_lists(&r->o)) {
+		r->null_unlisted = calloc((size_t)(r->ndev + 1) * IST_OP_COUNT,
+					  sizeof(*r->null_unlisted));
+		if (!r->null_unlisted)
+			return -ENOMEM;
+	}
 	for (unsigned i = 0; i < r->ndev; i++) {
 		d = ist_header_device(src->header, i);
 		if (d && d->size)
@@ -353,6 +372,7 @@ void rpl_complete(struct rpl_worker *w, struct rpl_slot *s, int res,
 		struct rpl_io_event ev = {
 			.seq = s->io.seq,
 			.rec = rec,
+			.dev = s->io.dev,
 			.deadline_ns = s->deadline ? s->deadline - r->epoch : 0,
 			.issue_ns = s->issue - r->epoch,
 			.done_ns = now - r->epoch,
@@ -851,6 +871,7 @@ static void *decoder_main(void *arg)
 				if (rpl_map_io(r, &io.rec))
 					continue;
 				io.seq = seq++;
+				io.dev = orig_dev;
 				if (decoder_push(r, pick_worker(r, &io.rec, orig_dev), &io))
 					stop = 1;
 			}
@@ -1161,6 +1182,7 @@ void rpl_run_free(rpl_run *r)
 	free(r->pool);
 	free(r->dev_map);
 	free(r->dev_size);
+	free(r->null_unlisted);
 	ist_totals_release(&r->totals);
 	rpl_source_close(r->src);
 	pthread_mutex_destroy(&r->lock);

@@ -47,6 +47,7 @@ struct rpl_io {
 	uint64_t sched_ns;
 	uint64_t seq;
 	uint32_t txn_ent; /* worker's transaction entry (set at issue) */
+	uint32_t dev;     /* the trace's device (rec.dev is the target) */
 	uint8_t sync;     /* completed in the issuing thread (no sleep: an
 			     inline I/O of a RAM device; the null back-end
 			     with --inline always) */
@@ -163,6 +164,9 @@ struct rpl_run {
 	unsigned *dev_map;
 	uint64_t *dev_size;   /* trace device sizes (for scale) */
 	unsigned ndev;
+	/* null back-end with latency lists: per (trace device, op), the I/Os
+	 * no list served, added up by the workers as they finish */
+	uint64_t *null_unlisted;
 	/* write data pool, shared read-only by workers */
 	unsigned char *pool;
 	size_t pool_size;

@@ -14,13 +14,17 @@
  * damaged (it would also carry the completion time past the end of the
  * clock) */
 #define LAT_MAX_NS 3600000000000ull
-/* eight fields of 20 digits at most, an op name: a longer line is not a
+/* eleven fields of 20 digits at most, an op name: a longer line is not a
  * --lat-log's */
-#define LINE_MAX_LEN 256
+#define LINE_MAX_LEN 320
+/* a trace's devices are numbered from 0; more than this in a log is a
+ * damaged or made-up one (the lists are allocated per device) */
+#define LAT_MAX_DEV 65535
 
 struct lat_ent {
 	uint64_t seq, lat;
 	uint32_t line;
+	uint32_t dev;
 	uint8_t op;
 };
 
@@ -76,6 +80,7 @@ static int cmp_seq(const void *a, const void *b)
 
 static const char *const field_name[RPL_LAT_LOG_FIELDS] = {
 	"seq", "op", "stream", "deadline_ns", "issue_ns", "done_ns", "latency_ns", "result",
+	"dev", "offset", "len",
 };
 
 void rpl_lat_lists_free(struct rpl_lat_lists *ll)
@@ -85,6 +90,13 @@ void rpl_lat_lists_free(struct rpl_lat_lists *ll)
 		ll->lat[k] = NULL;
 		ll->n[k] = 0;
 	}
+	for (size_t i = 0; ll->dlat && i < (size_t)ll->ndev * IST_OP_COUNT; i++)
+		free(ll->dlat[i]);
+	free(ll->dlat);
+	free(ll->dn);
+	ll->dlat = NULL;
+	ll->dn = NULL;
+	ll->ndev = 0;
 }
 
 int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size_t errlen)
@@ -92,7 +104,9 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 	char *line = NULL;
 	size_t linecap = 0;
 	ssize_t got;
-	size_t lineno = 0, n = 0, cap = 0, at[IST_OP_COUNT] = { 0 };
+	size_t lineno = 0, n = 0, cap = 0, *at = NULL;
+	unsigned nfields = RPL_LAT_LOG_FIELDS, maxdev = 0;
+	const char *header = RPL_LAT_LOG_HEADER;
 	struct lat_ent *e = NULL;
 	FILE *f;
 	int ret = -1;
@@ -105,7 +119,7 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 		size_t len = (size_t)got, nf = 0;
 		const char *fs[RPL_LAT_LOG_FIELDS + 1];
 		size_t fl[RPL_LAT_LOG_FIELDS + 1];
-		uint64_t v[RPL_LAT_LOG_FIELDS];
+		uint64_t v[RPL_LAT_LOG_FIELDS] = { 0 };
 		const char *why;
 		int op, failed = 0;
 
@@ -127,7 +141,12 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 			goto out;
 		}
 		if (lineno == 1) {
-			if (strcmp(line, RPL_LAT_LOG_HEADER)) {
+			/* the first release's log, without dev, offset and
+			 * len: its latencies serve every device */
+			if (!strcmp(line, RPL_LAT_LOG_HEADER_V1)) {
+				nfields = RPL_LAT_LOG_FIELDS_V1;
+				header = RPL_LAT_LOG_HEADER_V1;
+			} else if (strcmp(line, RPL_LAT_LOG_HEADER)) {
 				lat_err(err, errlen, path, 1, "not a --lat-log (header '%s' expected)",
 					RPL_LAT_LOG_HEADER);
 				goto out;
@@ -147,9 +166,9 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 			}
 			p = c + 1;
 		}
-		if (nf != RPL_LAT_LOG_FIELDS) {
-			lat_err(err, errlen, path, lineno, "%zu fields, %d expected (%s)", nf,
-				RPL_LAT_LOG_FIELDS, RPL_LAT_LOG_HEADER);
+		if (nf != nfields) {
+			lat_err(err, errlen, path, lineno, "%zu fields, %u expected (%s)", nf, nfields,
+				header);
 			goto out;
 		}
 		op = ist_op_parse(fs[1], fl[1]);
@@ -158,19 +177,21 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 				fs[1]);
 			goto out;
 		}
-		for (unsigned k = 0; k < RPL_LAT_LOG_FIELDS; k++) {
+		for (unsigned k = 0; k < nfields; k++) {
 			/* result: the bytes moved, or -errno */
 			size_t sign = k == 7 && fl[7] && fs[7][0] == '-';
 
 			if (k == 1)
 				continue;
 			why = field_u64(fs[k] + sign, fl[k] - sign, k == 6 ? LAT_MAX_NS :
-					k == 7 ? 0x7fffffff : UINT64_MAX, &v[k]);
+					k == 7 ? 0x7fffffff : k == 8 ? LAT_MAX_DEV :
+					k == 10 ? UINT32_MAX : UINT64_MAX, &v[k]);
 			if (why) {
 				lat_err(err, errlen, path, lineno, "%s '%.*s': %s%s", field_name[k],
 					(int)(fl[k] > 32 ? 32 : fl[k]), fs[k],
 					sign && !strcmp(why, "negative") ? "not a number" : why,
-					k == 6 && !strcmp(why, "too large") ? " (over an hour)" : "");
+					k == 6 && !strcmp(why, "too large") ? " (over an hour)" :
+					k == 8 && !strcmp(why, "too large") ? " (over 65535)" : "");
 				goto out;
 			}
 			if (sign && v[7])
@@ -192,7 +213,10 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 		e[n].seq = v[0];
 		e[n].lat = v[6];
 		e[n].line = lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)lineno;
+		e[n].dev = (uint32_t)v[8];
 		e[n].op = (uint8_t)op;
+		if (v[8] + 1 > maxdev)
+			maxdev = (unsigned)v[8] + 1;
 		n++;
 	}
 	if (ferror(f)) {
@@ -219,19 +243,47 @@ int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size
 				(unsigned long long)e[i].seq, a);
 			goto out;
 		}
-	for (size_t i = 0; i < n; i++)
-		ll->n[e[i].op]++;
-	for (unsigned k = 0; k < IST_OP_COUNT; k++)
-		if (ll->n[k] && !(ll->lat[k] = malloc(ll->n[k] * sizeof(uint64_t)))) {
+	if (nfields == RPL_LAT_LOG_FIELDS_V1) {
+		size_t atv[IST_OP_COUNT] = { 0 };
+
+		for (size_t i = 0; i < n; i++)
+			ll->n[e[i].op]++;
+		for (unsigned k = 0; k < IST_OP_COUNT; k++)
+			if (ll->n[k] && !(ll->lat[k] = malloc(ll->n[k] * sizeof(uint64_t)))) {
+				lat_err(err, errlen, path, 0, "%s", strerror(ENOMEM));
+				goto out;
+			}
+		for (size_t i = 0; i < n; i++)
+			ll->lat[e[i].op][atv[e[i].op]++] = e[i].lat;
+	} else {
+		size_t nl = (size_t)maxdev * IST_OP_COUNT;
+
+		ll->ndev = maxdev;
+		ll->dlat = calloc(nl, sizeof(*ll->dlat));
+		ll->dn = calloc(nl, sizeof(*ll->dn));
+		at = calloc(nl, sizeof(*at));
+		if (!ll->dlat || !ll->dn || !at) {
 			lat_err(err, errlen, path, 0, "%s", strerror(ENOMEM));
 			goto out;
 		}
-	for (size_t i = 0; i < n; i++)
-		ll->lat[e[i].op][at[e[i].op]++] = e[i].lat;
+		for (size_t i = 0; i < n; i++)
+			ll->dn[(size_t)e[i].dev * IST_OP_COUNT + e[i].op]++;
+		for (size_t i = 0; i < nl; i++)
+			if (ll->dn[i] && !(ll->dlat[i] = malloc(ll->dn[i] * sizeof(uint64_t)))) {
+				lat_err(err, errlen, path, 0, "%s", strerror(ENOMEM));
+				goto out;
+			}
+		for (size_t i = 0; i < n; i++) {
+			size_t j = (size_t)e[i].dev * IST_OP_COUNT + e[i].op;
+
+			ll->dlat[j][at[j]++] = e[i].lat;
+		}
+	}
 	ret = 0;
 out:
 	if (ret < 0)
 		rpl_lat_lists_free(ll);
+	free(at);
 	free(e);
 	free(line);
 	fclose(f);

@@ -122,6 +122,7 @@ struct rpl_target_spec {
 struct rpl_io_event {
 	uint64_t seq;
 	const struct ist_record *rec; /* mapped: dev = target, offset mapped */
+	uint32_t dev;                 /* the trace's device */
 	uint64_t deadline_ns;
 	uint64_t issue_ns;
 	uint64_t done_ns;
@@ -201,6 +202,14 @@ struct rpl_opts {
 	 * null_latency_ns.  Not copied: must outlive the run. */
 	const uint64_t *null_lat_list[IST_OP_COUNT];
 	size_t null_lat_count[IST_OP_COUNT];
+	/* The same per trace device (a --lat-log with its dev column: a
+	 * WAL device's writes do not take a data device's latencies): the
+	 * lists of device d and op k are null_lat_dev_list[d * IST_OP_COUNT
+	 * + k], counts alike; they come first, then null_lat_list, then
+	 * null_latency_ns.  Devices from null_lat_ndev on have none. */
+	const uint64_t *const *null_lat_dev_list;
+	const size_t *null_lat_dev_count;
+	unsigned null_lat_ndev;
 	int virtual_clock;          /* null back-end: simulated time (tests)   */
 	unsigned ntargets;
 	struct rpl_target_spec targets[RPL_MAX_TARGETS];
@@ -315,6 +324,11 @@ struct rpl_result {
 	uint64_t commit_groups;      /* and the flushes that carried them */
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
+	/* null back-end with latency lists: I/Os of trace device d and op k
+	 * that no list served (completed after null_latency_ns), at
+	 * [d * IST_OP_COUNT + k]; NULL when there were no lists */
+	uint64_t *null_unlisted;
+	unsigned null_unlisted_ndev;
 	struct rpl_op_result op[IST_OP_COUNT];
 	struct rpl_pcts lat;      /* all ops                                  */
 	struct rpl_pcts late;     /* issue lateness (actual - deadline)       */
@@ -400,11 +414,22 @@ void rpl_run_report_info(rpl_run *r, struct rpl_report_info *info);
  * rpl_opts.null_lat_list.  0, or -1 with a one-line reason naming path
  * (and the line) in err.
  */
-#define RPL_LAT_LOG_HEADER "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result"
-#define RPL_LAT_LOG_FIELDS 8
+#define RPL_LAT_LOG_HEADER \
+	"seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result,dev,offset,len"
+#define RPL_LAT_LOG_FIELDS 11
+/* the log of the first release (no dev, offset and len): read, its
+ * latencies shared by every device */
+#define RPL_LAT_LOG_HEADER_V1 "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result"
+#define RPL_LAT_LOG_FIELDS_V1 8
+/* lat[k], n[k]: a V1 log's lists per op; a log with the dev column has
+ * them per device instead, dlat[d * IST_OP_COUNT + k] and dn alike for
+ * the ndev devices 0 .. ndev - 1 (a device without a line has none) */
 struct rpl_lat_lists {
 	uint64_t *lat[IST_OP_COUNT];
 	size_t n[IST_OP_COUNT];
+	uint64_t **dlat;
+	size_t *dn;
+	unsigned ndev;
 };
 int rpl_lat_log_read(struct rpl_lat_lists *ll, const char *path, char *err, size_t errlen);
 void rpl_lat_lists_free(struct rpl_lat_lists *ll);

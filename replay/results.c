@@ -256,6 +256,17 @@ int rpl_results_build(struct rpl_run *r)
 				r->records_read;
 	}
 	res->wake_cost_ns = r->o.wake_cost_ns;
+	if (r->null_unlisted) {
+		size_t n = (size_t)(r->ndev + 1) * IST_OP_COUNT;
+
+		res->null_unlisted = malloc(n * sizeof(*res->null_unlisted));
+		if (!res->null_unlisted) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(res->null_unlisted, r->null_unlisted, n * sizeof(*res->null_unlisted));
+		res->null_unlisted_ndev = r->ndev + 1;
+	}
 	res->ntargets = r->ntgt;
 	res->targets = calloc(r->ntgt ? r->ntgt : 1, sizeof(*res->targets));
 	if (!res->targets) {
@@ -289,6 +300,9 @@ void rpl_results_free(struct rpl_result *res)
 {
 	free(res->intervals);
 	free(res->targets);
+	free(res->null_unlisted);
 	res->intervals = NULL;
 	res->targets = NULL;
+	res->null_unlisted = NULL;
+	res->null_unlisted_ndev = 0;
 }

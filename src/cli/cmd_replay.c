@@ -35,9 +35,10 @@ static const char usage_text[] =
 	"  -t, --target [DEV=]PATH  trace device DEV (all devices without DEV) to PATH\n"
 	"      --null               null back-end: no device, engine cost alone\n"
 	"      --null-latency T     null back-end completes after T (default 0)\n"
-	"      --null-latency-from FILE  null back-end: each op's latencies taken in\n"
-	"                           turn from FILE (a --lat-log of a replay on a\n"
-	"                           real target); ops not in FILE: --null-latency\n"
+	"      --null-latency-from FILE  null back-end: each device's and op's\n"
+	"                           latencies taken in turn from FILE (a --lat-log\n"
+	"                           of a replay on a real target); those not in\n"
+	"                           FILE: --null-latency\n"
 	"      --virtual-time       null back-end on a simulated clock: no waiting,\n"
 	"                           exact schedules (what-if with --null-latency)\n"
 	"      --remap MODE         offsets beyond a target: strict (refuse, default),\n"
@@ -108,7 +109,8 @@ static const char usage_text[] =
 	"      --json FILE          JSON report (schema in iostorm-replay(1))\n"
 	"      --csv-intervals FILE per-interval rows as CSV\n"
 	"      --lat-log FILE       one CSV line per completed I/O: seq, op, stream,\n"
-	"                           deadline, issue, completion, latency, result\n"
+	"                           deadline, issue, completion, latency, result,\n"
+	"                           trace device, offset, length\n"
 	"      --late-warn T        warn when p99 lateness exceeds T (default 1ms)\n"
 	"      --no-progress        no live progress line (default: on a terminal)\n"
 	"      --quiet              no summary on stdout\n"
@@ -204,13 +206,41 @@ static char *put_u64(char *p, uint64_t v)
 	return p;
 }
 
+/* An op (of a device, when the log has the dev column) that the log
+ * has no latency of took --null-latency (0 unless given): a model on a
+ * real device's latencies with its writes free of cost, or a data
+ * device's I/Os given no cost, is not to pass without a word. */
+static void warn_unlisted(const char *lat_from, const struct rpl_lat_lists *lf,
+			  const struct rpl_result *res, uint64_t null_latency_ns)
+{
+	for (unsigned k = 0; k < IST_OP_COUNT; k++) {
+		uint64_t all = 0;
+
+		for (unsigned d = 0; d < res->null_unlisted_ndev; d++) {
+			uint64_t nu = res->null_unlisted[(size_t)d * IST_OP_COUNT + k];
+
+			all += nu;
+			if (nu && lf->ndev)
+				cli_err("warning: --null-latency-from %s has no %s latency of device "
+					"%u%s: its %" PRIu64 " %s I/Os completed after --null-latency "
+					"(%" PRIu64 " ns)", lat_from, ist_op_name(k), d,
+					d + 1 == res->null_unlisted_ndev ? " (or beyond)" : "", nu,
+					ist_op_name(k), null_latency_ns);
+		}
+		if (all && !lf->ndev)
+			cli_err("warning: --null-latency-from %s has no %s latency: the %" PRIu64
+				" %s I/Os completed after --null-latency (%" PRIu64 " ns)", lat_from,
+				ist_op_name(k), all, ist_op_name(k), null_latency_ns);
+	}
+}
+
 /* --lat-log: one line per completed I/O, from the worker threads, made
  * in a buffer and written with one fwrite (stdio locks the stream: lines
  * of several workers do not mix).  fprintf took 0.38 us of the worker's
  * CPU per I/O, more than the whole engine's 0.25 on the null back-end. */
 static void lat_log_event(void *arg, const struct rpl_io_event *ev)
 {
-	char line[8 * 21 + 32], *p = line;
+	char line[11 * 21 + 32], *p = line;
 	const char *op = ist_op_name(ev->rec->op);
 	size_t ol = strlen(op);
 
@@ -237,6 +267,12 @@ static void lat_log_event(void *arg, const struct rpl_io_event *ev)
 	} else {
 		p = put_u64(p, (uint64_t)ev->res);
 	}
+	*p++ = ',';
+	p = put_u64(p, ev->dev);
+	*p++ = ',';
+	p = put_u64(p, ev->rec->offset);
+	*p++ = ',';
+	p = put_u64(p, ev->rec->len);
 	*p++ = '\n';
 	fwrite(line, 1, (size_t)(p - line), (FILE *)arg);
 }
@@ -821,6 +857,9 @@ int cmd_replay(int argc, char **argv)
 			o.null_lat_list[k] = lf.lat[k];
 			o.null_lat_count[k] = lf.n[k];
 		}
+		o.null_lat_dev_list = (const uint64_t *const *)lf.dlat;
+		o.null_lat_dev_count = lf.dn;
+		o.null_lat_ndev = lf.ndev;
 	}
 	if (lat_log) {
 		err = istint_tmpfile_open(&lat_t, lat_log);
@@ -903,14 +942,8 @@ int cmd_replay(int argc, char **argv)
 		print_summary(trace, &o, info.opts, res);
 	if (res->interrupted)
 		cli_err("interrupted: stopped issuing, drained; report marked interrupted");
-	/* an op the log has no latency of took --null-latency (0 unless
-	 * given): a model on a real device's latencies with its writes free
-	 * of cost was given without a word */
-	for (unsigned k = 0; lat_from && k < IST_OP_COUNT; k++)
-		if (res->op[k].ios && !lf.n[k])
-			cli_err("warning: --null-latency-from %s has no %s latency: the %" PRIu64
-				" %s I/Os completed after --null-latency (%" PRIu64 " ns)", lat_from,
-				ist_op_name(k), res->op[k].ios, ist_op_name(k), o.null_latency_ns);
+	if (lat_from)
+		warn_unlisted(lat_from, &lf, res, o.null_latency_ns);
 	free(cmdline);
 out:
 	rpl_run_free(r);

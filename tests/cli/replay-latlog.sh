@@ -14,7 +14,7 @@ CL="--timing closed --virtual-time --interval 0 --quiet"
 # the log of a run at 30 us: a header, one line per I/O, latency 30 us
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 30us $CL \
 	--lat-log "$TMP/a.csv"
-expect_eq "$(head -1 "$TMP/a.csv")" "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result" header
+expect_eq "$(head -1 "$TMP/a.csv")" "seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result,dev,offset,len" header
 expect_eq "$(($(wc -l <"$TMP/a.csv") - 1))" "$recs" "lines"
 expect_eq "$(awk -F, 'NR > 1 && ($7 != 30000 || $6 - $5 != $7) { n++ } END { print n + 0 }' "$TMP/a.csv")" 0 \
 	"lines without latency 30000 = done - issue"
@@ -45,6 +45,46 @@ tps() { awk '/"transactions":/ { t = 1 } t && /"tps":/ { gsub(/[^0-9.]/, "", $2)
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null --null-latency 30us $CL --json "$TMP/a.json"
 awk -v a="$(tps "$TMP/a.json")" -v b="$(tps "$TMP/b.json")" 'BEGIN { exit !(b < a) }' ||
 	fail "TPS-eq at 100-300 us writes $(tps "$TMP/b.json") not below 30 us's $(tps "$TMP/a.json")"
+ok
+
+# the log names each I/O: its trace device, offset and length (on the
+# null back-end, the trace's own): the same multiset as the trace's
+# records, on a trace of four devices (MarkLogic's nodes)
+expect_status 0 "$IOSTORM" synth marklogic --duration 300ms -o "$TMP/ml.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/ml.ist" --null --null-latency 30us $CL \
+	--lat-log "$TMP/t.csv"
+"$IOSTORM" cat "$TMP/ml.ist" | awk -F, '!/^#/ && !/^t_ns,/ { print $2, $4, $5, $3 }' | sort >"$TMP/t.want"
+awk -F, 'NR > 1 { print $9, $10, $11, $2 }' "$TMP/t.csv" | sort >"$TMP/t.got"
+cmp -s "$TMP/t.want" "$TMP/t.got" || fail "the log's dev, offset, len, op are not the trace's records"
+expect_eq "$(awk -F, 'NR > 1 { print $9 }' "$TMP/t.csv" | sort -u | tr '\n' ' ')" "0 1 2 3 " "devices in the log"
+# per device: node d's writes at (d + 1) x 100 us, its reads at (d + 1) x
+# 10 us: in a closed loop on them (whose issue order is not the 30 us
+# run's) each device's I/Os take their own device's latencies (the first
+# release's log, without the column, gave each node's writes some of the
+# others')
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next }
+	$2 == "write" { $7 = ($9 + 1) * 100000 } $2 == "read" { $7 = ($9 + 1) * 10000 } { print }' \
+	"$TMP/t.csv" >"$TMP/t2.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/ml.ist" --null --null-latency 1us $CL \
+	--null-latency-from "$TMP/t2.csv" --lat-log "$TMP/t3.csv"
+expect_eq "$(awk -F, 'NR > 1 && $7 != ($9 + 1) * ($2 == "write" ? 100000 : 10000) { n++ } END { print n + 0 }' "$TMP/t3.csv")" 0 \
+	"I/Os not at their device's latency"
+{ head -1 "$TMP/t2.csv" | cut -d, -f1-8; grep -v '^seq' "$TMP/t2.csv" | cut -d, -f1-8; } >"$TMP/t2v1.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/ml.ist" --null --null-latency 1us $CL \
+	--null-latency-from "$TMP/t2v1.csv" --lat-log "$TMP/t4.csv"
+expect_eq "$(awk -F, 'NR > 1 && $7 != ($9 + 1) * ($2 == "write" ? 100000 : 10000) { n++ } END { print (n > 100) }' "$TMP/t4.csv")" 1 \
+	"a log without devices: latencies mixed across devices"
+# a device the log has no line of: its I/Os at --null-latency, said
+awk -F, 'NR == 1 || $9 != 1' "$TMP/t2.csv" >"$TMP/t5.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/ml.ist" --null --null-latency 3us $CL \
+	--null-latency-from "$TMP/t5.csv" --lat-log "$TMP/t6.csv"
+expect_eq "$(wc -l <"$TMP/err")" 2 "warnings"
+expect_grep "^iostorm: warning: --null-latency-from $TMP/t5.csv has no read latency of device 1: its [0-9]+ read I/Os completed after --null-latency \\(3000 ns\\)\$" "$TMP/err"
+expect_grep "^iostorm: warning: --null-latency-from $TMP/t5.csv has no write latency of device 1: its [0-9]+ write I/Os completed after --null-latency \\(3000 ns\\)\$" "$TMP/err"
+expect_eq "$(awk -F, 'NR > 1 && $9 == 1 && $7 != 3000 { n++ } END { print n + 0 }' "$TMP/t6.csv")" 0 \
+	"device 1's I/Os not at --null-latency"
+expect_eq "$(awk -F, 'NR > 1 && $9 != 1 && $7 != ($9 + 1) * ($2 == "write" ? 100000 : 10000) { n++ } END { print n + 0 }' "$TMP/t6.csv")" 0 \
+	"the other devices' I/Os not at their latency"
 ok
 
 # the spin window: learned in closed timing, unless given; fixed otherwise
@@ -93,22 +133,30 @@ bad() {
 	expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
 	expect_err_line "^iostorm: --null-latency-from $TMP/bad.csv: line 2: $2\$"
 }
-bad "7,scribble,1,0,0,0,5,0" "unknown op 'scribble'"
-bad "7,write,1,0,0,0,-5,0" "latency_ns '-5': negative"
-bad "-7,write,1,0,0,0,5,0" "seq '-7': negative"
-bad "7,write,1,0,0,0,5x,0" "latency_ns '5x': not a number"
-bad "7,write,1,0,0,0, 5,0" "latency_ns ' 5': not a number"
-bad "7,write,1,0,0,0,,0" "latency_ns '': empty"
-bad "7,write,1,0,0,0,18446744073709551616,0" "latency_ns '18446744073709551616': too large \\(over an hour\\)"
-bad "7,write,1,0,0,0,3600000000001,0" "latency_ns '3600000000001': too large \\(over an hour\\)"
-bad "7,write,1,0,0,0,5,x" "result 'x': not a number"
-bad "7,write,1,0,0,0,5" "7 fields, 8 expected \\(seq,op,.*\\)"
-bad "7,write,1,0,0,0,5,0,1" "9 fields, 8 expected \\(seq,op,.*\\)"
+bad "7,scribble,1,0,0,0,5,0,0,0,0" "unknown op 'scribble'"
+bad "7,write,1,0,0,0,-5,0,0,0,0" "latency_ns '-5': negative"
+bad "-7,write,1,0,0,0,5,0,0,0,0" "seq '-7': negative"
+bad "7,write,1,0,0,0,5x,0,0,0,0" "latency_ns '5x': not a number"
+bad "7,write,1,0,0,0, 5,0,0,0,0" "latency_ns ' 5': not a number"
+bad "7,write,1,0,0,0,,0,0,0,0" "latency_ns '': empty"
+bad "7,write,1,0,0,0,18446744073709551616,0,0,0,0" "latency_ns '18446744073709551616': too large \\(over an hour\\)"
+bad "7,write,1,0,0,0,3600000000001,0,0,0,0" "latency_ns '3600000000001': too large \\(over an hour\\)"
+bad "7,write,1,0,0,0,5,x,0,0,0" "result 'x': not a number"
+bad "7,write,1,0,0,0,5,0,0,0" "10 fields, 11 expected \\(seq,op,.*\\)"
+bad "7,write,1,0,0,0,5,0,1,0,0,0" "12 fields, 11 expected \\(seq,op,.*\\)"
 bad "" "empty"
-printf '%sjunk\n1,write,1,0,0,0,5,0\n' "$H" >"$TMP/bad.csv"
+bad "7,write,1,0,0,0,5,0,70000,0,0" "dev '70000': too large \\(over 65535\\)"
+bad "7,write,1,0,0,0,5,0,0,-1,0" "offset '-1': negative"
+bad "7,write,1,0,0,0,5,0,0,0,4294967296" "len '4294967296': too large"
+# the first release's log (8 fields, no dev): read; its lines have 8 fields
+H1="seq,op,stream,deadline_ns,issue_ns,done_ns,latency_ns,result"
+printf '%s\n7,write,1,0,0,0,5,0,0,0,0\n' "$H1" >"$TMP/bad.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
+expect_err_line "bad.csv: line 2: 11 fields, 8 expected \\($H1\\)\$"
+printf '%sjunk\n1,write,1,0,0,0,5,0,0,0,0\n' "$H" >"$TMP/bad.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
 expect_err_line "bad.csv: line 1: not a --lat-log"
-printf '%s\n1,write,1,0,0,0,5,0\n1,flush,1,0,0,0,5,0\n' "$H" >"$TMP/bad.csv"
+printf '%s\n1,write,1,0,0,0,5,0,0,0,0\n1,flush,1,0,0,0,5,0,0,0,0\n' "$H" >"$TMP/bad.csv"
 expect_status 1 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/bad.csv"
 expect_err_line "bad.csv: line 3: seq 1 also on line 2 \\(two logs in one\\?\\)"
 : >"$TMP/empty.csv"
@@ -126,10 +174,14 @@ expect_eq "$(tps "$TMP/crlf.json")" "$(tps "$TMP/b.json")" "TPS-eq on the CRLF l
 # --null-latency, 0 unless given)
 grep -v ',write,' "$TMP/a.csv" >"$TMP/nowrite.csv"
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/nowrite.csv"
-expect_err_line "warning: --null-latency-from $TMP/nowrite.csv has no write latency: the [0-9]+ write I/Os completed after --null-latency \\(0 ns\\)"
+expect_err_line "warning: --null-latency-from $TMP/nowrite.csv has no write latency of device 0: its [0-9]+ write I/Os completed after --null-latency \\(0 ns\\)"
+# the same log in the first release's form: the warning without a device
+{ echo "$H1"; grep -v '^seq' "$TMP/nowrite.csv" | cut -d, -f1-8; } >"$TMP/nowrite1.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --null-latency-from "$TMP/nowrite1.csv"
+expect_err_line "warning: --null-latency-from $TMP/nowrite1.csv has no write latency: the [0-9]+ write I/Os completed after --null-latency \\(0 ns\\)"
 # a long log in reverse completion order: read in a moment (an insertion
 # sort took n^2/2 steps: minutes for these 300000 lines)
-awk -v h="$H" 'BEGIN { print h; for (i = 299999; i >= 0; i--) printf "%d,write,1,0,0,0,%d,4096\n", i, 1000 + i % 7 }' \
+awk -v h="$H" 'BEGIN { print h; for (i = 299999; i >= 0; i--) printf "%d,write,1,0,0,0,%d,4096,0,%d,4096\n", i, 1000 + i % 7, 4096 * i }' \
 	>"$TMP/rev.csv"
 expect_status 0 timeout 30 "$IOSTORM" replay "$TMP/oltp.ist" --null $CL --duration 1ms \
 	--null-latency-from "$TMP/rev.csv"

@@ -34,6 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (unsigned k = 0; k < IST_OP_COUNT; k++)
 			if (ll.lat[k] || ll.n[k])
 				abort(); /* nothing kept */
+		if (ll.dlat || ll.dn || ll.ndev)
+			abort();
 	} else {
 		for (unsigned k = 0; k < IST_OP_COUNT; k++) {
 			if (!ll.lat[k] != !ll.n[k])
@@ -42,6 +44,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (ll.lat[k][i] > 3600000000000ull)
 					abort(); /* an hour at most */
 			total += ll.n[k];
+		}
+		/* per device (a log with the dev column) or per op, not both */
+		if (ll.ndev && (total || !ll.dlat || !ll.dn || ll.ndev > 65536))
+			abort();
+		for (size_t i = 0; i < (size_t)ll.ndev * IST_OP_COUNT; i++) {
+			if (!ll.dlat[i] != !ll.dn[i])
+				abort();
+			for (size_t j = 0; j < ll.dn[i]; j++)
+				if (ll.dlat[i][j] > 3600000000000ull)
+					abort();
+			total += ll.dn[i];
 		}
 		if (!total)
 			abort(); /* an accepted log has a completed I/O */

@@ -501,6 +501,72 @@ static void test_null_latency_lists(void)
 	}
 }
 
+/* Latency lists per trace device (a --lat-log with its dev column): a
+ * device's list first, then the op's list, then null_latency_ns, counted
+ * per (device, op) in null_unlisted; the event names the trace device. */
+static void test_null_latency_dev_lists(void)
+{
+	static const uint64_t w0[] = { 100000 };
+	static const uint64_t w1[] = { 20000, 30000 };
+	static const uint64_t rl[] = { 5000 };
+	const uint64_t *dl[2 * IST_OP_COUNT] = { NULL };
+	size_t dc[2 * IST_OP_COUNT] = { 0 };
+	struct ist_record recs[8];
+	struct rpl_opts o;
+	const struct rpl_result *res;
+	rpl_run *r;
+
+	/* t = 0..6 us: writes on dev 0 (seq 0, 3), dev 1 (1, 4, 6), reads
+	 * on dev 1 (2: the op's list), a flush on dev 1 (5: no list, 9 us) */
+	for (int i = 0; i < 7; i++) {
+		static const unsigned dev[] = { 0, 1, 1, 0, 1, 1, 1 };
+		static const unsigned op[] = { IST_OP_WRITE, IST_OP_WRITE, IST_OP_READ, IST_OP_WRITE,
+					       IST_OP_WRITE, IST_OP_FLUSH, IST_OP_WRITE };
+
+		recs[i] = mkrec((uint64_t)i * 1000, op[i], (uint64_t)i * 4096,
+				op[i] == IST_OP_FLUSH ? 0 : 4096, 0, 0, 0);
+		recs[i].dev = dev[i];
+	}
+	dl[0 * IST_OP_COUNT + IST_OP_WRITE] = w0;
+	dc[0 * IST_OP_COUNT + IST_OP_WRITE] = 1;
+	dl[1 * IST_OP_COUNT + IST_OP_WRITE] = w1;
+	dc[1 * IST_OP_COUNT + IST_OP_WRITE] = 2;
+	rpl_opts_init(&o);
+	o.null_latency_ns = 9000;
+	o.null_lat_list[IST_OP_READ] = rl;
+	o.null_lat_count[IST_OP_READ] = 1;
+	o.null_lat_list[IST_OP_WRITE] = rl; /* behind the devices' lists */
+	o.null_lat_count[IST_OP_WRITE] = 1;
+	o.null_lat_dev_list = dl;
+	o.null_lat_dev_count = dc;
+	o.null_lat_ndev = 2;
+	res = run_null(&o, recs, 7, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, 7);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->done_ns, 0 + 100000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->done_ns, 3000 + 100000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 1)->done_ns, 1000 + 20000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->done_ns, 4000 + 30000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 6)->done_ns, 6000 + 20000); /* cycled */
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->done_ns, 2000 + 5000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->done_ns, 5000 + 9000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->dev, 1);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->dev, 0);
+	CU_ASSERT_FATAL(res->null_unlisted != NULL);
+	CU_ASSERT(res->null_unlisted_ndev >= 2);
+	for (unsigned d = 0; d < res->null_unlisted_ndev; d++)
+		for (unsigned k = 0; k < IST_OP_COUNT; k++)
+			CU_ASSERT_EQUAL(res->null_unlisted[(size_t)d * IST_OP_COUNT + k],
+					d == 1 && k == IST_OP_FLUSH ? 1 : 0);
+	rpl_run_free(r);
+
+	/* a device beyond the lists takes the op's list */
+	recs[0].dev = 2;
+	res = run_null(&o, recs, 7, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 0)->done_ns, 0 + 5000);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->done_ns, 3000 + 100000);
+	rpl_run_free(r);
+}
+
 static void test_closed_txn_tps(void)
 {
 	struct ist_record recs[64];
@@ -1821,6 +1887,7 @@ static const struct cutest tests[] = {
 	{ "window, loop, duration", test_window_loop_duration },
 	{ "slow device: capped in flight, lateness", test_slow_device_lateness },
 	{ "null back-end: latencies per op from lists", test_null_latency_lists },
+	{ "null back-end: latencies per device from lists", test_null_latency_dev_lists },
 	{ "closed loop: dependencies and think time", test_closed_dependent_think },
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
