@@ -315,6 +315,7 @@ struct rpl_result {
 	uint64_t decoder_starved; /* times a worker found its queue empty     */
 	uint64_t max_inflight;
 	uint64_t inline_ios;         /* I/Os the workers did themselves        */
+	int pinned;                  /* workers pinned to CPUs of their own    */
 	uint64_t wake_cost_ns;       /* --wake-cost used (derived or given)    */
 	uint64_t wakes_dropped;      /* recorded wake-ups the replay did not
 					cause, and the CPU time taken off   */

@@ -131,7 +131,9 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "realtime", json_object_new_boolean(op->realtime));
 	add(o, "inline", json_object_new_string(op->inline_io == RPL_INLINE_NEVER ? "never" :
 						op->inline_io == RPL_INLINE_ALWAYS ? "always" : "auto"));
-	add(o, "pin_cpus", json_object_new_boolean(!op->no_pin));
+	/* the option (--pin, --no-pin or neither) and what the run did */
+	add(o, "pin", json_object_new_string(op->no_pin ? "off" : op->pin ? "on" : "auto"));
+	add(o, "pin_cpus", json_object_new_boolean(res->pinned));
 	add(o, "virtual_time", json_object_new_boolean(op->virtual_clock));
 	add(o, "null_latency_ns", ju64(op->null_latency_ns));
 	add(o, "interval_ns", ju64(op->interval_ns));

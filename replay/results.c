@@ -256,6 +256,7 @@ int rpl_results_build(struct rpl_run *r)
 				r->records_read;
 	}
 	res->wake_cost_ns = r->o.wake_cost_ns;
+	res->pinned = r->pinned;
 	if (r->null_unlisted) {
 		size_t n = (size_t)(r->ndev + 1) * IST_OP_COUNT;
 

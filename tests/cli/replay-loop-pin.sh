@@ -27,14 +27,21 @@ R="--target $LOOP --allow-write --force --remap wrap --interval 0 --quiet"
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --json "$TMP/c.json"
 expect_grep "workers not pinned: $LOOP: a kernel thread does its I/O" "$TMP/c.json"
 grep -q '"cpu_pinning"' "$TMP/c.json" && fail "closed replay on $LOOP pinned its worker"
+# the settings say the option and what was done (pin_cpus said true)
+expect_grep '"pin": "auto"' "$TMP/c.json"
+expect_grep '"pin_cpus": false' "$TMP/c.json"
 ok
 # --no-pin: no note needed
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --no-pin --json "$TMP/n.json"
 grep -q "workers not pinned" "$TMP/n.json" && fail "a note with --no-pin"
+expect_grep '"pin": "off"' "$TMP/n.json"
+expect_grep '"pin_cpus": false' "$TMP/n.json"
 ok
 # --pin: pinned all the same, no note (there was no way to ask for it)
 expect_status 0 "$IOSTORM" replay "$TMP/oltp.ist" $R --timing closed --pin --json "$TMP/p.json"
 expect_grep '"cpu_pinning"' "$TMP/p.json"
+expect_grep '"pin": "on"' "$TMP/p.json"
+expect_grep '"pin_cpus": true' "$TMP/p.json"
 grep -q "workers not pinned" "$TMP/p.json" && fail "a note with --pin"
 ok
 # open loop: pinned as before
