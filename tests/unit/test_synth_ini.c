@@ -267,6 +267,72 @@ static void test_mix_shapes(void)
 	rpt_stats_free(st);
 }
 
+/*
+ * Rates so low that a stream's gap does not fit in 64-bit nanoseconds
+ * (1e-9 IOPS over 32 streams: 3.2e19 ns): the streams end, no record,
+ * where the conversion was undefined (UBSan, found by fuzz_profile).
+ */
+/* Records a profile's text generates in dur_s, -1 if out of time order. */
+static long count_text(const char *text, double dur_s)
+{
+	char path[] = "/tmp/iostorm-ini-XXXXXX";
+	int fd = mkstemp(path);
+	struct ist_record buf[256];
+	struct syn_gen *g;
+	uint64_t prev = 0;
+	long count = 0;
+	ssize_t n;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	CU_ASSERT_FATAL(syn_gen_new(&g, syn_profile_find("mix")) == 0);
+	CU_ASSERT_FATAL(syn_gen_set(g, "file", path) == 0);
+	syn_gen_set_duration(g, (uint64_t)(dur_s * 1e9));
+	CU_ASSERT_FATAL(syn_gen_start(g) == 0);
+	while ((n = syn_gen_read(g, buf, 256)) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i].t_ns < prev || buf[i].t_ns >= dur_s * 1e9)
+				count = -1000000;
+			prev = buf[i].t_ns;
+		}
+		count += n;
+	}
+	CU_ASSERT_EQUAL(n, 0);
+	syn_gen_free(g);
+	unlink(path);
+	return count;
+}
+
+/*
+ * Rates so low that a stream's gap does not fit in 64-bit nanoseconds
+ * (1e-9 IOPS over 32 streams: 3.2e19 ns): the streams end, no record,
+ * where the conversion was undefined (UBSan, found by fuzz_profile).
+ */
+static void test_tiny_rates(void)
+{
+	long n;
+
+	CU_ASSERT_EQUAL(count_text("[workload]\nthreads = 32\nrate = 1e-9\n"
+		"arrival = poisson\n[device d]\nsize = 1G\n", 1), 0);
+	CU_ASSERT_EQUAL(count_text("[workload]\nthreads = 32\nrate = 1e-9\n"
+		"arrival = constant\n[device d]\nsize = 1G\n", 1), 0);
+	CU_ASSERT_EQUAL(count_text("[workload]\nthreads = 65536\nrate = 1e-9\n"
+		"arrival = hyperexp\ncv = 100\n[device d]\nsize = 1G\n", 1), 0);
+	CU_ASSERT_EQUAL(count_text("[workload]\nthreads = 32\nrate = 1e-9\n"
+		"arrival = onoff\non = 1ns\noff = 2ns\nskew = zipf:10\n"
+		"[device d]\nsize = 1M\n", 1), 0);
+	/* one I/O a second, cv 100: its long phase is 10^4 times the mean;
+	 * a few records in 10 s, in time order, inside the duration */
+	n = count_text("[workload]\nrate = 1\narrival = hyperexp\ncv = 100\n"
+		       "[device d]\nsize = 1G\n", 10);
+	CU_ASSERT(n >= 0 && n < 100);
+	/* a sane rate still gives its records */
+	n = count_text("[workload]\nrate = 1000\narrival = poisson\n"
+		       "[device d]\nsize = 1G\n", 1);
+	CU_ASSERT(n > 900 && n < 1100);
+}
+
 static const struct cutest tests[] = {
 	{ "good profile", test_good },
 	{ "broken profiles: exact line and reason", test_broken },
@@ -274,6 +340,7 @@ static const struct cutest tests[] = {
 	{ "bundled profiles", test_bundled_profiles },
 	{ "arrival processes", test_arrivals },
 	{ "mix shapes", test_mix_shapes },
+	{ "rates too low for 64-bit gaps", test_tiny_rates },
 	{ NULL, NULL },
 };
 
