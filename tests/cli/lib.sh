@@ -90,6 +90,19 @@ export_records() {
 	sed '/^#/d' "$2.full" >"$2" || fail "$2: cannot write"
 }
 
+# wait_running PID : waits (up to 20 s) until the replay PID runs its
+# workers (a second thread), so that its signal handlers are in place: a
+# fixed sleep lost the race on a loaded machine
+wait_running() {
+	i=0
+	while [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -lt 2 ]; do
+		kill -0 "$1" 2>/dev/null || fail "process $1 ended before it ran"
+		i=$((i + 1))
+		[ "$i" -lt 400 ] || fail "process $1: no worker after 20 s"
+		sleep 0.05
+	done
+}
+
 # done_ok : at the end of every test; fails a test that checked nothing,
 # and ends one that left a part out (skip_part) as SKIP
 done_ok() {

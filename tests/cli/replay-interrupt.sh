@@ -12,7 +12,8 @@ awk 'BEGIN { print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
 for sig in INT TERM; do
 	"$IOSTORM" replay "$TMP/long.csv" --null --json "$TMP/$sig.json" >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
-	sleep 1
+	wait_running "$pid"
+	sleep 0.2
 	kill -"$sig" "$pid"
 	wait "$pid"
 	expect_eq "$?" 0 "exit status after SIG$sig"
@@ -30,7 +31,8 @@ truncate -s 1M "$TMP/t.img"
 "$IOSTORM" replay "$TMP/long.csv" --target "$TMP/t.img" --speed 10 --json "$TMP/f.json" \
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 1
+wait_running "$pid"
+sleep 0.2
 kill -INT "$pid"
 wait "$pid"
 expect_eq "$?" 0 "exit status (file)"

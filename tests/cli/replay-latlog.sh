@@ -220,7 +220,7 @@ rm -f "$TMP/l/c.csv"
 "$IOSTORM" replay "$TMP/oltp.ist" --null --speed 0.2 --interval 0 --quiet \
 	--lat-log "$TMP/l/c.csv" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 0.3
+wait_running $pid
 kill -HUP $pid
 wait $pid
 expect_eq "$?" 129 "SIGHUP: exit status"
@@ -230,7 +230,7 @@ expect_eq "$(ls "$TMP/l" | tr '\n' ' ')" "" "SIGHUP: files left"
 "$IOSTORM" replay "$TMP/oltp.ist" --null --speed 0.2 --interval 0 --quiet \
 	--lat-log "$TMP/l/c.csv" --json "$TMP/l/c.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 0.3
+wait_running $pid
 kill -INT $pid
 wait $pid
 expect_eq "$?" 0 "SIGINT: exit status"
