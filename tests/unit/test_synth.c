@@ -349,6 +349,31 @@ static void test_vdi_login_linked(void)
 	rpt_stats_free(st);
 }
 
+/*
+ * A steady rate so low its gap is infinite (1e9 / 1e-300 ns): the same
+ * records as with no steady state (steady-iops=0), where the conversion
+ * of the gap to nanoseconds was undefined.
+ */
+static void test_vdi_tiny_rate(void)
+{
+	static const char *const zero[] = { "desktops=20", "window=10s",
+		"steady-iops=0", NULL };
+	static const char *const tiny[] = { "desktops=20", "window=10s",
+		"steady-iops=1e-300", NULL };
+	struct scan a = { 0 }, b = { 0 };
+	struct rpt_stats *st = run_profile("vdi-login", 130, 1, zero, &a, 0);
+	uint64_t commits = rpt_stats_summary(st)->commits;
+
+	rpt_stats_free(st);
+	st = run_profile("vdi-login", 130, 1, tiny, &b, 0);
+	CU_ASSERT_EQUAL(b.records, a.records);
+	CU_ASSERT_EQUAL(b.hash, a.hash);	/* the same records */
+	CU_ASSERT(b.time_order_ok && b.bounds_ok);
+	CU_ASSERT(commits > 0);
+	CU_ASSERT_EQUAL(rpt_stats_summary(st)->commits, commits);
+	rpt_stats_free(st);
+}
+
 static void test_vdi_steady(void)
 {
 	static const char *const sets[] = { "desktops=200", "window=10s",
@@ -667,6 +692,7 @@ static const struct cutest tests[] = {
 	{ "group commit (tpcc, sysbench)", test_group_commit },
 	{ "marklogic", test_marklogic },
 	{ "vdi-login linked", test_vdi_login_linked },
+	{ "vdi steady rate too low for 64-bit gaps", test_vdi_tiny_rate },
 	{ "vdi steady state", test_vdi_steady },
 	{ "vdi-boot full clone", test_vdi_boot_full },
 	{ "vdi-boot storm peak", test_vdi_boot_storm_peak },
