@@ -111,10 +111,12 @@ static void gcd_end(struct divisor *d)
 /*
  * The encoders read the chunk by field (struct fmt_cols).  Every one is
  * generated from the same template, typed by its field, and makes as few
- * passes as its column allows: one over the values for the sizes of its
- * codings, the dictionary and the gcd, then one writing the coding chosen
- * (a constant column stops at its first pass, which exits at the first
- * value that differs).
+ * passes as its column allows: one building the dictionary (DICT columns:
+ * it stops at the first value that does not fit), one over the values for
+ * the sizes of the other codings and the gcd, which a dictionary shorter
+ * than a byte a value makes needless (RAW and DELTA cannot beat it), then
+ * one writing the coding chosen (a constant column stops at its first
+ * pass, which exits at the first value that differs).
  */
 
 /* Which codings a column tries besides CONST.  USE_GCD divides DELTA's
@@ -246,10 +248,9 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 	{                                                                      \
 		const T *a = c->FIELD;                                         \
 		uint64_t raw_sz = 0, delta_sz = 0, prev = 0, vor = 0;          \
-		uint64_t dict[FMT_DICT_MAX];                                   \
+		uint64_t dict[FMT_DICT_MAX], dict_sz = UINT64_MAX;             \
 		unsigned nd = 0;                                               \
 		struct dict_map dm;                                            \
-		int dict_ok = !!((what) & TRY_DICT);                           \
 		struct divisor dv;                                             \
 		uint8_t *p = out, *ix = out + FMT_MAX_COL_BYTES(n) - n;        \
 		size_t i;                                                      \
@@ -262,40 +263,52 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 			d->param = a[0];                                       \
 			return;                                                \
 		}                                                              \
-		if (dict_ok) {                                                 \
+		if ((what) & TRY_DICT) {                                       \
+			/* the dictionary first, alone: it stops at the        \
+			 * 17th distinct value */                              \
 			dict[nd++] = a[0];                                     \
 			memset(&dm, 0, sizeof(dm));                            \
-		}                                                              \
-		gcd_start(&dv);                                                \
-		for (i = 0; i < n; i++) {                                      \
-			uint64_t v = a[i];                                     \
+			for (i = 0; i < n; i++) {                              \
+				unsigned id = dict_find(&dm, dict, &nd, a[i]); \
                                                                                \
-			if (dict_ok) {                                         \
-				unsigned id = dict_find(&dm, dict, &nd, v);    \
-                                                                               \
-				dict_ok = id < FMT_DICT_MAX;                   \
+				if (id >= FMT_DICT_MAX)                        \
+					break;                                 \
 				ix[i] = (uint8_t)id;                           \
 			}                                                      \
-			if ((what) & TRY_RAW)                                  \
-				raw_sz += fmt_varint_len(v);                   \
-			if ((what) & THEN_MTF)                                 \
-				vor |= v;                                      \
-			if ((what) & TRY_DELTA)                                \
-				delta_sz += fmt_varint_len(                    \
-					fmt_zigzag((int64_t)(v - prev)));      \
-			if (((what) & USE_GCD) && ((what) & TRY_DELTA))        \
-				gcd_add(&dv, magnitude((int64_t)(v - prev)));  \
-			else if ((what) & USE_GCD)                             \
-				gcd_add(&dv, v);                               \
-			prev = v;                                              \
+			if (i == n)                                            \
+				dict_sz = dict_size(dict, nd, n);              \
 		}                                                              \
 		d->coding = FMT_CODE_RAW;                                      \
-		if (((what) & TRY_DELTA) &&                                    \
-		    (!((what) & TRY_RAW) || delta_sz < raw_sz)) {              \
-			d->coding = FMT_CODE_DELTA;                            \
-			raw_sz = delta_sz;                                     \
+		gcd_start(&dv);                                                \
+		if (dict_sz < n) {                                             \
+			/* RAW and DELTA take a byte a value at least: the     \
+			 * dictionary wins, their sizes are not needed */      \
+			raw_sz = n;                                            \
+		} else {                                                       \
+			for (i = 0; i < n; i++) {                              \
+				uint64_t v = a[i];                             \
+                                                                               \
+				if ((what) & TRY_RAW)                          \
+					raw_sz += fmt_varint_len(v);           \
+				if ((what) & THEN_MTF)                         \
+					vor |= v;                              \
+				if ((what) & TRY_DELTA)                        \
+					delta_sz += fmt_varint_len(fmt_zigzag( \
+						(int64_t)(v - prev)));         \
+				if (((what) & USE_GCD) && ((what) & TRY_DELTA))\
+					gcd_add(&dv, magnitude(                \
+						(int64_t)(v - prev)));         \
+				else if ((what) & USE_GCD)                     \
+					gcd_add(&dv, v);                       \
+				prev = v;                                      \
+			}                                                      \
+			if (((what) & TRY_DELTA) &&                            \
+			    (!((what) & TRY_RAW) || delta_sz < raw_sz)) {      \
+				d->coding = FMT_CODE_DELTA;                    \
+				raw_sz = delta_sz;                             \
+			}                                                      \
 		}                                                              \
-		if (dict_ok && dict_size(dict, nd, n) < raw_sz) {              \
+		if (dict_sz < raw_sz) {                                        \
 			unsigned w = dict_width(nd), nb = 0, k = nd;           \
 			uint64_t acc = 0;                                      \
                                                                                \

@@ -584,6 +584,27 @@ static void test_column_codecs(void)
 	column_roundtrip(FMT_COL_LEN, r, N, FMT_CODE_DICT);
 	column_roundtrip(FMT_COL_DEV, r, N, FMT_CODE_DICT);
 	column_roundtrip(FMT_COL_STREAM, r, N, FMT_CODE_DICT);
+	/* the dictionary against a byte a value, at the boundary where the
+	 * encoder stops sizing RAW and DELTA: 16 lengths (4-bit indexes,
+	 * 16 one-byte entries) are shorter than RAW from 34 values on */
+	for (size_t i = 0; i < 40; i++)
+		r[i].len = (uint32_t)(i % 16 + 1);
+	column_roundtrip(FMT_COL_LEN, r, 40, FMT_CODE_DICT); /* 20 + 16 < 40 */
+	column_roundtrip(FMT_COL_LEN, r, 34, FMT_CODE_DICT); /* 17 + 16 < 34 */
+	column_roundtrip(FMT_COL_LEN, r, 33, FMT_CODE_RAW);  /* 17 + 16 = 33 */
+	column_roundtrip(FMT_COL_LEN, r, 20, FMT_CODE_RAW);  /* 10 + 16 > 20 */
+	/* a dictionary longer than a byte a value can still beat RAW and
+	 * DELTA: 16 values of 9 bytes 2^50 apart (deltas of 8 bytes), 100,
+	 * 64 and 40 records (the indexes kept from the first pass, or found
+	 * again below 64 records: DICT_IX_MIN) */
+	for (size_t i = 0; i < 100; i++)
+		r[i].stream = (1ull << 60) + (i * 7) % 16 * (1ull << 50);
+	column_roundtrip(FMT_COL_STREAM, r, 100, FMT_CODE_DICT);
+	column_roundtrip(FMT_COL_STREAM, r, 64, FMT_CODE_DICT);
+	column_roundtrip(FMT_COL_STREAM, r, 40, FMT_CODE_DICT);
+	/* a 17th value: no dictionary (DELTA 803 bytes, RAW 892) */
+	r[50].stream = 1;
+	column_roundtrip(FMT_COL_STREAM, r, 100, FMT_CODE_DELTA);
 
 	/* many values: RAW (with gcd for len and lat) */
 	for (size_t i = 0; i < N; i++) {
