@@ -1966,6 +1966,55 @@ static void test_write_shifted(void)
 	free(c);
 }
 
+/*
+ * The writer copies the latency, stream and transaction columns lazily
+ * while they are constant in a chunk: records whose three fields are 0,
+ * then (in the middle of a chunk, of a batch, and at a chunk's start)
+ * vary, one field at a time, written in pieces of varied size, come back
+ * exact at every effort.
+ */
+static void test_lazy_columns(void)
+{
+	enum { N = 30000 };
+	char *pf = strdup(tmp_path("lazy.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r)), *b;
+	uint64_t t = 0;
+	ist_writer *w;
+
+	rng = 5150;
+	for (size_t i = 0; i < N; i++) {
+		random_record(&r[i], &t);
+		r[i].lat_ns = r[i].stream = r[i].txn = 0;
+		if (i >= 3000 && i < 5000)
+			r[i].lat_ns = 1000 + i;     /* mid-chunk, mid-batch */
+		if (i >= 8192 && i < 9000)
+			r[i].stream = 7;            /* a chunk's first */
+		if (i >= 20000 && i % 3 == 0)
+			r[i].txn = i, r[i].stream = 3; /* then varied */
+		if (i == N - 1)
+			r[i].lat_ns = 5;            /* the last record alone */
+	}
+	for (int effort = IST_EFFORT_DEFAULT; effort <= IST_EFFORT_FASTEST; effort++) {
+		struct ist_writer_opts o = { .chunk_records = 4096, .effort = effort };
+		size_t nb, bad = 0;
+
+		CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &o), 0);
+		for (size_t i = 0, step = 1; i < N; i += step, step = step * 5 % 2999 + 1)
+			CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r + i,
+					      N - i < step ? N - i : step), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+		b = read_all(pf, &nb, 1000);
+		CU_ASSERT_EQUAL_FATAL(nb, N);
+		for (size_t i = 0; i < N; i++)
+			bad += !rec_eq(&b[i], &r[i]);
+		CU_ASSERT_EQUAL(bad, 0);
+		free(b);
+	}
+	unlink(pf);
+	free(pf);
+	free(r);
+}
+
 /* Names in tmpdir starting with prefix. */
 static int count_prefix(const char *prefix)
 {
@@ -2102,6 +2151,7 @@ int main(void)
 		{ "fastest effort: same records, no ANS or ARITH", test_fastest_effort },
 		{ "fastest effort: long repeats deflated", test_fastest_effort_repeats },
 		{ "write_shifted: bytes of a shifted copy", test_write_shifted },
+		{ "constant columns copied lazily: records exact", test_lazy_columns },
 		{ NULL, NULL },
 	};
 	int ret = cutest_main("format", tests);
