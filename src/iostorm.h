@@ -180,7 +180,7 @@ enum ist_effort {
 	/* no entropy coding: every column stored as coded (varints, DICT,
 	 * ...), deflated (level 1) only where a 4 KiB sample of it
 	 * deflates to 1/8 or less (long repeats): the writer's fastest,
-	 * files 1.3 to 3.3 times the default's on the real samples
+	 * files 1.1 to 3.3 times the default's on the real samples
 	 * (bench/README.md) */
 	IST_EFFORT_FASTEST = 2,
 };

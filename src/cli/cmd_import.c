@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		"      --absolute-time   keep the source's time origin (no shift to 0)\n"
 		"      --fast            write faster, larger IST (ANS or plain columns,\n"
 		"                        deflate only where a sample halves them)\n"
-		"      --fastest         write fastest, largest IST (1.3 to 3.3 times the\n"
+		"      --fastest         write fastest, largest IST (1.1 to 3.3 times the\n"
 		"                        default's size): no entropy coding, deflate only\n"
 		"                        where a sample shrinks to 1/8\n"
 		"  -q, --quiet           no summary on standard output\n"
