@@ -18,7 +18,8 @@
 # FORMATS="tencent vscsi" runs only those; BENCH_INPUTS=DIR keeps the
 # generated inputs in DIR and reuses them on later runs (same RECORDS).
 # IMPORT_OPTS="--fast" adds options to the imports that write (and, for
-# --fast, has "write s" measure the writer's fast effort too).
+# --fast or --fastest, has "write s" measure the writer at that effort
+# too): IMPORT_OPTS=--fastest for the fastest writer.
 #
 # Needs the built ./iostorm, perl, bc, GNU time, taskset and
 # ../shared/realdata (SHARED_DIR).  For blktrace and blkparse "records"
@@ -97,7 +98,10 @@ prep() {
 SPEED=${IST_SPEED:-$PWD/bench/ist_speed}
 read -r -a iopts <<<"${IMPORT_OPTS:-}"
 sopts=()
-case " ${IMPORT_OPTS:-} " in *" --fast "*) sopts=(--fast) ;; esac
+case " ${IMPORT_OPTS:-} " in
+*" --fast "*) sopts=(--fast) ;;
+*" --fastest "*) sopts=(--fastest) ;;
+esac
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timeit() { # runs "$@" RUNS times, prints the median CPU seconds (user + sys)

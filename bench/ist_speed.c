@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ist_speed.c - IST encode/decode speed on one core (bench/format.sh).
- *   ist_speed [--fast] FILE.ist [RUNS [BATCH]]
+ *   ist_speed [--fast|--fastest] FILE.ist [RUNS [BATCH]]
  *                                  median encode and decode records/s,
  *                                  decode reading BATCH records a call
  *                                  (65536: cat, convert; replay reads 512),
- *                                  encode with IST_EFFORT_FAST if --fast
+ *                                  encode with IST_EFFORT_FAST if --fast,
+ *                                  IST_EFFORT_FASTEST if --fastest
  *   ist_speed --synth N OUT.ist    writes a synthetic database-like trace
  */
 #include "config.h"
@@ -119,13 +120,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ist_speed: %s\n", ist_strerror(ret));
 		return ret ? 1 : 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "--fast")) {
-		wo.effort = IST_EFFORT_FAST;
+	if (argc > 1 && (!strcmp(argv[1], "--fast") ||
+			 !strcmp(argv[1], "--fastest"))) {
+		wo.effort = !strcmp(argv[1], "--fast") ? IST_EFFORT_FAST :
+							 IST_EFFORT_FASTEST;
 		argc--;
 		argv++;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: ist_speed [--fast] FILE.ist [RUNS [BATCH]] | --synth N OUT.ist\n");
+		fprintf(stderr, "usage: ist_speed [--fast|--fastest] FILE.ist [RUNS [BATCH]] | --synth N OUT.ist\n");
 		return 2;
 	}
 	if (argc > 2)

@@ -177,13 +177,20 @@ enum ist_effort {
 	 * up to 2.3 times the writer's speed on the bench traces, files
 	 * 0-25 % larger, small ones more (bench/README.md) */
 	IST_EFFORT_FAST = 1,
+	/* no entropy coding: every column stored as coded (varints, DICT,
+	 * ...), deflated (level 1) only where a 4 KiB sample of it
+	 * deflates to 1/8 or less (long repeats): the writer's fastest,
+	 * files 1.1 to 3.3 times the default's on the real samples
+	 * (bench/README.md) */
+	IST_EFFORT_FASTEST = 2,
 };
 
 /* Options for ist_writer_open (zero-initialise; all fields optional). */
 struct ist_writer_opts {
 	unsigned chunk_records; /* records per chunk; 0 = 65536 (max 1 << 20)  */
 	int level;              /* zlib level 1..9; 0 = default (ignored by
-				   IST_EFFORT_FAST, which deflates at 1)        */
+				   IST_EFFORT_FAST and IST_EFFORT_FASTEST,
+				   which deflate at 1)                          */
 	int direct;             /* 1: write path itself, not path.tmp+rename;
 				   for recorders: a killed writer leaves every
 				   complete chunk readable                      */
@@ -213,6 +220,14 @@ int ist_writer_open_fd(ist_writer **w, int fd, const ist_header *h,
  * close will discard the file.
  */
 int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n);
+/*
+ * The same, each record written as if its t_ns were t_ns - shift (modulo
+ * 2^64; recs are not changed): a caller that moves times to a new origin
+ * (an importer making a trace start at 0) need not copy the records to
+ * shift them first.
+ */
+int ist_writer_write_shifted(ist_writer *w, const struct ist_record *recs,
+			     size_t n, uint64_t shift);
 /* Flushes the current partial chunk to disk (for recorders). */
 int ist_writer_flush(ist_writer *w);
 /* Running totals so far (valid until the next call on w). */
@@ -317,6 +332,9 @@ void ist_totals_acc_free(ist_totals_acc *a);
 /* Adds n records; 0, -ENOMEM, or IST_EDEVICE (dev >= IST_MAX_FOOTER_DEVICES). */
 int ist_totals_acc_add(ist_totals_acc *a, const struct ist_record *recs,
 		       size_t n);
+/* The same with every t_ns taken as t_ns - shift (ist_writer_write_shifted()). */
+int ist_totals_acc_add_shifted(ist_totals_acc *a, const struct ist_record *recs,
+			       size_t n, uint64_t shift);
 /* The totals so far, owned by a (valid until the next call on a). */
 const struct ist_totals *ist_totals_acc_get(const ist_totals_acc *a);
 

@@ -194,7 +194,8 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 		if (opts->level)
 			w->level = opts->level;
 		if (opts->effort != IST_EFFORT_DEFAULT &&
-		    opts->effort != IST_EFFORT_FAST)
+		    opts->effort != IST_EFFORT_FAST &&
+		    opts->effort != IST_EFFORT_FASTEST)
 			return -EINVAL;
 		w->effort = opts->effort;
 	}
@@ -216,7 +217,8 @@ static int writer_setup(ist_writer *w, const ist_header *h,
 		if (!w->abuf)
 			return -ENOMEM;
 	} else {
-		w->level = DEFAULT_LEVEL; /* and deflates at level 1 */
+		/* and deflate at level 1 */
+		w->level = DEFAULT_LEVEL;
 	}
 #ifdef HAVE_LIBDEFLATE
 	w->ldc = libdeflate_alloc_compressor(w->level);
@@ -447,6 +449,50 @@ static size_t ans_write(ist_writer *w, const struct fmt_coldesc *d,
 			     d->raw_len - d->raw_len / 32, w->anstmp);
 }
 
+/* The fastest writer's deflate: only for a column whose 4 KiB sample
+ * deflates to 1/8 (FASTEST_RATIO) or less. */
+#define FASTEST_RATIO 8
+
+/*
+ * Stores column c, coded at the chunk's data offset dlen as d says, for
+ * IST_EFFORT_FASTEST; returns its stored size.  No entropy
+ * coding (ANS's count and encode, ARITH), which was most of the fast
+ * writer's time: the coded column as it is, unless it is long repeats
+ * (a replicated sample, a constant pattern) that only deflate's matches
+ * see and that make a plain column many times larger than the
+ * default's.  A column larger than 16 KiB is deflated when a 4 KiB
+ * sample of it deflates to 1/8 or less (a cheap test: deflating 4 KiB
+ * that does not compress stops early at that room) and the whole to
+ * 1/8 too; a column whose sample or whole did not is not sampled again
+ * for DEFL_BACKOFF chunks.
+ */
+static size_t store_fastest(ist_writer *w, unsigned c, struct fmt_coldesc *d,
+			    size_t dlen)
+{
+	uint8_t *col = w->data + dlen;
+	size_t z = 0, len = d->raw_len;
+
+	if (w->defl_skip[c]) {
+		w->defl_skip[c]--;
+	} else if (len > DEFL_SAMPLE_MIN) {
+		z = deflate_into(w, col, 4096, w->zbuf,
+				 4096 / FASTEST_RATIO + 1);
+		if (z)
+			z = deflate_into(w, col, len, w->zbuf,
+					 len / FASTEST_RATIO + 1);
+		if (!z)
+			w->defl_skip[c] = DEFL_BACKOFF;
+	}
+	if (z) {
+		memcpy(col, w->zbuf, z);
+		d->store = FMT_STORE_DEFLATE;
+	} else {
+		z = len;
+	}
+	d->stored_len = z;
+	return z;
+}
+
 static int write_chunk(ist_writer *w)
 {
 	struct fmt_coldesc desc[FMT_NCOLS];
@@ -477,6 +523,15 @@ static int write_chunk(ist_writer *w)
 		struct fmt_coldesc *d = &desc[c];
 		size_t a, e, err, m, z, zlim, limit;
 
+		if (w->effort == IST_EFFORT_FASTEST) {
+			/* coded in place (the room left holds a column's
+			 * worst case and its scratch) */
+			fmt_encode_column(w->hist, (enum fmt_col)c, &w->cols,
+					  n, w->data + dlen, d);
+			dlen += store_fastest(w, c, d, dlen);
+			raw_total += d->raw_len;
+			continue;
+		}
 		fmt_encode_column(w->hist, (enum fmt_col)c, &w->cols, n, w->colbuf, d);
 		/* stored as coded unless ANS or deflate saves 1/32 */
 		limit = d->raw_len - d->raw_len / 32;
@@ -614,9 +669,9 @@ static inline int check_record(const struct ist_record *r)
  * chunk again to find that out, from memory (a chunk's columns, 3.3 MiB,
  * do not stay in the cache): 4 % of the fast writer's vscsi import, five
  * of whose nine columns are constant. */
-static inline int copy_cols(const struct fmt_cols *dst, size_t at,
-			    const struct ist_record *recs, size_t n, int check,
-			    uint64_t *diff)
+static inline __attribute__((always_inline)) int
+copy_cols(const struct fmt_cols *dst, size_t at, const struct ist_record *recs,
+	  size_t n, int check, uint64_t *diff, uint64_t shift, int lazy)
 {
 	uint64_t *t = dst->t + at, *offset = dst->offset + at;
 	uint64_t *lat = dst->lat + at, *stream = dst->stream + at;
@@ -629,6 +684,12 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 
 	if (!n)
 		return 0;
+	if (lazy && !at) {
+		/* lazy: a constant column's value, its first */
+		dst->lat[0] = recs[0].lat_ns;
+		dst->stream[0] = recs[0].stream;
+		dst->txn[0] = recs[0].txn;
+	}
 	if (at) {
 		bt = dst->t[0];
 		bo = dst->offset[0];
@@ -639,7 +700,7 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 		bdev = dst->dev[0];
 		bfo = dst->flags[0] | (uint32_t)dst->op[0] << 16;
 	} else {
-		bt = recs[0].t_ns;
+		bt = recs[0].t_ns - shift;
 		bo = recs[0].offset;
 		bl = recs[0].lat_ns;
 		bs = recs[0].stream;
@@ -650,6 +711,7 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ist_record *r = &recs[i];
+		uint64_t tn = r->t_ns - shift;
 
 		if (check) {
 			int ret = check_record(r);
@@ -657,16 +719,18 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 			if (__builtin_expect(ret != 0, 0))
 				return ret;
 		}
-		t[i] = r->t_ns;
+		t[i] = tn;
 		offset[i] = r->offset;
-		lat[i] = r->lat_ns;
-		stream[i] = r->stream;
-		txn[i] = r->txn;
+		if (!lazy) {
+			lat[i] = r->lat_ns;
+			stream[i] = r->stream;
+			txn[i] = r->txn;
+		}
 		len[i] = r->len;
 		dev[i] = r->dev;
 		flags[i] = r->flags;
 		op[i] = r->op;
-		dt |= r->t_ns ^ bt;
+		dt |= tn ^ bt;
 		dof |= r->offset ^ bo;
 		dl |= r->lat_ns ^ bl;
 		ds |= r->stream ^ bs;
@@ -687,7 +751,63 @@ static inline int copy_cols(const struct fmt_cols *dst, size_t at,
 	return 0;
 }
 
-int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
+/*
+ * The latency, stream and transaction columns are copied lazily: while
+ * all three are constant in the chunk (the writer's diff[] of them 0;
+ * so in every chunk of a trace without latencies, streams or
+ * transactions, as imported traces often are), only their first value
+ * is stored, which is all their CONST coding reads.  The first batch
+ * that makes one of them vary fills the three in (unlazy()), and the
+ * chunk's later batches copy them as the other columns.  A third of the
+ * copy's stores and of the chunk's column memory (1.5 of 3.3 MiB) were
+ * these columns' on the vscsi bench input.
+ */
+static inline int lazy_cols(const ist_writer *w)
+{
+	return !(w->diff[FMT_COL_LAT] | w->diff[FMT_COL_STREAM] |
+		 w->diff[FMT_COL_TXN]);
+}
+
+/* The lazy columns of records 0..at + n of the chunk, whose first at
+ * records held their value at 0, and whose records at.. are recs. */
+static void unlazy(ist_writer *w, size_t at, const struct ist_record *recs,
+		   size_t n)
+{
+	const struct fmt_cols *c = &w->cols;
+
+	for (size_t i = 1; i < at; i++) {
+		c->lat[i] = c->lat[0];
+		c->stream[i] = c->stream[0];
+		c->txn[i] = c->txn[0];
+	}
+	for (size_t i = 0; i < n; i++) {
+		c->lat[at + i] = recs[i].lat_ns;
+		c->stream[at + i] = recs[i].stream;
+		c->txn[at + i] = recs[i].txn;
+	}
+}
+
+/* Copies recs[0..n) to the chunk at record at, lazily (see above) while
+ * it can; 0 or the error of a record when check is set. */
+static inline __attribute__((always_inline)) int
+copy_in(ist_writer *w, size_t at, const struct ist_record *recs, size_t n,
+	int check, uint64_t shift)
+{
+	int ret;
+
+	if (!lazy_cols(w))
+		return copy_cols(&w->cols, at, recs, n, check, w->diff, shift, 0);
+	ret = copy_cols(&w->cols, at, recs, n, check, w->diff, shift, 1);
+	if (!ret && !lazy_cols(w))
+		unlazy(w, at, recs, n);
+	return ret;
+}
+
+/* ist_writer_write() and ist_writer_write_shifted(); shift is a constant
+ * 0 in the first, which the compiler then drops. */
+static inline __attribute__((always_inline)) int
+writer_write(ist_writer *w, const struct ist_record *recs, size_t n,
+	     uint64_t shift)
 {
 	size_t k = w->chunk_records - w->nrecs;
 	int ret;
@@ -699,12 +819,13 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 	 * chunk grows only once all is well), the rest on its own. */
 	if (k > n)
 		k = n;
-	ret = copy_cols(&w->cols, w->nrecs, recs, k, 1, w->diff);
+	ret = copy_in(w, w->nrecs, recs, k, 1, shift);
 	for (size_t i = k; !ret && i < n; i++)
 		ret = check_record(&recs[i]);
 	if (ret)
 		return ret;
-	ret = ist_totals_acc_add(w->acc, recs, n);
+	ret = shift ? ist_totals_acc_add_shifted(w->acc, recs, n, shift) :
+		      ist_totals_acc_add(w->acc, recs, n);
 	if (ret)
 		return w->err = ret;
 	w->nrecs += k;
@@ -721,12 +842,23 @@ int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
 		k = w->chunk_records - w->nrecs;
 		if (k > n)
 			k = n;
-		copy_cols(&w->cols, w->nrecs, recs, k, 0, w->diff);
+		copy_in(w, w->nrecs, recs, k, 0, shift);
 		w->nrecs += k;
 		recs += k;
 		n -= k;
 	}
 	return 0;
+}
+
+int ist_writer_write(ist_writer *w, const struct ist_record *recs, size_t n)
+{
+	return writer_write(w, recs, n, 0);
+}
+
+int ist_writer_write_shifted(ist_writer *w, const struct ist_record *recs,
+			     size_t n, uint64_t shift)
+{
+	return writer_write(w, recs, n, shift);
 }
 
 int ist_writer_flush(ist_writer *w)

@@ -58,7 +58,6 @@ struct imp_sorter {
 	int64_t shift;         /* of the open sink */
 	int64_t last_out;      /* last time written (sink or run) */
 	struct ist_record spare; /* the slot of a record added to a full window */
-	struct ist_record *stage; /* SINK_PIECE records shifted for the sink */
 	int have_out;
 	/* runs */
 	char dir[PATH_MAX];
@@ -108,9 +107,7 @@ int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir,
 	s->keys = big_alloc(window * sizeof(*s->keys));
 	s->keys_tmp = big_alloc(window * sizeof(*s->keys_tmp));
 	s->hist = malloc(RADIX_PASSES * RADIX_SIZE * sizeof(*s->hist));
-	s->stage = malloc(SINK_PIECE * sizeof(*s->stage));
-	if (!s->buf || !s->tmp || !s->keys || !s->keys_tmp || !s->hist ||
-	    !s->stage) {
+	if (!s->buf || !s->tmp || !s->keys || !s->keys_tmp || !s->hist) {
 		imp_sorter_free(s);
 		return -ENOMEM;
 	}
@@ -148,7 +145,6 @@ void imp_sorter_free(struct imp_sorter *s)
 	free(s->keys);
 	free(s->keys_tmp);
 	free(s->hist);
-	free(s->stage);
 	free(s);
 }
 
@@ -391,39 +387,29 @@ static int demote(struct imp_sorter *s)
 	return 0;
 }
 
-/* Records a sink write takes at a time: copied shifted to trace time
- * into a small buffer (stage), then copied and counted by the IST writer
- * while they are in the cache.  A half window (65536 records, 3.5 MiB)
- * was shifted through memory and read twice more by the writer (its
- * copy and its totals), from memory each time; shifting the pieces in
- * place then dirtied the window's lines, written back to memory later
- * (import --fast of bench's vscsi input: 11 rounds, 401 ms median
- * against 354 ms with no shift at all, --absolute-time).
+/* Records a sink write takes at a time: copied and counted by the IST
+ * writer (shifted to trace time while it copies them,
+ * ist_writer_write_shifted()) while they are in the cache.  A half
+ * window (65536 records, 3.5 MiB) was read from memory twice by the
+ * writer (its copy and its totals); shifting the pieces in place dirtied
+ * the window's lines, written back to memory later, and a copy shifted
+ * into a small buffer (this function until session 11) cost a pass of
+ * its own.
  *
- * Writes recs (absolute times) to the sink, shifted; recs themselves
- * are left as they are, so that on IMP_SINK_REOPEN (nothing written)
- * or an error they can go to a run instead.  (The sink refuses at its
- * first piece or never: what it checks, the devices, changes only while
- * records are parsed.) */
+ * Writes recs (absolute times) to the sink, which shifts them; recs
+ * themselves are left as they are, so that on IMP_SINK_REOPEN (nothing
+ * written) or an error they can go to a run instead.  (The sink refuses
+ * at its first piece or never: what it checks, the devices, changes only
+ * while records are parsed.) */
 static int sink_write(struct imp_sorter *s, const struct ist_record *recs,
 		      size_t n)
 {
-	uint64_t shift = (uint64_t)s->shift;
 	size_t k;
 	int ret;
 
 	for (size_t i0 = 0; i0 < n; i0 += k) {
-		const struct ist_record *r = recs + i0;
-
 		k = n - i0 < SINK_PIECE ? n - i0 : SINK_PIECE;
-		if (shift) {
-			for (size_t i = 0; i < k; i++) {
-				s->stage[i] = r[i];
-				s->stage[i].t_ns -= shift;
-			}
-			r = s->stage;
-		}
-		ret = s->sink.write(s->sink.ctx, r, k);
+		ret = s->sink.write(s->sink.ctx, recs + i0, k);
 		if (ret)
 			return i0 && ret > 0 ? -EIO : ret;
 	}

@@ -31,11 +31,13 @@ struct imp_sorter;
 
 struct imp_sink {
 	void *ctx;
-	/* Opens the output; every record will have shift subtracted.
-	 * 0 or a negative error. */
+	/* Opens the output, whose records are to have shift subtracted
+	 * from their times.  0 or a negative error. */
 	int (*open)(void *ctx, int64_t shift);
-	/* Writes sorted, shifted records: 0, a negative error, or
-	 * IMP_SINK_REOPEN (nothing written; the sorter falls back). */
+	/* Writes sorted records, in absolute time: the sink subtracts the
+	 * shift of its open (ist_writer_write_shifted()).  0, a negative
+	 * error, or IMP_SINK_REOPEN (nothing written; the sorter falls
+	 * back). */
 	int (*write)(void *ctx, const struct ist_record *recs, size_t n);
 	/* Closes the output as a complete IST file that the sorter may read
 	 * back and delete, and gives its path; 0 or a negative error. */

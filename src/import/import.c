@@ -752,6 +752,7 @@ struct out_sink {
 	ist_writer *w;
 	char tmp[4200];
 	unsigned ndev_at_open;
+	uint64_t shift;       /* subtracted from the times written */
 };
 
 /* Sets a key of the import's own; with keep, only one the input lacks (an
@@ -802,6 +803,7 @@ static int sink_open(void *ctx, int64_t shift)
 		return fd;
 	}
 	wo.direct = 1;
+	o->shift = (uint64_t)shift;
 	ret = ist_writer_open(&o->w, o->tmp, h, &wo);
 	close(fd);
 	o->ndev_at_open = ist_header_device_count(c->h);
@@ -821,7 +823,7 @@ static int sink_write(void *ctx, const struct ist_record *recs, size_t n)
 	/* a device appeared after the header was written */
 	if (ist_header_device_count(o->c->h) != o->ndev_at_open)
 		return IMP_SINK_REOPEN;
-	return ist_writer_write(o->w, recs, n);
+	return ist_writer_write_shifted(o->w, recs, n, o->shift);
 }
 
 static int sink_demote(void *ctx, char *path, size_t size)

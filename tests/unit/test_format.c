@@ -1735,13 +1735,14 @@ static void count_stores(const char *path, uint64_t counts[4])
 }
 
 /*
- * IST_EFFORT_FAST: the same records as the default writer, every field
- * exact (extreme values, columns of every nature), totals alike; columns
- * stored plain or ANS only (none of them halves when deflated), where the
- * default writer deflates some and (in small chunks) ARITH-codes others;
- * bad efforts refused.
+ * IST_EFFORT_FAST and IST_EFFORT_FASTEST: the same records as the default
+ * writer, every field exact (extreme values, columns of every nature),
+ * totals alike.  FAST: columns stored plain or ANS only (none of them
+ * halves when deflated), where the default writer deflates some and (in
+ * small chunks) ARITH-codes others.  FASTEST: no ANS or ARITH at all, and
+ * a larger file than FAST's.  Bad efforts refused.
  */
-static void test_fast_effort(void)
+static void effort_case(int effort)
 {
 	enum { N = 60000 };
 	static const unsigned chunks[] = { 1000, 8192, 65536 };
@@ -1777,7 +1778,7 @@ static void test_fast_effort(void)
 	for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
 		struct ist_writer_opts od = { .chunk_records = chunks[k] };
 		struct ist_writer_opts of = { .chunk_records = chunks[k],
-					      .effort = IST_EFFORT_FAST };
+					      .effort = effort };
 		struct ist_record *a, *b;
 		size_t na, nb, bad = 0;
 		ist_reader *ra, *rb;
@@ -1818,20 +1819,31 @@ static void test_fast_effort(void)
 				  ta->ndev * sizeof(*ta->dev_max_end)));
 		ist_reader_close(ra);
 		ist_reader_close(rb);
-		/* storages: the fast file plain and ANS only */
+		/* storages: the fast file plain and ANS only, the fastest
+		 * no entropy coding */
 		count_stores(pd, cd);
 		count_stores(pf, cf);
 		CU_ASSERT(cd[FMT_STORE_DEFLATE] > 0);
 		CU_ASSERT(chunks[k] > 8192 || cd[FMT_STORE_ARITH] > 0);
-		CU_ASSERT_EQUAL(cf[FMT_STORE_DEFLATE], 0);
 		CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
-		CU_ASSERT(cf[FMT_STORE_ANS] > 0);
+		if (effort == IST_EFFORT_FAST) {
+			CU_ASSERT_EQUAL(cf[FMT_STORE_DEFLATE], 0);
+			CU_ASSERT(cf[FMT_STORE_ANS] > 0);
+		} else {
+			struct stat sd, sf;
+
+			CU_ASSERT_EQUAL(cf[FMT_STORE_ANS], 0);
+			CU_ASSERT(cf[FMT_STORE_PLAIN] > 0);
+			CU_ASSERT_EQUAL_FATAL(stat(pd, &sd), 0);
+			CU_ASSERT_EQUAL_FATAL(stat(pf, &sf), 0);
+			CU_ASSERT(sf.st_size > sd.st_size);
+		}
 		CU_ASSERT_EQUAL(cd[0] + cd[1] + cd[2] + cd[3],
 				cf[0] + cf[1] + cf[2] + cf[3]);
 	}
-	/* only the two efforts; nothing is created for a refused one */
+	/* only the three efforts; nothing is created for a refused one */
 	{
-		struct ist_writer_opts o = { .effort = 2 };
+		struct ist_writer_opts o = { .effort = 3 };
 
 		unlink(pf);
 		CU_ASSERT_EQUAL(ist_writer_open(&w, pf, NULL, &o), -EINVAL);
@@ -1846,18 +1858,28 @@ static void test_fast_effort(void)
 	free(pf);
 }
 
+static void test_fast_effort(void)
+{
+	effort_case(IST_EFFORT_FAST);
+}
+
+static void test_fastest_effort(void)
+{
+	effort_case(IST_EFFORT_FASTEST);
+}
+
 /*
  * IST_EFFORT_FAST on long repeats (a sample replicated, times shifted,
  * as bench/import.sh makes its inputs): only deflate's matches see them,
  * and the fast writer deflates the columns whose sample shows it; the
  * records stay exact, and ARITH is never used.
  */
-static void test_fast_effort_repeats(void)
+static void repeats_case(int effort)
 {
 	enum { SAMPLE = 1000, COPIES = 70, N = SAMPLE * COPIES };
 	char *pf = strdup(tmp_path("effort-repeats.ist"));
 	struct ist_record *r = calloc(N, sizeof(*r)), *b;
-	struct ist_writer_opts of = { .effort = IST_EFFORT_FAST };
+	struct ist_writer_opts of = { .effort = effort };
 	uint64_t t = 0, cf[4];
 	size_t nb, bad = 0;
 	ist_writer *w;
@@ -1883,10 +1905,135 @@ static void test_fast_effort_repeats(void)
 	count_stores(pf, cf);
 	CU_ASSERT(cf[FMT_STORE_DEFLATE] > 0);
 	CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
+	if (effort == IST_EFFORT_FASTEST)
+		CU_ASSERT_EQUAL(cf[FMT_STORE_ANS], 0);
 	free(b);
 	free(r);
 	unlink(pf);
 	free(pf);
+}
+
+static void test_fast_effort_repeats(void)
+{
+	repeats_case(IST_EFFORT_FAST);
+}
+
+/* ... and IST_EFFORT_FASTEST, which deflates them too (its sample must
+ * shrink to 1/8), without ANS. */
+static void test_fastest_effort_repeats(void)
+{
+	repeats_case(IST_EFFORT_FASTEST);
+}
+
+/*
+ * ist_writer_write_shifted(): the file is byte for byte the one written
+ * from a shifted copy of the records (times, totals, the constant-column
+ * test on the shifted values), at every effort, in pieces that cross
+ * chunks; the caller's records are left unchanged; a bad record rejects
+ * its batch as ist_writer_write() does.
+ */
+static void test_write_shifted(void)
+{
+	enum { N = 20000 };
+	const uint64_t shift = UINT64_C(1234567890123);
+	char *pa = strdup(tmp_path("shifted-a.ist"));
+	char *pb = strdup(tmp_path("shifted-b.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r));
+	struct ist_record *c = calloc(N, sizeof(*c));
+	struct ist_record bad = { .t_ns = shift + 5, .op = IST_OP_COUNT, .len = 1 };
+	uint64_t t = 0;
+	ist_writer *w;
+
+	rng = 99;
+	for (size_t i = 0; i < N; i++) {
+		random_record(&r[i], &t);
+		if (i >= N / 2)
+			r[i].t_ns = shift + 1000 * i; /* in order, some equal */
+		r[i].t_ns += i < N / 2 ? shift : 0;
+		c[i] = r[i];
+		c[i].t_ns -= shift;
+	}
+	for (int effort = IST_EFFORT_DEFAULT; effort <= IST_EFFORT_FASTEST; effort++) {
+		struct ist_writer_opts o = { .chunk_records = 4096, .effort = effort };
+		size_t la, lb;
+		uint8_t *a, *b;
+
+		CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pa, NULL, &o), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, c, N), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pb, NULL, &o), 0);
+		CU_ASSERT_EQUAL(ist_writer_write_shifted(w, &bad, 1, shift), IST_ERANGE);
+		for (size_t i = 0, step = 1; i < N; i += step, step = step * 7 % 3000 + 1)
+			CU_ASSERT_EQUAL_FATAL(ist_writer_write_shifted(w, r + i,
+					      N - i < step ? N - i : step, shift), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+		a = slurp(pa, &la);
+		b = slurp(pb, &lb);
+		CU_ASSERT_EQUAL(la, lb);
+		CU_ASSERT(a && b && la == lb && !memcmp(a, b, la));
+		free(a);
+		free(b);
+	}
+	for (size_t i = 0; i < N; i++)
+		if (r[i].t_ns != c[i].t_ns + shift) {
+			CU_FAIL("the records given were changed");
+			break;
+		}
+	unlink(pa);
+	unlink(pb);
+	free(pa);
+	free(pb);
+	free(r);
+	free(c);
+}
+
+/*
+ * The writer copies the latency, stream and transaction columns lazily
+ * while they are constant in a chunk: records whose three fields are 0,
+ * then (in the middle of a chunk, of a batch, and at a chunk's start)
+ * vary, one field at a time, written in pieces of varied size, come back
+ * exact at every effort.
+ */
+static void test_lazy_columns(void)
+{
+	enum { N = 30000 };
+	char *pf = strdup(tmp_path("lazy.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r)), *b;
+	uint64_t t = 0;
+	ist_writer *w;
+
+	rng = 5150;
+	for (size_t i = 0; i < N; i++) {
+		random_record(&r[i], &t);
+		r[i].lat_ns = r[i].stream = r[i].txn = 0;
+		if (i >= 3000 && i < 5000)
+			r[i].lat_ns = 1000 + i;     /* mid-chunk, mid-batch */
+		if (i >= 8192 && i < 9000)
+			r[i].stream = 7;            /* a chunk's first */
+		if (i >= 20000 && i % 3 == 0)
+			r[i].txn = i, r[i].stream = 3; /* then varied */
+		if (i == N - 1)
+			r[i].lat_ns = 5;            /* the last record alone */
+	}
+	for (int effort = IST_EFFORT_DEFAULT; effort <= IST_EFFORT_FASTEST; effort++) {
+		struct ist_writer_opts o = { .chunk_records = 4096, .effort = effort };
+		size_t nb, bad = 0;
+
+		CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &o), 0);
+		for (size_t i = 0, step = 1; i < N; i += step, step = step * 5 % 2999 + 1)
+			CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r + i,
+					      N - i < step ? N - i : step), 0);
+		CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+		b = read_all(pf, &nb, 1000);
+		CU_ASSERT_EQUAL_FATAL(nb, N);
+		for (size_t i = 0; i < N; i++)
+			bad += !rec_eq(&b[i], &r[i]);
+		CU_ASSERT_EQUAL(bad, 0);
+		free(b);
+	}
+	unlink(pf);
+	free(pf);
+	free(r);
 }
 
 /* Names in tmpdir starting with prefix. */
@@ -2022,6 +2169,10 @@ int main(void)
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
 		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
+		{ "fastest effort: same records, no ANS or ARITH", test_fastest_effort },
+		{ "fastest effort: long repeats deflated", test_fastest_effort_repeats },
+		{ "write_shifted: bytes of a shifted copy", test_write_shifted },
+		{ "constant columns copied lazily: records exact", test_lazy_columns },
 		{ NULL, NULL },
 	};
 	int ret = cutest_main("format", tests);

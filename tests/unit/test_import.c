@@ -607,7 +607,8 @@ static int ts_write(void *ctx, const struct ist_record *r, size_t n)
 		return IMP_SINK_REOPEN;
 	}
 	t->written += n;
-	return ist_writer_write(t->w, r, n);
+	/* the sorter hands absolute times: the sink shifts */
+	return ist_writer_write_shifted(t->w, r, n, (uint64_t)t->shift);
 }
 
 static int ts_demote(void *ctx, char *path, size_t size)
