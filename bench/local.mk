@@ -11,4 +11,5 @@ EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh 
 	bench/replay-rss.sh bench/pgbench-validate.sh bench/closed-engine.sh \
 	bench/replay-results-2026-12-02.txt bench/replay-results-2026-12-03.txt
 # the recording cost benchmarks
-EXTRA_DIST += bench/record.sh bench/record-kernel.sh bench/record-cpu.sh bench/zram-lib.sh
+EXTRA_DIST += bench/record.sh bench/record-kernel.sh bench/record-cpu.sh bench/zram-lib.sh \
+	bench/record-pool.sh bench/record-profile.sh
