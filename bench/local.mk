@@ -5,6 +5,10 @@
 check_PROGRAMS += bench/hostgap
 bench_hostgap_SOURCES = bench/hostgap.c
 bench_hostgap_LDADD = $(PTHREAD_LIBS)
+# clock_xcpu: whether a trace clock is coherent across two CPUs
+check_PROGRAMS += bench/clock_xcpu
+bench_clock_xcpu_SOURCES = bench/clock_xcpu.c
+bench_clock_xcpu_LDADD = $(PTHREAD_LIBS)
 
 # the replay and closed-loop benchmarks (scripts, raw logs) go in the tarball
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh \
