@@ -13,8 +13,10 @@
 DIO="$top_builddir/tests/cli/dio_seq"
 LOOP=
 P2=
+DEBUGFS=
 cleanup() {
 	[ -n "$P2" ] && kill "$P2" 2>/dev/null && wait "$P2" 2>/dev/null
+	[ -n "$DEBUGFS" ] && umount /sys/kernel/debug 2>/dev/null
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -68,7 +70,10 @@ unset IOSTORM_TEST_SCHED_DEBUG
 
 # -- the real kernel's word
 SD=/sys/kernel/debug/sched/debug
-[ -r "$SD" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+# mounted here if it is not (and unmounted at the end)
+if [ ! -r "$SD" ] && mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
+	DEBUGFS=1
+fi
 [ -r "$SD" ] || skip_part "no $SD (debugfs): the live local clock"
 if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	# local and mono recording the same sequence at the same time
