@@ -16,14 +16,18 @@
 #     its conditions, whole runs resampled), the rounds under 10%, the
 #     median CPU cost and recorder CPU per I/O, and the count check over
 #     all rounds; the same over the idle runs only (median "other" at most
-#     $IDLE_OTHER %).
+#     $IDLE_OTHER %);
+#   - with PAIR=V (another variant of the same rounds, e.g. record2): the
+#     per-round differences POOL - V of the slowdown and of the CPU cost,
+#     their medians, quartiles and bootstrap CIs, and the rounds where
+#     POOL was lower.
 # The exit status is 1 if any round's count was not exact or lost events.
 # Usage: bench/record-pool.sh RUNS [ROUNDS [SECONDS]]   (defaults 10 12 2)
 #        bench/record-pool.sh --pool LOG...   (pools logs of earlier runs:
 #            record.sh's output, or record-pool.sh's run-N.log files)
 # Settings (environment): everything record.sh takes (ENGINE, JOBS, DEPTH:
 # default psync 4 1, no calibration; VARIANTS, REC_OPTS, IOSTORM, PAIRS...);
-# POOL=record (the variant pooled); OUT=DIR (the runs' logs; default a new
+# POOL=record (the variant pooled); PAIR=V (see above); OUT=DIR (the runs' logs; default a new
 # /var/tmp/record-pool.XXXXXX); QUIET=/var/tmp/fx/quiet-run (the lock
 # command; QUIET= for none); PAUSE=5 (seconds between runs); BOOT=10000
 # (bootstrap resamples); SEED=1; IDLE_OTHER=5.
@@ -81,6 +85,15 @@ runinfo() {
 		END { print (st == "" ? "-" : st), (lo == "" ? "-" : lo), (li == "" ? "-" : li), (o == "" ? "-" : o) }' "$1"
 }
 
+# diffs LOG RUNINDEX: "run slowdown-diff cpu-cost-diff rec-us-diff 1" per
+# round that has both $POOL and $PAIR (POOL - PAIR)
+diffs() {
+	awk -v a="$POOL" -v b="$PAIR" -v r="$2" '$1 ~ /^[0-9]+$/ && ($2 == a || $2 == b) {
+		rc = $11; sub(/s$/, "", rc); us = $9 > 0 ? 1e6 * rc / $9 : 0
+		k = $2 == a ? "a" : "b"; s[k, $1] = $5 + 0; c[k, $1] = $8 + 0; u[k, $1] = us; seen[$1] = 1 }
+		END { for (n in seen) if ((("a", n) in s) && (("b", n) in s))
+			print r, s["a", n] - s["b", n], c["a", n] - c["b", n], u["a", n] - u["b", n], 1 }' "$1"
+}
 # stats FILE LABEL: the pooled figures of FILE's rows (see rows), sorted
 # here by slowdown; the bootstrap through sort(1)
 stats() {
@@ -116,10 +129,10 @@ stats() {
 			}
 		}' "$sorted" | sort -k1,1 -k2,2g >"$sorted.boot"
 	# quantile: linear between the order statistics (R type 7)
-	awk -v label="$2" -v B="$BOOT" -v R="$nruns" '
+	awk -v label="$2" -v B="$BOOT" -v R="$nruns" -v diff="${3:-0}" '
 		function q(a, m, p,    h, lo) { h = (m - 1) * p + 1; lo = int(h)
 			return (lo >= m) ? a[m] : a[lo] + (h - lo) * (a[lo + 1] - a[lo]) }
-		FILENAME == ARGV[1] { n++; s[n] = $2; ex += $5; u10 += ($2 < 10)
+		FILENAME == ARGV[1] { n++; s[n] = $2; ex += $5; u10 += ($2 < 10); lo += ($2 < 0)
 			cc[n] = $3; us[n] = $4; next }
 		$1 == "r" { br[++nb] = $2; next }
 		$1 == "c" { bc[++nc] = $2; next }
@@ -127,10 +140,20 @@ stats() {
 			# cc and us sorted (insertion: a few hundred rows)
 			for (i = 2; i <= n; i++) { v = cc[i]; for (j = i - 1; j >= 1 && cc[j] > v; j--) cc[j + 1] = cc[j]; cc[j + 1] = v
 				v = us[i]; for (j = i - 1; j >= 1 && us[j] > v; j--) us[j + 1] = us[j]; us[j + 1] = v }
-			printf "%s: %d rounds in %d runs; median slowdown %.2f %%, quartiles %.2f-%.2f %%\n", label, n, R,
-				q(s, n, 0.5), q(s, n, 0.25), q(s, n, 0.75)
-			printf "%s: bootstrap 95%% CI of the median (%d resamples): rounds %.2f-%.2f %%, whole runs %.2f-%.2f %%\n",
-				label, B, q(br, nb, 0.025), q(br, nb, 0.975), q(bc, nc, 0.025), q(bc, nc, 0.975)
+			if (diff)
+				printf "%s: %d rounds in %d runs; slowdown difference median %+.2f pts, quartiles %+.2f to %+.2f\n",
+					label, n, R, q(s, n, 0.5), q(s, n, 0.25), q(s, n, 0.75)
+			else
+				printf "%s: %d rounds in %d runs; median slowdown %.2f %%, quartiles %.2f-%.2f %%\n", label, n, R,
+					q(s, n, 0.5), q(s, n, 0.25), q(s, n, 0.75)
+			u = diff ? " pts" : " %"
+			printf "%s: bootstrap 95%% CI of the median (%d resamples): rounds %.2f to %.2f%s, whole runs %.2f to %.2f%s\n",
+				label, B, q(br, nb, 0.025), q(br, nb, 0.975), u, q(bc, nc, 0.025), q(bc, nc, 0.975), u
+			if (diff) {
+				printf "%s: lower in %d of %d rounds; CPU cost median %+.2f pts (quartiles %+.2f to %+.2f); recorder CPU %+.3f us/I/O\n",
+					label, lo, n, q(cc, n, 0.5), q(cc, n, 0.25), q(cc, n, 0.75), q(us, n, 0.5)
+				exit
+			}
 			printf "%s: %d of %d rounds under 10 %%; median CPU cost %.2f %%; recorder CPU while fio ran %.3f us/I/O\n",
 				label, u10, n, q(cc, n, 0.5), q(us, n, 0.5)
 			printf "%s: count exact with zero loss in %d of %d rounds\n", label, ex, n
@@ -164,5 +187,15 @@ rm -f "$all.run"
 stats "$all" "all runs"
 if [ -s "$idle" ] && [ "$(wc -l <"$idle")" != "$(wc -l <"$all")" ]; then
 	stats "$idle" "idle runs"
+fi
+if [ -n "${PAIR:-}" ]; then
+	: >"$all.d"
+	i=0
+	for log in "${logs[@]}"; do
+		i=$((i + 1))
+		diffs "$log" "$i" >>"$all.d"
+	done
+	stats "$all.d" "$POOL - $PAIR" 1
+	rm -f "$all.d"
 fi
 [ "$(awk '{ n += !$5 } END { print n + 0 }' "$all")" = 0 ]
