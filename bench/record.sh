@@ -20,9 +20,18 @@
 #                    filtered to the device in an instance that nobody
 #                    reads, overwriting (TRACE_CLOCK=local etc. for another
 #                    clock than mono)
+#          tp@CLOCK  tp with the instance's trace clock CLOCK (mono, local,
+#                    global, x86-tsc, ...: one of the instance's
+#                    trace_clock list), e.g. VARIANTS="tp@mono tp@local";
+#                    tp-nofilter@CLOCK and tp-nocmd@CLOCK likewise
 #          tp-nofilter  the same without the filter
 #          tp-nocmd  tp with the top level's record-cmd option off (global:
 #                    a measurement of the sched_switch probe's cost only)
+#        PAIRS=1 bench/record.sh ...  (each variant against its own run of
+#            fio alone, right before or after it, the order alternating
+#            from round to round, instead of one run of fio alone a round:
+#            twice the runs of fio alone, no drift between the pair's
+#            two runs but the one run's)
 # Besides IOPS it prints fio's CPU time (user + system, zram's work and the
 # tracepoints included) per I/O, alone and recorded, and the CPU cost of the
 # recording: fio's extra CPU time per I/O plus the recorder's, over fio's
@@ -112,7 +121,7 @@ oncpu() { cat /proc/"$1"/task/*/schedstat | awk '{ n += $1 } END { printf "%.0f"
 recorded_run() {
 	local bin=$IOSTORM opts=${REC_OPTS:-}
 	case "$1" in
-	tp|tp-*) tp_run "$1" "$2"; return;;
+	tp|tp-*|tp@*) tp_run "$1" "$2"; return;;
 	record2) bin=${IOSTORM2:-$IOSTORM}; opts=${REC_OPTS2:-};;
 	record3) bin=${IOSTORM3:-$IOSTORM}; opts=${REC_OPTS3:-};;
 	esac
@@ -146,19 +155,27 @@ recorded_run() {
 # tp_run VARIANT OUT: fio while the block events are written into an
 # instance that nobody reads (overwrite mode); recorded = events written / 2.
 # tp-nofilter: without the filter; tp-nocmd: the top level's record-cmd
-# option off meanwhile (a global setting: measurement only)
+# option off meanwhile (a global setting: measurement only); VARIANT@CLOCK:
+# with the trace clock CLOCK (else $TRACE_CLOCK, else mono)
 tp_run() {
+	local kind=${1%%@*} clock=${TRACE_CLOCK:-mono}
+	[ "$kind" = "$1" ] || clock=${1#*@}
 	ti=/sys/kernel/tracing/instances/iostorm-cost-$$
 	mkdir "$ti"
-	echo "${TRACE_CLOCK:-mono}" >"$ti/trace_clock"
+	if ! tr -d '[]' <"$ti/trace_clock" | tr ' ' '\n' | grep -qx -- "$clock"; then
+		echo "record.sh: no trace clock $clock here (have: $(cat "$ti/trace_clock"))" >&2
+		rmdir "$ti"
+		exit 2
+	fi
+	echo "$clock" >"$ti/trace_clock"
 	echo 1 >"$ti/options/overwrite"
 	mm=$(( 16#$(stat -c %t "$DEV") << 20 | 16#$(stat -c %T "$DEV") ))
 	for e in block_bio_queue block_bio_complete; do
-		[ "$1" = tp-nofilter ] || echo "dev == $mm" >"$ti/events/block/$e/filter"
+		[ "$kind" = tp-nofilter ] || echo "dev == $mm" >"$ti/events/block/$e/filter"
 		echo 1 >"$ti/events/block/$e/enable"
 	done
 	cmd=$(cat /sys/kernel/tracing/options/record-cmd)
-	[ "$1" != tp-nocmd ] || echo 0 >/sys/kernel/tracing/options/record-cmd
+	[ "$kind" != tp-nocmd ] || echo 0 >/sys/kernel/tracing/options/record-cmd
 	echo 1 >"$ti/tracing_on"
 	# shellcheck disable=SC2086
 	run_fio $best "$SECS" "$2"
@@ -184,23 +201,46 @@ for v in "${vars[@]}"; do
 	: >"$tmp/slow.$v"; : >"$tmp/rec.$v"; : >"$tmp/cr.$v"; : >"$tmp/cc.$v"; : >"$tmp/rc.$v"; : >"$tmp/lc.$v"
 done
 : >"$tmp/base"; : >"$tmp/ca"; : >"$tmp/oth"
+# one_variant V: fio under the variant V, its results kept for the round
+one_variant() {
+	recorded_run "$1" "$tmp/out.$1"
+	echo "$status $recorded $reccpu $lifecpu" >"$tmp/st.$1"
+	cp "$tmp/rec.err" "$tmp/err.$1"
+}
+PAIRS=${PAIRS:-0}
 for r in $(seq "$RUNS"); do
-	for i in $(seq 0 $((nv - 1))); do
-		v=${vars[$(( (i + r - 1) % nv ))]}
-		if [ "$v" = alone ]; then
+	if [ "$PAIRS" = 1 ]; then
+		# each variant with its own fio alone, alone first in odd
+		# rounds, the variants' order rotating
+		for i in $(seq 1 $((nv - 1))); do
+			v=${vars[$(( (i + r - 2) % (nv - 1) + 1 ))]}
 			# shellcheck disable=SC2086
-			run_fio $best "$SECS" "$tmp/base.out"
-		else
-			recorded_run "$v" "$tmp/out.$v"
-			echo "$status $recorded $reccpu $lifecpu" >"$tmp/st.$v"
-			cp "$tmp/rec.err" "$tmp/err.$v"
-		fi
-	done
-	base=$(iops "$tmp/base.out")
-	ca=$(cpu_per_io "$tmp/base.out")
-	echo "$base" >>"$tmp/base"; echo "$ca" >>"$tmp/ca"
-	oa=$(other "$tmp/base.out" 0)
+			[ $((r % 2)) = 0 ] || run_fio $best "$SECS" "$tmp/base.out.$v"
+			one_variant "$v"
+			# shellcheck disable=SC2086
+			[ $((r % 2)) = 1 ] || run_fio $best "$SECS" "$tmp/base.out.$v"
+		done
+	else
+		for i in $(seq 0 $((nv - 1))); do
+			v=${vars[$(( (i + r - 1) % nv ))]}
+			if [ "$v" = alone ]; then
+				# shellcheck disable=SC2086
+				run_fio $best "$SECS" "$tmp/base.out"
+			else
+				one_variant "$v"
+			fi
+		done
+	fi
 	for v in "${vars[@]:1}"; do
+		af=$tmp/base.out
+		[ "$PAIRS" != 1 ] || af=$tmp/base.out.$v
+		base=$(iops "$af")
+		ca=$(cpu_per_io "$af")
+		oa=$(other "$af" 0)
+		# fio alone's medians: one run a round, or one a pair
+		if [ "$PAIRS" = 1 ] || [ "$v" = "${vars[1]}" ]; then
+			echo "$base" >>"$tmp/base"; echo "$ca" >>"$tmp/ca"
+		fi
 		read -r status recorded reccpu lifecpu <"$tmp/st.$v"
 		withrec=$(iops "$tmp/out.$v")
 		cr=$(cpu_per_io "$tmp/out.$v")
@@ -234,8 +274,19 @@ for v in "${vars[@]:1}"; do
 done
 # Two recorders in the same rounds: their per-round differences (each
 # round's pair ran minutes apart at most, against the same fio alone), a
-# finer comparison than the difference of the two medians.
-for pair in record:record2 record3:record2 record3:record; do
+# finer comparison than the difference of the two medians.  Any other two
+# variants (e.g. tp@local and tp@mono, or record and tp): the later one in
+# VARIANTS minus the earlier.
+pairs="record:record2 record3:record2 record3:record"
+for i in $(seq 1 $((nv - 1))); do
+	for j in $(seq $((i + 1)) $((nv - 1))); do
+		case " record record2 record3 " in
+		*" ${vars[i]} "*) case " record record2 record3 " in *" ${vars[j]} "*) continue;; esac;;
+		esac
+		pairs="$pairs ${vars[j]}:${vars[i]}"
+	done
+done
+for pair in $pairs; do
 	a=${pair%%:*}; b=${pair#*:}
 	[ -s "$tmp/slow.$a" ] && [ -s "$tmp/slow.$b" ] || continue
 	echo "# paired, $a - $b: median of the per-round differences (rounds where $a is lower)"

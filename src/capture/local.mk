@@ -50,6 +50,10 @@ TESTS += tests/cli/record_sched.sh
 EXTRA_DIST += tests/cli/record_sched.sh
 record_sched_after_live = tests/cli/record_sched.sh.log
 $(record_sched_after_live): tests/cli/record_live.sh.log
+TESTS += tests/cli/record_clock.sh
+EXTRA_DIST += tests/cli/record_clock.sh
+record_clock_after_live = tests/cli/record_clock.sh.log
+$(record_clock_after_live): tests/cli/record_live.sh.log
 
 check_PROGRAMS += tests/unit/test_capture
 TESTS += tests/unit/test_capture

@@ -251,6 +251,11 @@ int cap_rec_spool(cap_rec *r, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "spool: more than %d CPUs", CAP_SPOOL_CPUS_MAX);
 		return -E2BIG;
 	}
+	if (r->clock_local) {
+		/* the spool's times (meta, the splicer's rounds) are mono */
+		snprintf(err, errlen, "spool: not with the local trace clock");
+		return -EINVAL;
+	}
 	r->spool_dir = strdup(dir);
 	if (!r->spool_dir)
 		return -ENOMEM;

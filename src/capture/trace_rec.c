@@ -343,6 +343,78 @@ void cap_remove_stale_instances(const char *prefix)
 	closedir(d);
 }
 
+/* sched_clock()'s offset from CLOCK_MONOTONIC (*off_ns) and whether the
+ * kernel holds sched_clock() stable, from the header of the scheduler's
+ * debug file (debugfs; $IOSTORM_TEST_SCHED_DEBUG names another file for
+ * the tests): "ktime" and "sched_clk" are read there one right after the
+ * other, in ms with six decimals; "sched_clock_stable()" is 1 when the
+ * kernel found sched_clock() coherent across CPUs (it then uses it as is
+ * for local_clock()).  Returns 1 stable, 0 not (or not said), < 0 when the
+ * file cannot be read or lacks the two times. */
+static int sched_clock_probe(int64_t *off_ns)
+{
+	const char *path = getenv("IOSTORM_TEST_SCHED_DEBUG");
+	char buf[1024], *line, *save = NULL;
+	uint64_t ktime = 0, sclk = 0;
+	int fd, stable = 0, have = 0;
+	ssize_t n;
+
+	if (!path || !*path)
+		path = "/sys/kernel/debug/sched/debug";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *dot, *end;
+		unsigned long long ms, frac;
+		uint64_t *dst = NULL;
+
+		if (!colon)
+			continue;
+		if (!strncmp(line, "sched_clock_stable()", 20)) {
+			stable = atoi(colon + 1) == 1;
+			continue;
+		}
+		if (!strncmp(line, "ktime ", 6))
+			dst = &ktime;
+		else if (!strncmp(line, "sched_clk ", 10))
+			dst = &sclk;
+		else
+			continue;
+		/* "2914636.109638": ms, then exactly six digits of ns */
+		ms = strtoull(colon + 1, &dot, 10);
+		if (*dot != '.')
+			return -EINVAL;
+		frac = strtoull(dot + 1, &end, 10);
+		if (end - dot != 7)
+			return -EINVAL;
+		*dst = (uint64_t)ms * 1000000ull + frac;
+		have |= dst == &ktime ? 1 : 2;
+	}
+	if (have != 3)
+		return -EINVAL;
+	*off_ns = (int64_t)(sclk - ktime);
+	return stable;
+}
+
+/* --trace-clock local: the offset read again every second (sched_clock()
+ * and CLOCK_MONOTONIC may drift apart: NTP slews the latter). */
+static void clock_refresh(cap_rec *r, uint64_t now)
+{
+	int64_t off;
+
+	if (!r->clock_local || now < r->clock_next_ns)
+		return;
+	r->clock_next_ns = now + 1000000000ull;
+	if (sched_clock_probe(&off) >= 0)
+		r->clock_off = off;
+}
+
 /* The recording's header: source, clock, the device table with each
  * device's event kind, the CPU count (a live recording's and a recovered
  * spool's alike). */
@@ -353,6 +425,8 @@ int cap_rec_fill_header(const cap_rec *r, ist_header *h, char *err, size_t errle
 
 	ist_header_set(h, "source", "tracefs");
 	ist_header_set(h, "trace_clock", "mono");
+	if (r->clock_local)
+		ist_header_set(h, "record.trace_clock", "local");
 	for (unsigned i = 0; i < r->ndev; i++) {
 		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
 					    r->dev[i].block_size);
@@ -422,8 +496,27 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 	}
 	tracefs_trace_off(r->inst);
 	page_size = set_subbuf_size(r);
-	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0) {
-		snprintf(err, errlen, "cannot set the trace clock to mono");
+	if (o->trace_clock == CAP_CLOCK_LOCAL || o->trace_clock == CAP_CLOCK_AUTO) {
+		ret = sched_clock_probe(&r->clock_off);
+		if (ret == 1) {
+			r->clock_local = 1;
+			r->clock_next_ns = now_mono() + 1000000000ull;
+		} else if (o->trace_clock == CAP_CLOCK_LOCAL) {
+			if (ret < 0)
+				snprintf(err, errlen, "--trace-clock local: cannot read sched_clock's state "
+					 "(/sys/kernel/debug/sched/debug: debugfs mounted?): %s",
+					 strerror(-ret));
+			else
+				snprintf(err, errlen, "--trace-clock local: the kernel does not hold "
+					 "sched_clock stable (coherent across CPUs) here; use mono");
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+	if (tracefs_instance_file_write(r->inst, "trace_clock",
+					r->clock_local ? "local" : "mono") < 0) {
+		snprintf(err, errlen, "cannot set the trace clock to %s",
+			 r->clock_local ? "local" : "mono");
 		ret = -EIO;
 		goto fail;
 	}
@@ -724,12 +817,14 @@ static int decode_page(cap_rec *r, struct cpu_reader *cr, size_t n,
 	else if (missed < 0)
 		r->st.missed++; /* an unknown number: at least one */
 	while ((data = rb_page_next_fast(&it, &len, &ts))) {
-		int ret = decode_event(r, cr, data, len, ts);
+		/* local: moved to CLOCK_MONOTONIC (mono: off 0) */
+		int ret = decode_event(r, cr, data, len, ts - (uint64_t)r->clock_off);
 
 		if (ret < 0)
 			return ret;
 		(*events)++;
 	}
+	ts -= (uint64_t)r->clock_off;
 	if (ts > cr->last_ts)
 		cr->last_ts = ts;
 	return 0;
@@ -896,6 +991,8 @@ int cap_rec_poll(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx)
 
 	if (!r->started)
 		return -EINVAL;
+	if (r->clock_local)
+		clock_refresh(r, now_mono());
 	r->behind = 0;
 	r->name = name;
 	r->name_ctx = ctx;
@@ -1121,6 +1218,11 @@ int cap_rec_behind(const cap_rec *r)
 	return r->behind;
 }
 
+const char *cap_rec_clock(const cap_rec *r)
+{
+	return r->clock_local ? "local" : "mono";
+}
+
 uint64_t cap_rec_t0(const cap_rec *r)
 {
 	return r->t0_ns;
@@ -1208,5 +1310,6 @@ void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 uint64_t cap_rec_t0(const cap_rec *r) { (void)r; return 0; }
+const char *cap_rec_clock(const cap_rec *r) { (void)r; return "mono"; }
 void cap_rec_close(cap_rec *r) { (void)r; }
 #endif

@@ -36,7 +36,16 @@ struct cap_rec_opts {
 	size_t buffer_kb;        /* ring buffer per CPU; 0 = 16384             */
 	size_t max_pending;      /* in-flight requests kept; 0 = 1 << 20       */
 	uint64_t drain_ns;       /* wait for in-flight at stop; 0 = 1 s        */
+	int trace_clock;         /* CAP_CLOCK_*; 0 = mono                      */
 };
+
+/* The instance's trace clock.  mono: CLOCK_MONOTONIC itself.  local:
+ * sched_clock(), cheaper to read in the tracepoints where the kernel
+ * holds it stable (coherent across CPUs: its scheduler's debug file says
+ * so); its timestamps are moved to CLOCK_MONOTONIC by the offset that
+ * file gives, read again every second.  auto: local where it is stable,
+ * else mono.  Not with a spool (cap_rec_spool() refuses local). */
+enum { CAP_CLOCK_MONO = 0, CAP_CLOCK_LOCAL, CAP_CLOCK_AUTO };
 
 struct cap_rec_stats {
 	struct cap_match_stats match;
@@ -82,6 +91,8 @@ void cap_remove_stale_instances(const char *prefix);
  * completions, turns tracing off, emits everything left. */
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st);
+/* The trace clock in use: "mono" or "local". */
+const char *cap_rec_clock(const cap_rec *r);
 /* The trace's start (CLOCK_MONOTONIC ns): t_ns 0 of the records. */
 uint64_t cap_rec_t0(const cap_rec *r);
 /* Removes the instance and frees r. */

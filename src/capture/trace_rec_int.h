@@ -71,6 +71,11 @@ struct cap_rec {
 	uint32_t *pids; /* open-addressed set of named pids (+1), bounded */
 	size_t pid_cap, npids;
 	uint64_t t0_ns, stop_ns;
+	/* --trace-clock local: sched_clock() - CLOCK_MONOTONIC, subtracted
+	 * from each event's timestamp, and when to read it again */
+	int clock_local;
+	int64_t clock_off;
+	uint64_t clock_next_ns;
 	uint64_t wm_ns; /* the last poll's watermark: every event before it
 			   has been fed to the matcher */
 	int started, stopping;

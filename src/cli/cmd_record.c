@@ -68,6 +68,14 @@ static void usage(FILE *f)
 		"                         (the clients, e.g. pgbench; repeatable, up to 8):\n"
 		"                         the streams' sleeps they end, with their CPU\n"
 		"                         time (for replay --think-sched --cpus)\n"
+		"      --trace-clock CLOCK\n"
+		"                         the kernel's clock for the block events: mono\n"
+		"                         (CLOCK_MONOTONIC, the default), local (sched_clock:\n"
+		"                         cheaper for the traced workload; only where the\n"
+		"                         kernel holds it stable, as debugfs's sched/debug\n"
+		"                         says; the times are still written in\n"
+		"                         CLOCK_MONOTONIC) or auto (local if so, else\n"
+		"                         mono); not local with --spool (auto: mono)\n"
 		"      --spool            do not decode while recording: move the trace\n"
 		"                         buffers' pages whole (splice) to a directory\n"
 		"                         beside OUT (OUT.spool-PID-N) and decode them\n"
@@ -521,9 +529,9 @@ static int lossy_exit(const struct sink *s, uint64_t lost, int allow_loss)
 
 static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 			  uint64_t duration_ns, uint64_t buffer_bytes,
-			  int allow_loss, int quiet, int spool)
+			  int allow_loss, int quiet, int spool, int trace_clock)
 {
-	struct cap_rec_opts o = { .devs = devs, .ndev = ndev };
+	struct cap_rec_opts o = { .devs = devs, .ndev = ndev, .trace_clock = trace_clock };
 	struct cap_rec_stats st;
 	char err[512], b1[32], dir[4096] = "";
 	cap_rec *r;
@@ -845,7 +853,7 @@ static int check_written(const char *path, const char *const *inputs, size_t n)
 enum {
 	OPT_ALLOW_LOSS = 256, OPT_BUFFER, OPT_PCAP, OPT_FROM_PCAP, OPT_FILTER,
 	OPT_ISCSI_PORT, OPT_NBD_PORT, OPT_SCHED, OPT_SCHED_COMM, OPT_COMPACT,
-	OPT_SPOOL, OPT_RECOVER,
+	OPT_SPOOL, OPT_RECOVER, OPT_TRACE_CLOCK,
 };
 
 int cmd_record(int argc, char **argv)
@@ -866,6 +874,7 @@ int cmd_record(int argc, char **argv)
 		{ "sched", required_argument, NULL, OPT_SCHED },
 		{ "sched-comm", required_argument, NULL, OPT_SCHED_COMM },
 		{ "spool", no_argument, NULL, OPT_SPOOL },
+		{ "trace-clock", required_argument, NULL, OPT_TRACE_CLOCK },
 		{ "recover", required_argument, NULL, OPT_RECOVER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -880,6 +889,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
 	struct cap_pcap_opts po;
 	int allow_loss = 0, quiet = 0, compact = 0, spool = 0, c, ret;
+	int trace_clock = -1; /* CAP_CLOCK_*, -1: not given (mono) */
 	struct sink *s;
 	size_t ol;
 
@@ -912,6 +922,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_SPOOL:
 			spool = 1;
+			break;
+		case OPT_TRACE_CLOCK:
+			if (!strcmp(optarg, "mono"))
+				trace_clock = CAP_CLOCK_MONO;
+			else if (!strcmp(optarg, "local"))
+				trace_clock = CAP_CLOCK_LOCAL;
+			else if (!strcmp(optarg, "auto"))
+				trace_clock = CAP_CLOCK_AUTO;
+			else
+				return cli_usage_error("record", "bad --trace-clock '%s' (mono, local or auto)",
+						       optarg);
 			break;
 		case OPT_RECOVER:
 			recover = optarg;
@@ -977,6 +998,14 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "give devices (-d), --pcap IFACE, --from-pcap FILE or --recover SPOOL (one of them)");
 	if (spool && !ndev)
 		return cli_usage_error("record", "--spool is for live block recording (-d)");
+	if (trace_clock >= 0 && !ndev)
+		return cli_usage_error("record", "--trace-clock is for live block recording (-d)");
+	if (spool && trace_clock == CAP_CLOCK_LOCAL)
+		return cli_usage_error("record", "--trace-clock local and --spool do not go together (the spool's times are mono; auto picks mono with --spool)");
+	if (spool && trace_clock == CAP_CLOCK_AUTO)
+		trace_clock = CAP_CLOCK_MONO;
+	if (trace_clock < 0)
+		trace_clock = CAP_CLOCK_MONO;
 	if (spool && sched)
 		return cli_usage_error("record", "--spool and --sched do not go together (the scheduler's events are decoded while recording)");
 	if (recover && (duration || sched))
@@ -1048,7 +1077,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (ndev) {
 		ret = record_tracefs(s, devs, ndev, duration, buffer, allow_loss,
-				     quiet, spool);
+				     quiet, spool, trace_clock);
 	} else if (recover) {
 		ret = record_recover(s, recover, allow_loss, quiet);
 	} else {

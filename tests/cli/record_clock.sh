@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# record_clock.sh - `iostorm record --trace-clock`: local (sched_clock) only
+# where the kernel holds sched_clock stable, as its scheduler's debug file
+# says (IOSTORM_TEST_SCHED_DEBUG names a made-up one here); auto falls back
+# to mono; the local clock's times are moved to CLOCK_MONOTONIC (the same
+# sequence recorded by a mono recorder at the same time has the same
+# latencies and gaps; an offset 10 s off puts every record before the
+# start); usage errors.  Needs root, tracefs and a loop device; skips (77)
+# otherwise; the live local part needs debugfs and a stable sched_clock.
+. "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/record_lib.sh"
+DIO="$top_builddir/tests/cli/dio_seq"
+LOOP=
+P2=
+DEBUGFS=
+cleanup() {
+	[ -n "$P2" ] && kill "$P2" 2>/dev/null && wait "$P2" 2>/dev/null
+	[ -n "$DEBUGFS" ] && umount /sys/kernel/debug 2>/dev/null
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+truncate -s 32M "$TMP/disk.img"
+LOOP=$(losetup -f --show "$TMP/disk.img") || skip "cannot set up a loop device"
+
+# -- usage errors (exit 2, one line)
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --trace-clock tsc
+expect_grep "bad --trace-clock 'tsc' \(mono, local or auto\)" "$TMP/err"
+expect_status 2 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --trace-clock local --spool
+expect_grep "--trace-clock local and --spool do not go together" "$TMP/err"
+expect_status 2 "$IOSTORM" record --from-pcap "$TMP/none.pcap" -o "$TMP/x.ist" --trace-clock mono
+expect_grep "--trace-clock is for live block recording" "$TMP/err"
+
+# -- a kernel that does not hold sched_clock stable: local refused, auto mono
+cat >"$TMP/unstable" <<'EOF'
+Sched Debug Version: v0.11, test
+ktime                                   : 2914636.109638
+sched_clk                               : 2914656.951909
+cpu_clk                                 : 2914637.515391
+jiffies                                 : 4295620907
+sched_clock_stable()                    : 0
+EOF
+IOSTORM_TEST_SCHED_DEBUG=$TMP/unstable
+export IOSTORM_TEST_SCHED_DEBUG
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --trace-clock local
+expect_err_line "--trace-clock local: the kernel does not hold sched_clock stable"
+[ ! -e "$TMP/x.ist" ] || fail "an output written by a refused recording"
+ok
+IOSTORM_TEST_SCHED_DEBUG=$TMP/absent
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --trace-clock local
+expect_err_line "--trace-clock local: cannot read sched_clock's state"
+# times without their six digits: not understood, refused
+sed 's/^sched_clock_stable().*/sched_clock_stable()                    : 1/; s/2914656\.951909/2914656.95/' \
+	"$TMP/unstable" >"$TMP/short"
+IOSTORM_TEST_SCHED_DEBUG=$TMP/short
+expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --trace-clock local
+expect_err_line "--trace-clock local: cannot read sched_clock's state"
+
+IOSTORM_TEST_SCHED_DEBUG=$TMP/unstable
+REC_OPTS="--trace-clock auto"
+record_start "$TMP/auto.csv" "$LOOP"
+pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+record_stop
+expect_eq "$RSTATUS" 0 "recorder exit status (auto, unstable)"
+check_seq "$TMP/auto.csv" "$pid" 0
+grep -q '^# meta: record.trace_clock=' "$TMP/auto.csv" && fail "auto picked local on an unstable sched_clock"
+ok
+unset IOSTORM_TEST_SCHED_DEBUG
+
+# -- the real kernel's word
+SD=/sys/kernel/debug/sched/debug
+# mounted here if it is not (and unmounted at the end)
+if [ ! -r "$SD" ] && mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
+	DEBUGFS=1
+fi
+[ -r "$SD" ] || skip_part "no $SD (debugfs): the live local clock"
+if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
+	# local and mono recording the same sequence at the same time
+	"$IOSTORM" record -d "$LOOP" -o "$TMP/mono.csv" 2>"$TMP/mono.err" &
+	P2=$!
+	inst="$TRACING/instances/iostorm-record-$P2"
+	i=0
+	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "the mono recorder did not start"
+		sleep 0.05
+	done
+	REC_OPTS="--trace-clock local"
+	record_start "$TMP/local.csv" "$LOOP"
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	kill -INT "$P2"
+	wait "$P2"
+	st2=$?
+	P2=
+	expect_eq "$RSTATUS" 0 "recorder exit status (local)"
+	expect_eq "$st2" 0 "recorder exit status (mono beside it)"
+	check_seq "$TMP/local.csv" "$pid" 0
+	check_seq "$TMP/mono.csv" "$pid" 0
+	expect_grep '^# meta: record.trace_clock=local$' "$TMP/local.csv"
+	expect_grep '^# meta: trace_clock=mono$' "$TMP/local.csv"
+	# Each record's latency and its gap to the next agree within 20 us
+	# (the two instances' events are written one after the other).
+	for f in local mono; do
+		awk -F, -v pid="$pid" 'NR > 1 && $7 == pid { if (n++) print $1 - p, $6; else print 0, $6; p = $1 }' \
+			"$TMP/$f.csv" >"$TMP/$f.t"
+	done
+	paste -d' ' "$TMP/local.t" "$TMP/mono.t" >"$TMP/both"
+	bad=$(awk '{ d1 = $1 - $3; d2 = $2 - $4; if (d1 < -20000 || d1 > 20000 || d2 < -20000 || d2 > 20000) n++ }
+		END { print n + 0 }' "$TMP/both")
+	[ "$bad" = 0 ] || { cat "$TMP/both" >&2; fail "local and mono times disagree"; }
+	ok
+	# the offset is applied: 10 s more puts every event before the start
+	awk '/^sched_clk / { $3 = sprintf("%.6f", $3 + 10000) } { print }' "$SD" | head -8 >"$TMP/off"
+	IOSTORM_TEST_SCHED_DEBUG=$TMP/off
+	export IOSTORM_TEST_SCHED_DEBUG
+	record_start "$TMP/off.csv" "$LOOP"
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	unset IOSTORM_TEST_SCHED_DEBUG
+	expect_eq "$RSTATUS" 0 "recorder exit status (local, offset 10 s off)"
+	check_seq "$TMP/off.csv" "$pid" 0
+	n=$(awk -F, -v pid="$pid" 'NR > 1 && $7 == pid && $1 != 0' "$TMP/off.csv" | grep -c .)
+	expect_eq "$n" 0 "records after the start with the offset 10 s off"
+	# and auto takes local here
+	REC_OPTS="--trace-clock auto"
+	record_start "$TMP/auto2.csv" "$LOOP"
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (auto, stable)"
+	check_seq "$TMP/auto2.csv" "$pid" 0
+	expect_grep '^# meta: record.trace_clock=local$' "$TMP/auto2.csv"
+elif [ -r "$SD" ]; then
+	skip_part "sched_clock not stable here: the live local clock"
+fi
+done_ok
