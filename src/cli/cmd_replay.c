@@ -412,6 +412,9 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		if (o->commit_groups)
 			printf("  commits    %" PRIu64 " carried by another stream's flush, in %"
 			       PRIu64 " group commits\n", res->commits_joined, res->commit_groups);
+		if (o->commit_groups && o->think_sched)
+			printf("  commits    %" PRIu64 " woken by another's commit, ready after its "
+			       "release\n", res->commits_after_release);
 		if (res->rec_txn_lat.count)
 			print_pcts_row(" recorded", &res->rec_txn_lat);
 	}
