@@ -1634,8 +1634,8 @@ static void woke_arm(struct rpl_worker *w, unsigned si, uint64_t d)
 	if (!c->groups || s->head == NIL || s->inflight || s->leader != NIL)
 		return;
 	h = &c->nodes[s->head];
-	if (!h->woke || h->woke_armed)
-		return;
+	if (!h->woke || h->woke_armed || !takes_lock(w, si) || !section_commits(c, s->head))
+		return; /* not such a commit (a read, a write section) */
 	h->woke_armed = 1;
 	h->woke_from = d;
 	if (c->lock_owner != NIL && c->lock_owner != si)

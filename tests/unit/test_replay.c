@@ -1030,6 +1030,17 @@ static void test_closed_woken_commit(void)
 	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 370 * us);
 	CU_ASSERT_EQUAL(res->commits_after_release, 0);
 	rpl_run_free(r);
+
+	/* the same gap before reads, not a commit: at its think time's end
+	 * (350 us of CPU from 2 ms), not held until stream 1's release */
+	recs[4].op = recs[5].op = IST_OP_READ;
+	recs[5].flags = IST_F_DEPENDENT;
+	recs[5].len = 4096;
+	o.null_latency_ns = 1000 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2350 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
 	unlink(path);
 }
 
