@@ -1642,10 +1642,11 @@ static void woke_arm(struct rpl_worker *w, unsigned si, uint64_t d)
 		h->woke_wait = 1;
 }
 
-/* Stream si takes the lock at issue: a drained stream that reaches its
- * recorded sleep after issue (its drain, not at the same moment: a
- * commit that completed with the previous release has had its wait,
- * plus its CPU before the wake-up) waits for this holder's release. */
+/* Stream si takes the lock at issue: a drained, marked stream that
+ * reaches its recorded sleep (its drain plus its CPU time before the
+ * wake-up) at or after issue waits for this holder's release; a holder
+ * that took the lock at the very moment of its drain (the next leader at
+ * the release that completed its commit) counts. */
 static void woke_taken(struct rpl_worker *w, unsigned si, uint64_t issue)
 {
 	struct rpl_closed *c = w->closed;
