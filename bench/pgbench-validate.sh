@@ -22,7 +22,9 @@
 #   NOPIN (auto: replay --no-pin when C is a loop device, whose worker
 #   thread the pinned replay worker competes with; 1: always; 0: never),
 #   CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
-#   REPLAY_OPTS (extra options of the two commands), GROUP (auto: annotate
+#   REPLAY_OPTS (the replay's options besides the timing, sidecar and CPU
+#   ones; default --serial-commits --commit-groups on --txn-latency
+#   cycle: group commits formed on the target, for a slower B), GROUP (auto: annotate
 #   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
 #   captures and logs), PGBIN (/usr/lib/postgresql/15/bin), SCHED (1: record
@@ -53,7 +55,7 @@ CLIENTS=${CLIENTS:-4}
 SECS=${SECS:-20}
 SCALE=${SCALE:-10}
 ANNOTATE_OPTS=${ANNOTATE_OPTS---flush-owner}
-REPLAY_OPTS=${REPLAY_OPTS---serial-commits --txn-latency cycle}
+REPLAY_OPTS=${REPLAY_OPTS---serial-commits --commit-groups on --txn-latency cycle}
 PIN=${PIN:-}
 GROUP=${GROUP:-auto}
 SCHED=${SCHED:-1}

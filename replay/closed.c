@@ -149,6 +149,18 @@ struct cl_node {
 	int lock_waited;       /* its lock deadline was a wait */
 	uint64_t cpu_end;      /* --cpus: its on-CPU part served until then */
 	int cpu_served;        /* cpu_end is set */
+	/* --commit-groups with --think-sched: the gap holds a sleep that
+	 * another stream's commit ended (a lock wake-up) and then a wait for
+	 * the client: the CPU time (the stream's and its client's) before
+	 * that wake-up and after it (see woke_ready) */
+	int woke;
+	uint64_t woke_pre, woke_post;
+	uint64_t woke_from;    /* replay: when the stream drained before it */
+	int woke_armed;        /* woke_from is set */
+	int woke_wait;         /* another stream held the lock when the
+				  stream reached the sleep: it waits for
+				  that holder's release, */
+	uint64_t woke_rel;     /* which came then (0: not yet) */
 	unsigned next;
 };
 
@@ -291,6 +303,10 @@ struct rpl_closed {
 	int groups;
 	uint64_t busy[2 * RQ_BUSY_MAX];
 	unsigned nbusy;
+	/* --think-sched, --commit-groups: the intervals of the gap before the
+	 * I/O being added (the latest RQ_BUSY_MAX), see woke_scan */
+	struct rq_iv gapiv[RQ_BUSY_MAX];
+	unsigned ngapiv;
 };
 
 /* ------------------------------------------------------------ run-queue sidecar */
@@ -806,6 +822,79 @@ static void busy_runs(struct rpl_closed *c)
 	c->nbusy = n + 1;
 }
 
+/* Did a commit section of another stream than si end in (lo, hi] in the
+ * recording? */
+static int sec_ended(const struct rpl_closed *c, unsigned si, uint64_t lo, uint64_t hi)
+{
+	for (unsigned i = 0; i < c->nsecs; i++)
+		if (c->secs[i].stream != si && c->secs[i].end > lo && c->secs[i].end <= hi)
+			return 1;
+	return 0;
+}
+
+/* The CPU time of iv's part in s's gap up to hi: a stream's time on a CPU
+ * (its runtime in proportion, the wall time without one) or its client's
+ * CPU time for a sleep, as rq_add counts them. */
+static uint64_t iv_cpu(const struct cl_stream *s, const struct rq_iv *iv, uint64_t hi)
+{
+	uint64_t part = rq_part(s, iv, hi), len = iv->b - iv->a;
+
+	if (iv->kind == RQ_CPU && !iv->has_cpu)
+		return part;
+	if (iv->kind != RQ_CPU && iv->kind != RQ_CLIENT)
+		return 0;
+	if (part == len)
+		return iv->cpu;
+	if (!len)
+		return iv->a >= s->rq_from && iv->a <= hi ? iv->cpu : 0;
+	return (uint64_t)((double)iv->cpu * (double)part / (double)len);
+}
+
+/*
+ * --commit-groups: does the gap before nd (recorded issue t) hold a sleep
+ * that another stream's commit ended (a burst after a wake-up that was
+ * neither a client's nor its own I/O's completion, with another stream's
+ * commit section ending during the sleep: the stream waited for the
+ * commit lock, its commit made durable by another's flush), followed by a
+ * wait for its client before the I/O?  Then nd->woke, with the CPU time
+ * before the (latest such) wake-up and after it (see woke_ready).
+ */
+static void woke_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, uint64_t t)
+{
+	const struct cl_stream *s = &c->s[si];
+	uint64_t wake = 0, pre = 0, post = 0;
+	int found = 0, client = 0;
+
+	for (unsigned i = 0; i < c->ngapiv; i++) {
+		const struct rq_iv *iv = &c->gapiv[i];
+
+		if (iv->kind == RQ_CPU && iv->wk == WK_WAKE && iv->sleep_from >= s->rq_from &&
+		    iv->a < t && (!found || iv->a > wake) &&
+		    sec_ended(c, si, iv->sleep_from, iv->a)) {
+			wake = iv->a;
+			found = 1;
+		}
+	}
+	if (!found)
+		return;
+	for (unsigned i = 0; i < c->ngapiv; i++) {
+		const struct rq_iv *iv = &c->gapiv[i];
+		uint64_t cpu = iv_cpu(s, iv, t);
+
+		if (iv->kind == RQ_CLIENT && iv->a >= wake)
+			client = 1;
+		if (iv->a >= wake)
+			post += cpu;
+		else
+			pre += cpu;
+	}
+	if (!client)
+		return;
+	nd->woke = 1;
+	nd->woke_pre = pre;
+	nd->woke_post = post;
+}
+
 /*
  * The run-queue waits and CPU time in the think time before nd, in trace
  * order.  An interval of the stream that started before the I/O's issue t
@@ -821,6 +910,7 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	unsigned list;
 
 	c->nbusy = 0;
+	c->ngapiv = 0;
 	while (c->rq_have && c->rq_next.b <= t + RQ_LOOK_NS) {
 		if (rq_push(c, &c->rq_next) < 0)
 			return -ENOMEM;
@@ -843,11 +933,15 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 					c->busy[2 * c->nbusy] = a;
 					c->busy[2 * c->nbusy++ + 1] = b;
 				}
+				if (c->groups && c->ngapiv < RQ_BUSY_MAX)
+					c->gapiv[c->ngapiv++] = *iv;
 				rq_unlink(c, i);
 			}
 		}
 	}
 	busy_runs(c);
+	if (c->groups && t > s->rq_from)
+		woke_scan(c, si, nd, t);
 	/* the stale intervals of the other streams (none of s's is left:
 	 * stale, it started before t) to their streams' open gaps, dropped
 	 * for a stream without I/Os so far; sums, so the order is free */
@@ -1133,6 +1227,34 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 }
 
 /*
+ * --commit-groups with --think-sched: a commit h whose recorded gap held a
+ * sleep that another stream's commit ended and then a wait for its client
+ * (woke_scan; in PostgreSQL a backend whose commit another's flush made
+ * durable: it waited for the WAL lock, went back to its client, and
+ * commits its next transaction) does that work after the wake-up.  When
+ * another stream held the lock at the replayed time of that sleep (the
+ * stream's drain plus its CPU time before the wake-up), the commit is
+ * ready only after that holder's release (the replayed flush completion
+ * that frees it) plus its CPU time after the wake-up, not at its think
+ * time's end: the think time counts its work as if done while the other
+ * flushed (woke_arm, woke_taken, rpl_closed_done).
+ */
+static uint64_t woke_cpu(const struct rpl_worker *w, uint64_t cpu)
+{
+	return (uint64_t)((double)cpu * w->run->o.think_scale * w->run->o.cpu_scale);
+}
+
+static uint64_t woke_ready(const struct rpl_worker *w, const struct cl_node *h, uint64_t ready)
+{
+	uint64_t r;
+
+	if (!h->woke_wait || !h->woke_rel)
+		return ready;
+	r = h->woke_rel + woke_cpu(w, h->woke_post);
+	return r > ready ? r : ready;
+}
+
+/*
  * The deadline of a head that takes the commit lock, once the stream has
  * drained: its recorded think time less the time other streams held the
  * lock meanwhile (the wait that the replay redoes against the replayed
@@ -1141,7 +1263,7 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 			      struct cl_node *h, uint64_t *asked)
 {
-	uint64_t ready = think_end(w, s, h, 1);
+	uint64_t ready = woke_ready(w, h, think_end(w, s, h, 1));
 
 	*asked = ready;
 	if (ready >= w->closed->lock_released) {
@@ -1367,6 +1489,9 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].n_iowake = c->nodes[n].n_wake = c->nodes[n].n_prewake = 0;
 	c->nodes[n].wake_back = 0;
 	c->nodes[n].lock_waited = 0;
+	c->nodes[n].woke = c->nodes[n].woke_armed = c->nodes[n].woke_wait = 0;
+	c->nodes[n].woke_pre = c->nodes[n].woke_post = 0;
+	c->nodes[n].woke_from = c->nodes[n].woke_rel = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;
 	if (w->run->o.serial_commits) {
@@ -1446,10 +1571,12 @@ static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 	    !section_commits(c, s->head))
 		return 0;
 	h = &c->nodes[s->head];
+	if (h->woke_wait && !h->woke_rel)
+		return 0; /* asleep until the holder's release */
 	if (!s->have_prev)
 		*ready = r->epoch + (uint64_t)((double)h->io.rec.t_ns / r->o.speed);
 	else if (head_dependent(s, &h->io.rec))
-		*ready = think_end(w, s, h, 1);
+		*ready = woke_ready(w, h, think_end(w, s, h, 1));
 	else
 		*ready = s->prev_issue + (uint64_t)((double)(h->io.rec.t_ns - s->prev_t) /
 						    r->o.speed);
@@ -1494,6 +1621,48 @@ static void wake_give_back(struct rpl_worker *w, struct cl_node *nd, uint64_t is
 	w->wakes_dropped -= nd->n_wake;
 	w->wakes_kept += nd->n_wake;
 	w->wake_cpu_dropped -= nd->wake_back;
+}
+
+/* The stream si drained at d: a head that woke_scan marked notes when,
+ * and waits for the holder's release if another stream holds the lock. */
+static void woke_arm(struct rpl_worker *w, unsigned si, uint64_t d)
+{
+	struct rpl_closed *c = w->closed;
+	struct cl_stream *s = &c->s[si];
+	struct cl_node *h;
+
+	if (!c->groups || s->head == NIL || s->inflight || s->leader != NIL)
+		return;
+	h = &c->nodes[s->head];
+	if (!h->woke || h->woke_armed || !takes_lock(w, si) || !section_commits(c, s->head))
+		return; /* not such a commit (a read, a write section) */
+	h->woke_armed = 1;
+	h->woke_from = d;
+	if (c->lock_owner != NIL && c->lock_owner != si)
+		h->woke_wait = 1;
+}
+
+/* Stream si takes the lock at issue: a drained, marked stream that
+ * reaches its recorded sleep (its drain plus its CPU time before the
+ * wake-up) at or after issue waits for this holder's release; a holder
+ * that took the lock at the very moment of its drain (the next leader at
+ * the release that completed its commit) counts. */
+static void woke_taken(struct rpl_worker *w, unsigned si, uint64_t issue)
+{
+	struct rpl_closed *c = w->closed;
+
+	for (unsigned i = 0; i < c->ns; i++) {
+		struct cl_node *h;
+
+		if (i == si || c->s[i].head == NIL)
+			continue;
+		h = &c->nodes[c->s[i].head];
+		if (h->woke_armed && !h->woke_wait && issue >= h->woke_from &&
+		    issue <= h->woke_from + woke_cpu(w, h->woke_pre)) {
+			h->woke_wait = 1;
+			c->s[i].ver++; /* asleep: its heap entries are stale */
+		}
+	}
 }
 
 /* The head of stream s (io) leaves at issue: the stream's state moves on. */
@@ -1543,6 +1712,7 @@ static void ride_done(struct rpl_worker *w, unsigned si, uint64_t done)
 		s->last_done = done;
 	s->last_sync = 0; /* it slept on the lock */
 	w->commits_joined++;
+	woke_arm(w, si, s->last_done);
 	requeue(w, si);
 }
 
@@ -1562,6 +1732,8 @@ void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 		c->lock_owner = si;
 		if (w->run->o.commit_groups && section_commits(c, n))
 			gather_riders(w, si, issue);
+		if (c->groups)
+			woke_taken(w, si, issue);
 	}
 	wake_give_back(w, &c->nodes[n], issue);
 	head_pop(w, s, io, issue);
@@ -1591,6 +1763,18 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 
 		c->lock_owner = NIL;
 		c->lock_released = done;
+		/* the commits asleep on it are woken (woke_ready) */
+		for (unsigned i = 0; c->groups && i < c->ns; i++) {
+			struct cl_node *h;
+
+			if (c->s[i].head == NIL)
+				continue;
+			h = &c->nodes[c->s[i].head];
+			if (h->woke_wait && !h->woke_rel) {
+				h->woke_rel = done;
+				w->commits_after_release++;
+			}
+		}
 		/* its riders complete with its commit; without one (a write
 		 * section that released the lock) they wait again */
 		for (unsigned i = 0; i < c->ns; i++) {
@@ -1610,8 +1794,10 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 				requeue(w, i);
 	}
 	/* A dependent head waits for the stream to drain. */
-	if (!s->inflight)
+	if (!s->inflight) {
+		woke_arm(w, si, done);
 		requeue(w, si);
+	}
 }
 
 /* ------------------------------------------------------------ transactions */

@@ -323,6 +323,9 @@ struct rpl_result {
 	uint64_t commits_joined;     /* --commit-groups: commits completed by
 					another stream's flush, no I/O */
 	uint64_t commit_groups;      /* and the flushes that carried them */
+	uint64_t commits_after_release; /* --think-sched: commits ready only
+					after another's release plus their
+					CPU time after the wake-up */
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	/* null back-end with latency lists: I/Os of trace device d and op k

@@ -292,6 +292,8 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 
 		add(cg, "joined", ju64(res->commits_joined));
 		add(cg, "groups", ju64(res->commit_groups));
+		if (in->opts->think_sched)
+			add(cg, "after_release", ju64(res->commits_after_release));
 		add(tx, "commit_groups", cg);
 	}
 	add(tx, "latency_ns", pcts(&res->txn_lat));

@@ -220,6 +220,7 @@ int rpl_results_build(struct rpl_run *r)
 		res->wake_cpu_dropped_ns += w->wake_cpu_dropped;
 		res->commits_joined += w->commits_joined;
 		res->commit_groups += w->commit_groups;
+		res->commits_after_release += w->commits_after_release;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
 		if (w->wake_margin_max > res->wake_margin_max_ns)

@@ -67,7 +67,9 @@ static const char usage_text[] =
 	"      --commit-groups on|off  with --serial-commits: a commit ready while\n"
 	"                           the lock is held completes with the next\n"
 	"                           holder's flush, without I/O (group commit\n"
-	"                           formed on the target; default off)\n"
+	"                           formed on the target; default off; with\n"
+	"                           --think-sched, recommended when the target\n"
+	"                           may be slower than the recording's)\n"
 	"      --think-sched FILE   closed: take the streams' run-queue waits in FILE\n"
 	"                           (record --sched) out of their think times\n"
 	"      --cpus N             closed, with --think-sched: serve the streams'\n"
@@ -412,6 +414,9 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		if (o->commit_groups)
 			printf("  commits    %" PRIu64 " carried by another stream's flush, in %"
 			       PRIu64 " group commits\n", res->commits_joined, res->commit_groups);
+		if (o->commit_groups && o->think_sched)
+			printf("  commits    %" PRIu64 " woken by another's commit, ready after its "
+			       "release\n", res->commits_after_release);
 		if (res->rec_txn_lat.count)
 			print_pcts_row(" recorded", &res->rec_txn_lat);
 	}

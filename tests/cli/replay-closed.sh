@@ -100,6 +100,33 @@ expect_grep "commit-groups needs --serial-commits" "$TMP/err"
 expect_status 2 "$IOSTORM" replay "$TMP/serial.ist" --null --timing closed --serial-commits \
 	--commit-groups ''
 
+# --commit-groups with --think-sched: a commit woken by another's commit
+# (stream 2 slept while stream 1 committed, was woken by its flush's
+# completion, waited for its client, then committed) is ready after the
+# replayed release plus its CPU time after the wake-up (the unit test
+# test_closed_woken_commit has the schedule): at 1 ms an I/O, its write at
+# 4.25 ms, not at the release (4 ms); the summary and the JSON count it
+printf '%s\n' "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" \
+	"0,0,write,0,4096,100000,2,1," "100000,0,flush,0,0,100000,2,1,commit|dependent" \
+	"300000,0,write,4096,4096,1000000,1,1," "1300000,0,flush,0,0,1000000,1,1,commit|dependent" \
+	"2700000,0,write,8192,4096,100000,2,2,dependent" \
+	"2800000,0,flush,0,0,100000,2,2,commit|dependent" >"$TMP/woken.csv"
+printf '%s\n' "# iostorm-sched 2 runq cpu client" "c 2 200000 300000" "c 2 2300000 2400000" \
+	"w 2 2400000 2600000 50000" "c 2 2600000 2700000" >"$TMP/woken.sched"
+expect_status 0 "$IOSTORM" convert "$TMP/woken.csv" "$TMP/woken.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/woken.ist" --null --virtual-time --timing closed \
+	--null-latency 1ms --serial-commits --commit-groups on --think-sched "$TMP/woken.sched" \
+	--cpus 1 --json "$TMP/w1.json" --lat-log "$TMP/w1.lat"
+expect_grep "^  commits    1 woken by another.s commit, ready after its release$" "$TMP/out"
+expect_grep '"after_release": 1' "$TMP/w1.json"
+expect_grep '^4,write,2,[0-9]+,4250000,' "$TMP/w1.lat"
+expect_status 0 "$IOSTORM" replay "$TMP/woken.ist" --null --virtual-time --timing closed \
+	--null-latency 1ms --serial-commits --think-sched "$TMP/woken.sched" --cpus 1 \
+	--json "$TMP/w0.json" --lat-log "$TMP/w0.lat"
+expect_grep '^4,write,2,[0-9]+,4000000,' "$TMP/w0.lat"
+grep -q after_release "$TMP/w0.json" && fail "after_release without --commit-groups"
+ok
+
 # --think-sched: one client, a transaction of one 100 us read every 1 ms;
 # 400 us of each 900 us think time it waited for a CPU (record --sched).
 # At 10 us per I/O: one per 910 us without the sidecar, 510 us with it.

@@ -940,6 +940,111 @@ static void test_closed_lock_wait_sleeps(void)
 }
 
 /*
+ * --commit-groups --think-sched: a commit woken by another's commit.
+ * Stream 2 commits (write at 0, flush at 100 us, 100 us each), runs 100 us
+ * on a CPU, sleeps while stream 1 holds the lock (300 us to 2.3 ms: its
+ * write and flush of 1 ms each), is woken at stream 1's flush completion,
+ * runs 100 us, waits for its client (200 us, 50 us of the client's CPU),
+ * runs 100 us and commits again at 2.7 ms: in PostgreSQL a commit that
+ * stream 1's flush made durable, then its next transaction.  On the null
+ * back-end at 1 ms an I/O: stream 2 commits 0 - 2 ms; stream 1 (recorded
+ * at 300 us) takes the lock at 2 ms, while stream 2 runs its 100 us
+ * before the sleep, and holds it until 4 ms.  Stream 2's think time (lock
+ * wait out) is 350 us of CPU from 2 ms, ready at 2.35 ms: without the rule
+ * it commits at the release, 4 ms; with it, it sleeps until the release
+ * and runs its 250 us after the wake-up first: 4.25 ms.
+ */
+static void test_closed_woken_commit(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 100 * us, 2, 1),           /* 0 */
+		mkrec(100 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 1),       /* 1 */
+		mkrec(300 * us, IST_OP_WRITE, 4096, 4096, 1000 * us, 1, 1), /* 2 */
+		mkrec(1300 * us, IST_OP_FLUSH, 0, 0, 1000 * us, 1, 1),     /* 3 */
+		mkrec(2700 * us, IST_OP_WRITE, 8192, 4096, 100 * us, 2, 2), /* 4 */
+		mkrec(2800 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 2),      /* 5 */
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	char path[64];
+	rpl_run *r;
+
+	recs[1].flags = recs[3].flags = recs[5].flags = IST_F_DEPENDENT | IST_F_COMMIT;
+	recs[4].flags = IST_F_DEPENDENT;
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 300000\n"
+			"c 2 2300000 2400000\n"
+			"w 2 2400000 2600000 50000\n"
+			"c 2 2600000 2700000\n");
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 1000 * us;
+	o.serial_commits = 1;
+	o.commit_groups = 1;
+	o.think_sched = path;
+	o.cpus = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 2000 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 3000 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 4250 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 5250 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 1);
+	CU_ASSERT_EQUAL(res->commits_joined, 0);
+	rpl_run_free(r);
+
+	/* without --commit-groups: at the release */
+	o.commit_groups = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 4000 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
+	unlink(path);
+
+	/* no wait for the client after the wake-up: not such a commit, at
+	 * the release (its 500 us of CPU served from 2 ms) */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 300000\n"
+			"c 2 2300000 2700000\n");
+	o.commit_groups = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 4000 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
+	unlink(path);
+
+	/* a fast target (10 us an I/O): stream 1 takes the lock at 300 us,
+	 * after stream 2 passed its sleep (at 20 us + 100 us of CPU): no
+	 * wait; stream 2 is ready at its think time's end, 20 + 350 us, when
+	 * stream 1's commit (300 - 320 us) is over */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 300000\n"
+			"c 2 2300000 2400000\n"
+			"w 2 2400000 2600000 50000\n"
+			"c 2 2600000 2700000\n");
+	o.null_latency_ns = 10 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 300 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 370 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
+
+	/* the same gap before reads, not a commit: at its think time's end
+	 * (350 us of CPU from 2 ms), not held until stream 1's release */
+	recs[4].op = recs[5].op = IST_OP_READ;
+	recs[5].flags = IST_F_DEPENDENT;
+	recs[5].len = 4096;
+	o.null_latency_ns = 1000 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2350 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
+	unlink(path);
+}
+
+/*
  * --cpus: 4 streams, each a 100 us read then 1 ms of think time (CPU ms of
  * it on a CPU, the rest asleep), 40 times.  Unlimited: each stream at its
  * own pace, 1 / 1.01 ms; on N CPUs the streams' CPU time queues.
@@ -1894,6 +1999,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: commit groups formed on a slow target, not on a fast", test_closed_commit_groups },
 	{ "closed loop: lock waits only in the sleeps", test_closed_lock_wait_sleeps },
 	{ "closed loop: group commit waits before reads", test_closed_group_commit_wait },
+	{ "closed loop: a commit woken by another's commit", test_closed_woken_commit },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
