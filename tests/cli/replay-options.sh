@@ -114,6 +114,24 @@ awk 'BEGIN { print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
 		(i % 3) ? "read" : "write", (i % 256) * 4096, i % 2 + 1, i + 1 }' >"$TMP/pcw.csv"
 expect_status 4 timeout 60 "$IOSTORM" precondition --null --size 64M --workload "$TMP/pcw.csv" \
 	--passes 0 --round 100ms --max-rounds 2 --quiet -o "$TMP/pc.json"
+# a small CSV is kept in memory from its pre-scan, so a looped replay
+# rewinds it for nothing: the 3 records of t.csv looped over 100 ms rounds
+# (50000 rewinds a round; 60 s under ASan, each a new reader, before)
+expect_status 4 timeout 60 "$IOSTORM" precondition --null --size 64M --workload "$TMP/t.csv" \
+	--passes 0 --round 100ms --max-rounds 2 --quiet -o "$TMP/pc.json"
+expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null --timing afap --loop 7 --quiet --json "$TMP/l.json"
+expect_grep '^    "records": 21,$' "$TMP/l.json"
+# one above the 65536 records kept: streamed, and rewound through a new reader
+awk 'BEGIN { print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
+	for (i = 0; i < 65537; i++) printf "%d,0,%s,%d,512,0,1,%d,\n", i,
+		(i % 2) ? "read" : "write", (i % 1024) * 512, i + 1 }' >"$TMP/big.csv"
+expect_status 0 "$IOSTORM" replay "$TMP/big.csv" --null --timing afap --loop 2 --quiet --json "$TMP/l.json"
+expect_grep '^    "records": 131074,$' "$TMP/l.json"
+expect_grep '^    "bytes": 67109888,$' "$TMP/l.json"
+# a bad line past the records kept is still named by its line
+echo '70000,0,reed,0,512,0,1,1,' >>"$TMP/big.csv"
+expect_status 1 "$IOSTORM" replay "$TMP/big.csv" --null --timing afap --quiet
+expect_grep "line 65539" "$TMP/err"
 # --data dedupe:PCT to 0.01 % (33.3 was rounded to 33, and reported so);
 # finer is a usage error naming the option, in replay, sweep, precondition
 expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null --data dedupe:33.3 --quiet --json "$TMP/d.json"
