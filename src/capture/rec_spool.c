@@ -416,6 +416,7 @@ int cap_rec_recover(cap_rec **rp, const char *dir, ist_header *h, char *err,
 		return -ENOMEM;
 	}
 	r->spool = 2;
+	r->clock_fd = -1;
 	pthread_mutex_init(&r->sp_lock, NULL);
 	ret = -EINVAL;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -343,29 +346,111 @@ void cap_remove_stale_instances(const char *prefix)
 	closedir(d);
 }
 
-/* sched_clock()'s offset from CLOCK_MONOTONIC (*off_ns) and whether the
- * kernel holds sched_clock() stable, from the header of the scheduler's
- * debug file (debugfs; $IOSTORM_TEST_SCHED_DEBUG names another file for
- * the tests): "ktime" and "sched_clk" are read there one right after the
- * other, in ms with six decimals; "sched_clock_stable()" is 1 when the
- * kernel found sched_clock() coherent across CPUs (it then uses it as is
- * for local_clock()).  Returns 1 stable, 0 not (or not said), < 0 when the
- * file cannot be read or lacks the two times. */
-static int sched_clock_probe(int64_t *off_ns)
+/* The scheduler's debug file (debugfs), opened for sched_clock_probe()
+ * ($IOSTORM_TEST_SCHED_DEBUG names another file for the tests).  Where
+ * debugfs is not mounted, a child mounts it in a mount namespace of its
+ * own (nothing changes in anyone else's; the namespace goes with the
+ * child), opens the file there and hands the descriptor back over a
+ * socket: the file stays readable through it.  Returns the descriptor or
+ * -errno. */
+static int sched_debug_private(const char *path)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { 0 };
+	struct cmsghdr *cm;
+	struct iovec iov;
+	int sv[2], fd = -1, st;
+	char one = 1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		st = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return st;
+	}
+	if (!pid) {
+		close(sv[0]);
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("debugfs", "/sys/kernel/debug", "debugfs",
+			  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			_exit(1);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		iov.iov_base = &one;
+		iov.iov_len = 1;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		_exit(sendmsg(sv[1], &msg, 0) == 1 ? 0 : 1);
+	}
+	close(sv[1]);
+	iov.iov_base = &one;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	if (recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC) == 1) {
+		cm = CMSG_FIRSTHDR(&msg);
+		if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	}
+	close(sv[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return fd >= 0 ? fd : -ENOENT;
+}
+
+static int sched_debug_open(void)
 {
 	const char *path = getenv("IOSTORM_TEST_SCHED_DEBUG");
+	int fd;
+
+	if (path && *path) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		return fd >= 0 ? fd : -errno;
+	}
+	path = "/sys/kernel/debug/sched/debug";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOENT)
+		return -errno;
+	return sched_debug_private(path);
+}
+
+/* sched_clock()'s offset from CLOCK_MONOTONIC (*off_ns) and whether the
+ * kernel holds sched_clock() stable, from the header of the scheduler's
+ * debug file (fd, read from its start again at each call): "ktime" and
+ * "sched_clk" are read there one right after the other, in ms with six
+ * decimals; "sched_clock_stable()" is 1 when the kernel found
+ * sched_clock() coherent across CPUs (it then uses it as is for
+ * local_clock()).  Returns 1 stable, 0 not (or not said), < 0 when the
+ * file cannot be read or lacks the two times. */
+static int sched_clock_probe(int fd, int64_t *off_ns)
+{
 	char buf[1024], *line, *save = NULL;
 	uint64_t ktime = 0, sclk = 0;
-	int fd, stable = 0, have = 0;
+	int stable = 0, have = 0;
 	ssize_t n;
 
-	if (!path || !*path)
-		path = "/sys/kernel/debug/sched/debug";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return -EIO;
 	buf[n] = 0;
@@ -411,7 +496,7 @@ static void clock_refresh(cap_rec *r, uint64_t now)
 	if (!r->clock_local || now < r->clock_next_ns)
 		return;
 	r->clock_next_ns = now + 1000000000ull;
-	if (sched_clock_probe(&off) >= 0)
+	if (sched_clock_probe(r->clock_fd, &off) >= 0)
 		r->clock_off = off;
 }
 
@@ -425,8 +510,7 @@ int cap_rec_fill_header(const cap_rec *r, ist_header *h, char *err, size_t errle
 
 	ist_header_set(h, "source", "tracefs");
 	ist_header_set(h, "trace_clock", "mono");
-	if (r->clock_local)
-		ist_header_set(h, "record.trace_clock", "local");
+	ist_header_set(h, "record.trace_clock", r->clock_local ? "local" : "mono");
 	for (unsigned i = 0; i < r->ndev; i++) {
 		ret = ist_header_add_device(h, r->dev[i].name, r->dev[i].size,
 					    r->dev[i].block_size);
@@ -464,6 +548,7 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 		return -ENOMEM;
 	}
 	r->ndev = o->ndev;
+	r->clock_fd = -1;
 	r->drain_ns = o->drain_ns ? o->drain_ns : 1000000000ull;
 	r->max_pending = o->max_pending;
 	for (unsigned i = 0; i < o->ndev; i++) {
@@ -497,14 +582,16 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 	tracefs_trace_off(r->inst);
 	page_size = set_subbuf_size(r);
 	if (o->trace_clock == CAP_CLOCK_LOCAL || o->trace_clock == CAP_CLOCK_AUTO) {
-		ret = sched_clock_probe(&r->clock_off);
+		ret = r->clock_fd = sched_debug_open();
+		if (ret >= 0)
+			ret = sched_clock_probe(r->clock_fd, &r->clock_off);
 		if (ret == 1) {
 			r->clock_local = 1;
 			r->clock_next_ns = now_mono() + 1000000000ull;
 		} else if (o->trace_clock == CAP_CLOCK_LOCAL) {
 			if (ret < 0)
 				snprintf(err, errlen, "--trace-clock local: cannot read sched_clock's state "
-					 "(/sys/kernel/debug/sched/debug: debugfs mounted?): %s",
+					 "(/sys/kernel/debug/sched/debug, debugfs): %s",
 					 strerror(-ret));
 			else
 				snprintf(err, errlen, "--trace-clock local: the kernel does not hold "
@@ -1271,6 +1358,8 @@ void cap_rec_close(cap_rec *r)
 	if (r->tep)
 		tep_free(r->tep);
 	cap_match_free(r->match);
+	if (r->clock_fd >= 0)
+		close(r->clock_fd);
 	free(r->pids);
 	free(r->dev);
 	free(r);

@@ -74,6 +74,7 @@ struct cap_rec {
 	/* --trace-clock local: sched_clock() - CLOCK_MONOTONIC, subtracted
 	 * from each event's timestamp, and when to read it again */
 	int clock_local;
+	int clock_fd; /* the scheduler's debug file, or -1 */
 	int64_t clock_off;
 	uint64_t clock_next_ns;
 	uint64_t wm_ns; /* the last poll's watermark: every event before it

@@ -70,12 +70,13 @@ static void usage(FILE *f)
 		"                         time (for replay --think-sched --cpus)\n"
 		"      --trace-clock CLOCK\n"
 		"                         the kernel's clock for the block events: mono\n"
-		"                         (CLOCK_MONOTONIC, the default), local (sched_clock:\n"
-		"                         cheaper for the traced workload; only where the\n"
-		"                         kernel holds it stable, as debugfs's sched/debug\n"
-		"                         says; the times are still written in\n"
-		"                         CLOCK_MONOTONIC) or auto (local if so, else\n"
-		"                         mono); not local with --spool (auto: mono)\n"
+		"                         (CLOCK_MONOTONIC), local (sched_clock: cheaper\n"
+		"                         for the traced workload; only where the kernel\n"
+		"                         holds it stable, as debugfs's sched/debug says;\n"
+		"                         the times are still written in CLOCK_MONOTONIC)\n"
+		"                         or auto (the default: local if so, else mono);\n"
+		"                         not local with --spool (auto: mono); the\n"
+		"                         metadata's record.trace_clock says which\n"
 		"      --spool            do not decode while recording: move the trace\n"
 		"                         buffers' pages whole (splice) to a directory\n"
 		"                         beside OUT (OUT.spool-PID-N) and decode them\n"
@@ -889,7 +890,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t duration = 0, max_ios = 0, buffer = 16ull << 20, v;
 	struct cap_pcap_opts po;
 	int allow_loss = 0, quiet = 0, compact = 0, spool = 0, c, ret;
-	int trace_clock = -1; /* CAP_CLOCK_*, -1: not given (mono) */
+	int trace_clock = -1; /* CAP_CLOCK_*, -1: not given (auto) */
 	struct sink *s;
 	size_t ol;
 
@@ -1005,7 +1006,7 @@ int cmd_record(int argc, char **argv)
 	if (spool && trace_clock == CAP_CLOCK_AUTO)
 		trace_clock = CAP_CLOCK_MONO;
 	if (trace_clock < 0)
-		trace_clock = CAP_CLOCK_MONO;
+		trace_clock = spool ? CAP_CLOCK_MONO : CAP_CLOCK_AUTO;
 	if (spool && sched)
 		return cli_usage_error("record", "--spool and --sched do not go together (the scheduler's events are decoded while recording)");
 	if (recover && (duration || sched))

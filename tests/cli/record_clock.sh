@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: MIT
 # record_clock.sh - `iostorm record --trace-clock`: local (sched_clock) only
 # where the kernel holds sched_clock stable, as its scheduler's debug file
-# says (IOSTORM_TEST_SCHED_DEBUG names a made-up one here); auto falls back
-# to mono; the local clock's times are moved to CLOCK_MONOTONIC (the same
-# sequence recorded by a mono recorder at the same time has the same
-# latencies and gaps; an offset 10 s off puts every record before the
-# start); usage errors.  Needs root, tracefs and a loop device; skips (77)
-# otherwise; the live local part needs debugfs and a stable sched_clock.
+# says (IOSTORM_TEST_SCHED_DEBUG names a made-up one here); auto, the
+# default, falls back to mono, and mono with --spool; the metadata's
+# record.trace_clock names the clock taken; the default takes local here
+# with debugfs not mounted (mounted privately, left unmounted); the local
+# clock's times are moved to CLOCK_MONOTONIC (the same sequence recorded by
+# a mono recorder at the same time has the same latencies and gaps; an
+# offset 10 s off puts every record before the start); usage errors.
+# Needs root, tracefs and a loop device; skips (77) otherwise; the live
+# local part needs debugfs and a stable sched_clock.
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/cli/record_lib.sh"
 DIO="$top_builddir/tests/cli/dio_seq"
@@ -58,26 +61,57 @@ expect_status 1 "$IOSTORM" record -d "$LOOP" -o "$TMP/x.ist" --trace-clock local
 expect_err_line "--trace-clock local: cannot read sched_clock's state"
 
 IOSTORM_TEST_SCHED_DEBUG=$TMP/unstable
-REC_OPTS="--trace-clock auto"
-record_start "$TMP/auto.csv" "$LOOP"
+for o in "--trace-clock auto" ""; do
+	REC_OPTS=$o
+	record_start "$TMP/auto.csv" "$LOOP"
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (${o:-the default}, unstable)"
+	check_seq "$TMP/auto.csv" "$pid" 0
+	expect_grep '^# meta: record.trace_clock=mono$' "$TMP/auto.csv"
+	expect_grep '^# meta: trace_clock=mono$' "$TMP/auto.csv"
+done
+unset IOSTORM_TEST_SCHED_DEBUG
+# the default with --spool: mono, stable or not
+REC_OPTS="--spool"
+record_start "$TMP/spool.csv" "$LOOP"
 pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
 record_stop
-expect_eq "$RSTATUS" 0 "recorder exit status (auto, unstable)"
-check_seq "$TMP/auto.csv" "$pid" 0
-grep -q '^# meta: record.trace_clock=' "$TMP/auto.csv" && fail "auto picked local on an unstable sched_clock"
-ok
-unset IOSTORM_TEST_SCHED_DEBUG
+expect_eq "$RSTATUS" 0 "recorder exit status (--spool, the default clock)"
+check_seq "$TMP/spool.csv" "$pid" 0
+expect_grep '^# meta: record.trace_clock=mono$' "$TMP/spool.csv"
 
 # -- the real kernel's word
 SD=/sys/kernel/debug/sched/debug
+# debugfs not mounted: the default reads the kernel's word through a
+# private mount, and leaves none behind
+if ! grep -q ' /sys/kernel/debug debugfs ' /proc/self/mounts &&
+   mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
+	DEBUGFS=1
+	want=mono
+	grep -q '^sched_clock_stable() *: 1$' "$SD" && want=local
+	umount /sys/kernel/debug || fail "cannot unmount debugfs"
+	DEBUGFS=
+	REC_OPTS=
+	record_start "$TMP/nodebugfs.csv" "$LOOP"
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status (the default, debugfs not mounted)"
+	check_seq "$TMP/nodebugfs.csv" "$pid" 0
+	expect_grep "^# meta: record.trace_clock=$want\$" "$TMP/nodebugfs.csv"
+	grep -q ' /sys/kernel/debug debugfs ' /proc/self/mounts &&
+		fail "the recorder left debugfs mounted"
+	ok
+fi
 # mounted here if it is not (and unmounted at the end)
 if [ ! -r "$SD" ] && mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
 	DEBUGFS=1
 fi
 [ -r "$SD" ] || skip_part "no $SD (debugfs): the live local clock"
 if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
-	# local and mono recording the same sequence at the same time
-	"$IOSTORM" record -d "$LOOP" -o "$TMP/mono.csv" 2>"$TMP/mono.err" &
+	# the default (local here) and mono recording the same sequence at
+	# the same time
+	"$IOSTORM" record -d "$LOOP" -o "$TMP/mono.csv" --trace-clock mono 2>"$TMP/mono.err" &
 	P2=$!
 	inst="$TRACING/instances/iostorm-record-$P2"
 	i=0
@@ -86,7 +120,7 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 		[ $i -lt 600 ] || fail "the mono recorder did not start"
 		sleep 0.05
 	done
-	REC_OPTS="--trace-clock local"
+	REC_OPTS=
 	record_start "$TMP/local.csv" "$LOOP"
 	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
 	record_stop
@@ -100,6 +134,7 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	check_seq "$TMP/mono.csv" "$pid" 0
 	expect_grep '^# meta: record.trace_clock=local$' "$TMP/local.csv"
 	expect_grep '^# meta: trace_clock=mono$' "$TMP/local.csv"
+	expect_grep '^# meta: record.trace_clock=mono$' "$TMP/mono.csv"
 	# Each record's latency and its gap to the next agree within 20 us
 	# (the two instances' events are written one after the other).
 	for f in local mono; do
@@ -115,14 +150,17 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	awk '/^sched_clk / { $3 = sprintf("%.6f", $3 + 10000) } { print }' "$SD" | head -8 >"$TMP/off"
 	IOSTORM_TEST_SCHED_DEBUG=$TMP/off
 	export IOSTORM_TEST_SCHED_DEBUG
-	record_start "$TMP/off.csv" "$LOOP"
-	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
-	record_stop
+	for o in "--trace-clock local" ""; do
+		REC_OPTS=$o
+		record_start "$TMP/off.csv" "$LOOP"
+		pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+		record_stop
+		expect_eq "$RSTATUS" 0 "recorder exit status (${o:-the default}, offset 10 s off)"
+		check_seq "$TMP/off.csv" "$pid" 0
+		n=$(awk -F, -v pid="$pid" 'NR > 1 && $7 == pid && $1 != 0' "$TMP/off.csv" | grep -c .)
+		expect_eq "$n" 0 "records after the start with the offset 10 s off (${o:-the default})"
+	done
 	unset IOSTORM_TEST_SCHED_DEBUG
-	expect_eq "$RSTATUS" 0 "recorder exit status (local, offset 10 s off)"
-	check_seq "$TMP/off.csv" "$pid" 0
-	n=$(awk -F, -v pid="$pid" 'NR > 1 && $7 == pid && $1 != 0' "$TMP/off.csv" | grep -c .)
-	expect_eq "$n" 0 "records after the start with the offset 10 s off"
 	# and auto takes local here
 	REC_OPTS="--trace-clock auto"
 	record_start "$TMP/auto2.csv" "$LOOP"
