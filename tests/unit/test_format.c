@@ -1550,6 +1550,143 @@ static void test_minor3_in_minor2(void)
 	free(r);
 }
 
+/* The raw (coded) bytes of a stored column; 0 or -1. */
+static int column_raw(const uint8_t *src, const struct fmt_coldesc *d,
+		      uint8_t *raw)
+{
+	if (d->store == FMT_STORE_PLAIN) {
+		memcpy(raw, src, d->raw_len);
+		return 0;
+	}
+	if (d->store == FMT_STORE_ARITH)
+		return fmt_arith_decode(src, d->stored_len, raw, d->raw_len) ? -1 : 0;
+	if (d->store == FMT_STORE_ANS) {
+		struct fmt_ans_dec *t = malloc(sizeof(*t));
+		int ret = fmt_ans_decode(t, src, d->stored_len, raw, d->raw_len);
+
+		free(t);
+		return ret ? -1 : 0;
+	} else {
+		z_stream zs;
+		int zr;
+
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit2(&zs, -15) != Z_OK)
+			return -1;
+		zs.next_in = (Bytef *)src;
+		zs.avail_in = (uInt)d->stored_len;
+		zs.next_out = raw;
+		zs.avail_out = (uInt)d->raw_len;
+		zr = inflate(&zs, Z_FINISH);
+		inflateEnd(&zs);
+		return zr == Z_STREAM_END && !zs.avail_out ? 0 : -1;
+	}
+}
+
+/*
+ * The writer's ARITH margin: in small chunks a column is stored in ARITH
+ * only when ARITH is at least 1/16 shorter than the best other form
+ * (ANS, deflate, or the column as coded), since it decodes several times
+ * slower.  Every column of 1000-record chunks of varied traces is
+ * re-coded with ARITH here: a column stored in ARITH is that ARITH form
+ * and 1/16 shorter than the column as coded and than its ANS form; a
+ * column stored otherwise has no ARITH form 1/16 shorter than it.  The
+ * traces include columns where ARITH is shorter by less than 1/16 (kept
+ * in deflate or ANS now, ARITH before) and columns where it wins by more.
+ */
+static void test_arith_margin(void)
+{
+	enum { N = 1000, CH = 1000 };
+	const char *path = tmp_path("margin.ist");
+	struct ist_record *r = calloc(N * 4, sizeof(*r));
+	uint8_t *raw = malloc(FMT_MAX_COL_BYTES(CH) + 64);
+	uint8_t *enc = malloc(FMT_MAX_COL_BYTES(CH) * 2 + 64);
+	uint8_t *tmp = malloc(FMT_ANS_TMP(FMT_MAX_COL_BYTES(CH)));
+	unsigned stored_arith = 0, within = 0, cols = 0;
+
+	rng = 4242;
+	for (unsigned kind = 0; kind < 4; kind++) {
+		uint64_t t = 0, seq = 0;
+		size_t len, p;
+		uint8_t *b;
+
+		for (size_t i = 0; i < N * 4; i++) {
+			struct ist_record *x = &r[i];
+			unsigned e = (unsigned)(rnd() % (kind + 12));
+
+			memset(x, 0, sizeof(*x));
+			/* arrivals: 100 ns ticks, magnitudes spread */
+			t += 100 * (1 + rnd() % (1ull << e));
+			x->t_ns = t;
+			x->op = (uint8_t)(rnd() % 3 == 0);
+			x->len = 512u << (rnd() % (kind + 2));
+			if (kind & 1 && rnd() % 2) {
+				x->offset = seq;
+				seq += x->len;
+			} else {
+				x->offset = (rnd() % (1ull << (20 + 4 * kind))) * 512;
+			}
+			x->lat_ns = kind == 2 ? 0 : 100 * (1 + rnd() % (1ull << (e / 2 + 6)));
+		}
+		CU_ASSERT_EQUAL_FATAL(write_file(path, r, N * 4, CH), 0);
+		b = slurp(path, &len);
+		CU_ASSERT_FATAL(b != NULL);
+		p = fmt_get32(b + 12);
+		while (p + FMT_CHUNK_HDR < len && !memcmp(b + p, FMT_CHUNK_MAGIC, 4)) {
+			const uint8_t *q = b + p + FMT_CHUNK_HDR, *end = b + len;
+			struct fmt_coldesc d[FMT_NCOLS];
+			unsigned ncols = *q++;
+			uint32_t n = fmt_get32(b + p + 4);
+
+			CU_ASSERT_FATAL(ncols == FMT_NCOLS);
+			for (unsigned c = 0; c < ncols; c++) {
+				d[c].coding = q[0];
+				d[c].store = q[1];
+				q += 2;
+				CU_ASSERT_FATAL(!fmt_get_varint(&q, end, &d[c].param) &&
+						!fmt_get_varint(&q, end, &d[c].raw_len) &&
+						!fmt_get_varint(&q, end, &d[c].stored_len));
+			}
+			for (unsigned c = 0; c < ncols; c++) {
+				size_t pre = d[c].coding == FMT_CODE_HIST ? n : 0;
+				size_t a, s, best, rl = d[c].raw_len;
+
+				if (rl >= 16) {
+					CU_ASSERT_FATAL(column_raw(q, &d[c], raw) == 0);
+					a = fmt_arith_encode(raw, rl, pre, enc,
+							     FMT_MAX_COL_BYTES(CH) * 2);
+					cols++;
+					if (d[c].store == FMT_STORE_ARITH) {
+						stored_arith++;
+						CU_ASSERT_EQUAL(a, d[c].stored_len);
+						s = fmt_ans_encode(raw, rl, pre, enc,
+								   rl - rl / 32, tmp);
+						best = s ? s : rl;
+						CU_ASSERT(a < best - best / 16);
+					} else {
+						best = d[c].stored_len;
+						CU_ASSERT(!a || a >= best - best / 16);
+						within += a && a < best;
+					}
+				}
+				q += d[c].stored_len;
+			}
+			p += FMT_CHUNK_HDR + fmt_get32(b + p + 28);
+		}
+		free(b);
+	}
+	CU_ASSERT(cols > 0);
+	CU_ASSERT(stored_arith > 0);
+	CU_ASSERT(within > 0);
+	if (getenv("IST_TEST_VERBOSE"))
+		fprintf(stderr, "arith margin: %u columns, %u ARITH, %u within the margin\n",
+			cols, stored_arith, within);
+	free(r);
+	free(raw);
+	free(enc);
+	free(tmp);
+}
+
 static void test_writer_rules(void)
 {
 	const char *path = tmp_path("rules.ist");
@@ -2153,6 +2290,7 @@ int main(void)
 		{ "ARITH storage", test_arith },
 		{ "packed device table (1.3)", test_packed_devices },
 		{ "1.3 codings refused in a 1.2 file", test_minor3_in_minor2 },
+		{ "ARITH kept only 1/16 shorter than the rest", test_arith_margin },
 		{ "chunks, footer, seek", test_chunks_and_footer },
 		{ "empty file", test_empty_file },
 		{ "recovery without footer", test_recovery_without_footer },
