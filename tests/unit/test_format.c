@@ -2131,6 +2131,81 @@ static void test_write_shifted(void)
  * vary, one field at a time, written in pieces of varied size, come back
  * exact at every effort.
  */
+/* The storage (FMT_STORE_*) of column col in each chunk of the file at
+ * path, into st[0..max); returns the number of chunks. */
+static size_t chunk_stores(const char *path, unsigned col, uint8_t *st,
+			   size_t max)
+{
+	size_t len, p, k = 0;
+	uint8_t *b = slurp(path, &len);
+
+	CU_ASSERT_FATAL(b != NULL && len > 16);
+	p = fmt_get32(b + 12);
+	while (p + FMT_CHUNK_HDR < len && !memcmp(b + p, FMT_CHUNK_MAGIC, 4)) {
+		const uint8_t *q = b + p + FMT_CHUNK_HDR, *end = b + len;
+		unsigned ncols = *q++;
+
+		for (unsigned c = 0; c < ncols; c++) {
+			uint64_t v;
+
+			if (c == col && k < max)
+				st[k] = q[1];
+			q += 2;
+			for (int j = 0; j < 3; j++)
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
+		}
+		k++;
+		p += FMT_CHUNK_HDR + fmt_get32(b + p + 28);
+	}
+	free(b);
+	return k;
+}
+
+/*
+ * The default writer's plan skipping (writer.c, PLAN_SKIP): a column
+ * that deflate wins by far is deflated in the next chunks without ANS's
+ * plan, and when its nature changes (offsets that repeat a short cycle,
+ * then random ones that nothing compresses by a quarter) the chunk is
+ * planned as always: the random chunks are not deflated, and every
+ * record reads back exact.  The repeating offsets are deflated in every
+ * chunk, planned or skipped.
+ */
+static void test_plan_skip(void)
+{
+	enum { CH = 4096, NCH = 16, N = CH * NCH, REP = 6 };
+	char *pf = strdup(tmp_path("plan-skip.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r)), *b;
+	struct ist_writer_opts o = { .chunk_records = CH };
+	uint8_t st[NCH + 1];
+	size_t nb, bad = 0;
+	ist_writer *w;
+
+	rng = 31337;
+	for (size_t i = 0; i < N; i++) {
+		r[i].t_ns = i * 1000 + rnd() % 1000;
+		r[i].op = IST_OP_READ;
+		r[i].len = 4096;
+		r[i].offset = i < REP * CH ? (i * 11 % 61) * 8192 * 1021 :
+			      rnd() >> 16;
+	}
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r, N), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+	b = read_all(pf, &nb, 1000);
+	CU_ASSERT_EQUAL_FATAL(nb, N);
+	for (size_t i = 0; i < N; i++)
+		bad += !rec_eq(&b[i], &r[i]);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL_FATAL(chunk_stores(pf, FMT_COL_OFFSET, st, NCH + 1), NCH);
+	for (size_t k = 0; k < NCH; k++) {
+		CU_ASSERT_EQUAL(st[k] == FMT_STORE_DEFLATE, k < REP);
+	}
+	free(b);
+	free(r);
+	unlink(pf);
+	free(pf);
+}
+
 static void test_lazy_columns(void)
 {
 	enum { N = 30000 };
@@ -2311,6 +2386,7 @@ int main(void)
 		{ "fastest effort: long repeats deflated", test_fastest_effort_repeats },
 		{ "write_shifted: bytes of a shifted copy", test_write_shifted },
 		{ "constant columns copied lazily: records exact", test_lazy_columns },
+		{ "default effort: deflate kept without ANS's plan", test_plan_skip },
 		{ NULL, NULL },
 	};
 	int ret = cutest_main("format", tests);
