@@ -44,6 +44,11 @@
 #   medians; PAIR_IOSTORM: the binary of the paired replay and its
 #   annotate, e.g. main's; PAIR_OPTS: its replay options instead of
 #   REPLAY_OPTS; PAIR_WAKE: its --wake-cost, default none), BTWICE=1 (run B twice: B's own spread beside the error),
+#   PGBENCH_OPTS (pgbench's options besides the clients, time and log:
+#   e.g. -N, no updates of the branches and tellers, whose row locks
+#   the clients otherwise wait for until the holder's commit is durable),
+#   CFILL (1, default: C, when on the disk, written full before the
+#   runs, as B's WAL files are; 0: sparse, as before 2026-12-04),
 #   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
 #   CPUs not in PIN's list; default: none), BREC=1 (record B's run too,
 #   into runN.b.cap.ist and .sched: B's recorded CPU, for diagnosis only).
@@ -86,6 +91,8 @@ for k in "$DEVA" "$DEVB"; do
 	case $k in disk|tmpfs|throttle|zram) ;; *) echo "DEVA, DEVB: disk, tmpfs, throttle or zram, not '$k'" >&2; exit 2 ;; esac
 done
 THROTTLE=${THROTTLE:-300}
+CFILL=${CFILL:-1}
+PGBENCH_OPTS=${PGBENCH_OPTS:-}
 NOPIN=${NOPIN:-auto}
 [ "$NOPIN" = auto ] && case $DEVB in zram) NOPIN=0 ;; *) NOPIN=1 ;; esac
 
@@ -130,6 +137,16 @@ dev_new() {
 			d=$TMPFS
 		fi
 		truncate -s "$SIZE" "$d/$2.img"
+		# C on the disk written full first (before the throttle is
+		# set): B's WAL segments are files PostgreSQL zero-filled,
+		# so its writes overwrite allocated blocks, one request each
+		# on the disk; a sparse C allocates at the replay's first
+		# writes, in pieces (a third more requests counted by the
+		# throttle, flushes 25% slower)
+		if [ "$2" = c ] && [ "$CFILL" = 1 ] && [ "$1" != tmpfs ]; then
+			dd if=/dev/zero of="$d/$2.img" bs=4M count=$((${SIZE%G} * 256)) \
+				oflag=direct conv=notrunc status=none
+		fi
 		l=$(losetup -f --show $dio "$d/$2.img")
 		LOOPS="$LOOPS $l"
 		echo none >"/sys/block/${l#/dev/}/queue/scheduler" 2>/dev/null || true
@@ -224,7 +241,7 @@ bench() {
 	fi
 	# times: pgbench's own CPU time (the shell's children)
 	(cd "$1" && runuser -u postgres -- $PIN sh -c '"$@"; times' sh pgbench -h "$1" -p "$2" \
-		-c "$CLIENTS" -j 1 -T "$SECS" -l postgres >"$3.pgbench" 2>&1)
+		-c "$CLIENTS" -j 1 -T "$SECS" -l $PGBENCH_OPTS postgres >"$3.pgbench" 2>&1)
 	if [ -n "$rec" ]; then
 		sleep 0.5
 		kill -INT "$rec"
@@ -272,8 +289,8 @@ PY
 setup "$DEV_A" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 [ -z "$CG" ] || echo "$DISK $THROTTLE" >"$CG/blkio.throttle.write_iops_device"
-echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE, A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $DEV_C ($(dev_desc "$DEVB"), no filesystem)"
-echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}$([ "$NOPIN" = 1 ] && echo " --no-pin"); sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE,${PGBENCH_OPTS:+ pgbench $PGBENCH_OPTS,} A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $DEV_C ($(dev_desc "$DEVB"), no filesystem)"
+echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}$([ "$NOPIN" = 1 ] && echo " --no-pin"); C written full: $CFILL; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
 echo "# A_cpu, B_cpu: us of busy time of PIN's CPUs per pgbench transaction; rec_cpu: us of recorded CPU time (streams' and clients') per A transaction"
