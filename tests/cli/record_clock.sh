@@ -8,6 +8,16 @@
 # latencies and gaps; an offset 10 s off puts every record before the
 # start); usage errors.  Needs root, tracefs and a loop device; skips (77)
 # otherwise; the live local part needs debugfs and a stable sched_clock.
+# It runs in a mount namespace of its own where it can (root, unshare):
+# debugfs, mounted here when it is not, is then this run's alone, which
+# another run's unmount at its end (a concurrent make check in another
+# tree) cannot pull away in the middle, and which nothing outlives.
+if [ -z "${IOSTORM_TEST_MNTNS:-}" ] && [ "$(id -u)" -eq 0 ] &&
+   unshare -m --propagation private true 2>/dev/null; then
+	IOSTORM_TEST_MNTNS=1
+	export IOSTORM_TEST_MNTNS
+	exec unshare -m --propagation private "$0" "$@"
+fi
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/cli/record_lib.sh"
 DIO="$top_builddir/tests/cli/dio_seq"
