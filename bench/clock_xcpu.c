@@ -32,6 +32,7 @@
 #define TRACING "/sys/kernel/tracing"
 
 static atomic_long token;
+static atomic_int failed; /* a side gave up: the other stops waiting */
 static long rounds;
 static int marker_fd;
 
@@ -48,18 +49,23 @@ static void *side_main(void *arg)
 	int len;
 
 	CPU_ZERO(&set);
-	CPU_SET(s->cpu, &set);
+	if (s->cpu >= 0 && s->cpu < CPU_SETSIZE)
+		CPU_SET(s->cpu, &set);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
-		return (void *)1;
+		goto fail;
 	for (long n = s->parity; n < rounds; n += 2) {
 		while (atomic_load_explicit(&token, memory_order_acquire) != n)
-			;
+			if (atomic_load_explicit(&failed, memory_order_relaxed))
+				return (void *)1;
 		len = snprintf(buf, sizeof(buf), "x %ld\n", n);
 		if (write(marker_fd, buf, (size_t)len) != len)
-			return (void *)1;
+			goto fail;
 		atomic_store_explicit(&token, n + 1, memory_order_release);
 	}
 	return NULL;
+fail:
+	atomic_store_explicit(&failed, 1, memory_order_relaxed);
+	return (void *)1;
 }
 
 static int write_file(const char *path, const char *val)
@@ -117,10 +123,14 @@ int main(int argc, char **argv)
 		rmdir(inst);
 		return 1;
 	}
-	pthread_create(&ta, NULL, side_main, &a);
-	pthread_create(&tb, NULL, side_main, &b);
-	pthread_join(ta, &ra);
-	pthread_join(tb, &rb);
+	ra = rb = (void *)1;
+	if (!pthread_create(&ta, NULL, side_main, &a)) {
+		if (!pthread_create(&tb, NULL, side_main, &b))
+			pthread_join(tb, &rb);
+		else
+			atomic_store(&failed, 1);
+		pthread_join(ta, &ra);
+	}
 	close(marker_fd);
 	snprintf(path, sizeof(path), "%s/tracing_on", inst);
 	write_file(path, "0");

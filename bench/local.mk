@@ -9,6 +9,8 @@ bench_hostgap_LDADD = $(PTHREAD_LIBS)
 check_PROGRAMS += bench/clock_xcpu
 bench_clock_xcpu_SOURCES = bench/clock_xcpu.c
 bench_clock_xcpu_LDADD = $(PTHREAD_LIBS)
+TESTS += tests/cli/clock_xcpu.sh
+EXTRA_DIST += tests/cli/clock_xcpu.sh
 
 # the replay and closed-loop benchmarks (scripts, raw logs) go in the tarball
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh \

@@ -807,6 +807,11 @@ static void *decoder_main(void *arg)
 	}
 	for (unsigned loop = 0; loop < r->o.loops && !stop; loop++) {
 		if (loop) {
+			/* the run stopped (duration, interrupt): not another
+			 * pass (a short looped source, read to fill a queue
+			 * nobody empties, rewound thousands of times) */
+			if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+				break;
 			ret = s->ops->rewind(s);
 			if (ret < 0) {
 				r->src_err = ret;
@@ -819,7 +824,8 @@ static void *decoder_main(void *arg)
 		n_in_loop = 0;
 		if (r->o.from_ns && s->ops->seek_time)
 			s->ops->seek_time(s, r->o.from_ns);
-		while (!stop && (n = s->ops->read(s, buf, DECODE_BATCH)) != 0) {
+		while (!stop && !atomic_load_explicit(&r->stop, memory_order_relaxed) &&
+		       (n = s->ops->read(s, buf, DECODE_BATCH)) != 0) {
 			if (n < 0) {
 				r->src_err = (int)n;
 				if (s->ops->where)

@@ -417,6 +417,14 @@ static int sched_debug_private(const char *path)
 	return fd >= 0 ? fd : -ENOENT;
 }
 
+/* The file sched_debug_open() reads, for messages. */
+static const char *sched_debug_path(void)
+{
+	const char *path = getenv("IOSTORM_TEST_SCHED_DEBUG");
+
+	return path && *path ? path : "/sys/kernel/debug/sched/debug";
+}
+
 static int sched_debug_open(void)
 {
 	const char *path = getenv("IOSTORM_TEST_SCHED_DEBUG");
@@ -441,8 +449,9 @@ static int sched_debug_open(void)
  * "sched_clk" are read there one right after the other, in ms with six
  * decimals; "sched_clock_stable()" is 1 when the kernel found
  * sched_clock() coherent across CPUs (it then uses it as is for
- * local_clock()).  Returns 1 stable, 0 not (or not said), < 0 when the
- * file cannot be read or lacks the two times. */
+ * local_clock()).  Returns 1 stable, 0 not (or not said), -EBADMSG when
+ * the file lacks the two times in that form, another negative errno when
+ * it cannot be read. */
 static int sched_clock_probe(int fd, int64_t *off_ns)
 {
 	char buf[1024], *line, *save = NULL;
@@ -474,15 +483,15 @@ static int sched_clock_probe(int fd, int64_t *off_ns)
 		/* "2914636.109638": ms, then exactly six digits of ns */
 		ms = strtoull(colon + 1, &dot, 10);
 		if (*dot != '.')
-			return -EINVAL;
+			return -EBADMSG;
 		frac = strtoull(dot + 1, &end, 10);
 		if (end - dot != 7)
-			return -EINVAL;
+			return -EBADMSG;
 		*dst = (uint64_t)ms * 1000000ull + frac;
 		have |= dst == &ktime ? 1 : 2;
 	}
 	if (have != 3)
-		return -EINVAL;
+		return -EBADMSG;
 	*off_ns = (int64_t)(sclk - ktime);
 	return stable;
 }
@@ -589,9 +598,13 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 			r->clock_local = 1;
 			r->clock_next_ns = now_mono() + 1000000000ull;
 		} else if (o->trace_clock == CAP_CLOCK_LOCAL) {
-			if (ret < 0)
+			if (ret == -EBADMSG)
+				snprintf(err, errlen, "--trace-clock local: %s: no \"ktime\" and "
+					 "\"sched_clk\" times (ms, six decimals) in its header",
+					 sched_debug_path());
+			else if (ret < 0)
 				snprintf(err, errlen, "--trace-clock local: cannot read sched_clock's state "
-					 "(/sys/kernel/debug/sched/debug, debugfs): %s",
+					 "(%s, debugfs): %s", sched_debug_path(),
 					 strerror(-ret));
 			else
 				snprintf(err, errlen, "--trace-clock local: the kernel does not hold "

@@ -877,6 +877,8 @@ writer_write(ist_writer *w, const struct ist_record *recs, size_t n,
 
 	if (w->err)
 		return w->err;
+	if (!n)
+		return 0; /* (recs may be NULL: no arithmetic on it) */
 	/* Check the batch first: a bad record leaves the writer usable.
 	 * What fits in the chunk is checked while it is copied there (the
 	 * chunk grows only once all is well), the rest on its own. */
