@@ -67,6 +67,28 @@ static void test_numbers(void)
 	CU_ASSERT_EQUAL(imp_fixed(".", 1, 3, &v), -1);
 	CU_ASSERT_EQUAL(imp_fixed("1.2.3", 5, 3, &v), -1);
 	CU_ASSERT_EQUAL(imp_fixed("99999999999999999999", 20, 3, &v), -1);
+	/* 19 digits, the most that cannot overflow, and more only when
+	 * their value fits: leading zeros */
+	CU_ASSERT_EQUAL(imp_fixed("9999999999999999999", 19, 0, &v), 0);
+	CU_ASSERT_EQUAL(v, 9999999999999999999ull);
+	CU_ASSERT_EQUAL(imp_fixed("18446744073709551615", 20, 0, &v), 0);
+	CU_ASSERT_EQUAL(v, UINT64_MAX);
+	CU_ASSERT_EQUAL(imp_fixed("18446744073709551616", 20, 0, &v), -1);
+	CU_ASSERT_EQUAL(imp_fixed("000000000000000000001.25", 24, 2, &v), 0);
+	CU_ASSERT_EQUAL(v, 125);
+	CU_ASSERT_EQUAL(imp_fixed("1844674407370955161.5", 21, 1, &v), 0);
+	CU_ASSERT_EQUAL(v, UINT64_MAX);
+	CU_ASSERT_EQUAL(imp_fixed("1844674407370955161.6", 21, 1, &v), -1);
+	/* fraction digits past digits skipped, every one checked */
+	CU_ASSERT_EQUAL(imp_fixed("+3.14159265358979", 17, 4, &v), 0);
+	CU_ASSERT_EQUAL(v, 31415);
+	CU_ASSERT_EQUAL(imp_fixed("3.1415926x", 10, 4, &v), -1);
+	CU_ASSERT_EQUAL(imp_fixed("3.", 2, 4, &v), 0);
+	CU_ASSERT_EQUAL(v, 30000);
+	CU_ASSERT_EQUAL(imp_fixed("+", 1, 4, &v), -1);
+	CU_ASSERT_EQUAL(imp_fixed("", 0, 4, &v), -1);
+	CU_ASSERT_EQUAL(imp_fixed("12.5", 4, 0, &v), 0);
+	CU_ASSERT_EQUAL(v, 12);
 	CU_ASSERT(imp_word_eq("Read", 4, "read"));
 	CU_ASSERT(!imp_word_eq("Rea", 3, "read"));
 	CU_ASSERT(!imp_word_eq("Reads", 5, "read"));
