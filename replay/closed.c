@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/satmath.h"
 #include "replay/internal.h"
 
 /* ------------------------------------------------------------ u64 map */
@@ -1216,14 +1217,14 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 			cpu = h->on_cpu_rt + h->client_cpu;
 			if (o->wake_cost_ns)
 				cpu -= wake_drop(w, s, h, lock, cpu);
-			cpu = (uint64_t)((double)cpu * o->think_scale * o->cpu_scale);
-			h->cpu_end = (from > c->vcpu[k] ? from : c->vcpu[k]) + cpu;
+			cpu = ist_ns_sat((double)cpu * o->think_scale * o->cpu_scale);
+			h->cpu_end = ist_add_sat(from > c->vcpu[k] ? from : c->vcpu[k], cpu);
 			c->vcpu[k] = h->cpu_end;
 			h->cpu_served = 1;
 		}
 		from = h->cpu_end;
 	}
-	return from + (uint64_t)((double)think * o->think_scale);
+	return ist_add_sat(from, ist_ns_sat((double)think * o->think_scale));
 }
 
 /*
@@ -1241,7 +1242,7 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
  */
 static uint64_t woke_cpu(const struct rpl_worker *w, uint64_t cpu)
 {
-	return (uint64_t)((double)cpu * w->run->o.think_scale * w->run->o.cpu_scale);
+	return ist_ns_sat((double)cpu * w->run->o.think_scale * w->run->o.cpu_scale);
 }
 
 static uint64_t woke_ready(const struct rpl_worker *w, const struct cl_node *h, uint64_t ready)
@@ -1305,7 +1306,7 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 	if (s->leader != NIL)
 		return UINT64_MAX; /* its commit rides on another's flush */
 	if (!s->have_prev || !s->id)
-		return r->epoch + (uint64_t)((double)h->t_ns / r->o.speed);
+		return ist_add_sat(r->epoch, ist_ns_sat((double)h->t_ns / r->o.speed));
 	if (head_dependent(s, h)) {
 		struct cl_node *nd = &w->closed->nodes[s->head];
 		unsigned si = (unsigned)(s - w->closed->s);
@@ -1319,7 +1320,7 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 		}
 		return think_end(w, s, nd, 0);
 	}
-	return s->prev_issue + (uint64_t)((double)(h->t_ns - s->prev_t) / r->o.speed);
+	return ist_add_sat(s->prev_issue, ist_ns_sat((double)(h->t_ns - s->prev_t) / r->o.speed));
 }
 
 static int requeue(struct rpl_worker *w, unsigned si)
@@ -1574,12 +1575,12 @@ static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 	if (h->woke_wait && !h->woke_rel)
 		return 0; /* asleep until the holder's release */
 	if (!s->have_prev)
-		*ready = r->epoch + (uint64_t)((double)h->io.rec.t_ns / r->o.speed);
+		*ready = ist_add_sat(r->epoch, ist_ns_sat((double)h->io.rec.t_ns / r->o.speed));
 	else if (head_dependent(s, &h->io.rec))
 		*ready = woke_ready(w, h, think_end(w, s, h, 1));
 	else
-		*ready = s->prev_issue + (uint64_t)((double)(h->io.rec.t_ns - s->prev_t) /
-						    r->o.speed);
+		*ready = ist_add_sat(s->prev_issue,
+				     ist_ns_sat((double)(h->io.rec.t_ns - s->prev_t) / r->o.speed));
 	return 1;
 }
 
@@ -1613,11 +1614,11 @@ static void wake_give_back(struct rpl_worker *w, struct cl_node *nd, uint64_t is
 
 	if (!w->run->o.wake_cost_ns || !nd->lock_waited || !nd->n_wake || !nd->cpu_served)
 		return;
-	back = (uint64_t)((double)nd->wake_back * w->run->o.think_scale * w->run->o.cpu_scale);
+	back = ist_ns_sat((double)nd->wake_back * w->run->o.think_scale * w->run->o.cpu_scale);
 	for (unsigned i = 1; i < w->run->o.cpus; i++)
 		if (c->vcpu[i] < c->vcpu[k])
 			k = i;
-	c->vcpu[k] = (c->vcpu[k] > issue ? c->vcpu[k] : issue) + back;
+	c->vcpu[k] = ist_add_sat(c->vcpu[k] > issue ? c->vcpu[k] : issue, back);
 	w->wakes_dropped -= nd->n_wake;
 	w->wakes_kept += nd->n_wake;
 	w->wake_cpu_dropped -= nd->wake_back;

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "core/satmath.h"
 #include "replay/internal.h"
 
 #define QUEUE_SIZE 65536u    /* records per worker queue (power of two) */
@@ -851,10 +852,10 @@ static void *decoder_main(void *arg)
 				io.rec.t_ns = loop_base + rel;
 				switch (r->o.timing) {
 				case RPL_TIMING_ORIGINAL:
-					io.sched_ns = (uint64_t)((double)io.rec.t_ns / speed);
+					io.sched_ns = ist_ns_sat((double)io.rec.t_ns / speed);
 					break;
 				case RPL_TIMING_RATE:
-					io.sched_ns = (uint64_t)((double)seq * 1e9 / r->o.rate_iops);
+					io.sched_ns = ist_ns_sat((double)seq * 1e9 / r->o.rate_iops);
 					break;
 				default:
 					io.sched_ns = 0;

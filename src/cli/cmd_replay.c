@@ -57,10 +57,12 @@ static const char usage_text[] =
 	"Timing:\n"
 	"      --timing MODE        original (default), afap, closed\n"
 	"      --speed F            original (and closed) timing F times faster\n"
+	"                           (1e-6 to 1e6)\n"
 	"                           (default 1)\n"
 	"      --rate IOPS          fixed arrival rate (implies --timing rate)\n"
+	"                           (1e-6 to 1e12)\n"
 	"  -q, --iodepth N          in-flight cap per worker (1-65536, default 64)\n"
-	"      --think-scale F      closed: think times times F (default 1)\n"
+	"      --think-scale F      closed: think times times F, 0 to 1e6 (default 1)\n"
 	"      --txn-per N          a transaction is every N I/Os of a stream\n"
 	"      --serial-commits     closed: one stream at a time writes and flushes\n"
 	"                           the commit device (a database's log lock)\n"
@@ -594,12 +596,12 @@ int cmd_replay(int argc, char **argv)
 			timing_set = 1;
 			break;
 		case O_SPEED:
-			if (cli_parse_double(optarg, &o.speed) || !(o.speed > 0))
+			if (cli_parse_double(optarg, &o.speed) || !(o.speed >= 1e-6 && o.speed <= 1e6))
 				return cli_usage_error(CMD, "bad --speed '%s'", optarg);
 			speed_set = 1;
 			break;
 		case O_RATE:
-			if (cli_parse_double(optarg, &o.rate_iops) || !(o.rate_iops > 0))
+			if (cli_parse_double(optarg, &o.rate_iops) || !(o.rate_iops >= 1e-6 && o.rate_iops <= 1e12))
 				return cli_usage_error(CMD, "bad --rate '%s'", optarg);
 			if (timing_set && o.timing != RPL_TIMING_ORIGINAL)
 				return cli_usage_error(CMD, "--rate and --timing %s exclude each other",
@@ -612,7 +614,7 @@ int cmd_replay(int argc, char **argv)
 			o.iodepth = (unsigned)v;
 			break;
 		case O_THINK:
-			if (cli_parse_double(optarg, &d) || d < 0)
+			if (cli_parse_double(optarg, &d) || !(d >= 0 && d <= 1e6))
 				return cli_usage_error(CMD, "bad --think-scale '%s'", optarg);
 			o.think_scale = d;
 			think_set = 1;

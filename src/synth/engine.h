@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/satmath.h"
 #include "synth/rng.h"
 #include "synth/synth.h"
 
@@ -157,31 +158,16 @@ static inline int syn_group_lead(uint64_t *flush_until, uint64_t t,
 	return 1;
 }
 
-/* Exponential think time in ns around mean_ns (0 -> 0). */
 /*
- * A time in ns from a double, saturated: a very low rate (1e-9 IOPS over
- * 32 streams is a gap of 3.2e19 ns; 1e-300 IOPS is infinite) or a
- * hyperexponential's long phase (cv 100 stretches it 10^4 times) does not
- * fit in 64 bits, and a float-to-integer conversion out of range is
- * undefined.  A saturated time is past any duration: the stream ends.
+ * Exponential think time in ns around mean_ns (0 -> 0).  Gaps are saturated (ist_ns_sat, ist_add_sat in core/satmath.h): a very
+ * low rate (1e-9 IOPS over 32 streams is a gap of 3.2e19 ns; 1e-300 IOPS
+ * is infinite) or a hyperexponential's long phase (cv 100 stretches it
+ * 10^4 times) does not fit in 64 bits.  A saturated time is past any
+ * duration: the stream ends.
  */
-static inline uint64_t syn_ns_sat(double x)
-{
-	if (!(x > 0))
-		return 0;
-	if (x >= 18446744073709549568.0)	/* the largest double below 2^64 */
-		return UINT64_MAX;
-	return (uint64_t)x;
-}
-
-static inline uint64_t syn_add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static inline uint64_t syn_think(struct syn_rng *r, double mean_ns)
 {
-	return mean_ns > 0 ? syn_ns_sat(syn_rng_exp(r, mean_ns)) : 0;
+	return mean_ns > 0 ? ist_ns_sat(syn_rng_exp(r, mean_ns)) : 0;
 }
 
 /* The profiles (one file each). */

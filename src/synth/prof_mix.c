@@ -77,19 +77,19 @@ static uint64_t next_gap(struct mix_priv *p, struct syn_stream *s)
 
 	switch (m->arrival) {
 	case SYN_ARR_CLOSED:
-		return syn_add_sat(p->lat_ns, syn_think(r, p->think_ns));
+		return ist_add_sat(p->lat_ns, syn_think(r, p->think_ns));
 	case SYN_ARR_CONSTANT:
-		return syn_ns_sat(p->mean_ns);
+		return ist_ns_sat(p->mean_ns);
 	case SYN_ARR_POISSON:
-		return syn_ns_sat(syn_rng_exp(r, p->mean_ns));
+		return ist_ns_sat(syn_rng_exp(r, p->mean_ns));
 	case SYN_ARR_HYPEREXP:
-		return syn_ns_sat(syn_rng_exp(r, syn_rng_chance(r, p->h2_p) ?
+		return ist_ns_sat(syn_rng_exp(r, syn_rng_chance(r, p->h2_p) ?
 					     p->h2_m1 : p->h2_m2));
 	case SYN_ARR_ONOFF: {
 		/* the rate during "on" is raised so the average stays rate */
 		double duty = m->on_s / (m->on_s + m->off_s);
 
-		return syn_ns_sat(syn_rng_exp(r, p->mean_ns * duty));
+		return ist_ns_sat(syn_rng_exp(r, p->mean_ns * duty));
 	}
 	}
 	return 1;
@@ -105,7 +105,7 @@ static uint64_t onoff_adjust(const struct syn_mix_spec *m, uint64_t t)
 	if (!off || !cyc)
 		return t;
 	ph = t % cyc;
-	return ph < on ? t : syn_add_sat(t - ph, cyc);
+	return ph < on ? t : ist_add_sat(t - ph, cyc);
 }
 
 static int mix_build(struct syn_gen *g, struct mix_priv *p)
@@ -157,7 +157,7 @@ static int mix_build(struct syn_gen *g, struct mix_priv *p)
 		s->u0 = m->dev_size[dev] / m->streams * i / m->align * m->align;
 		/* open loop: streams start at a random phase of their gap */
 		if (m->arrival != SYN_ARR_CLOSED)
-			s->t = syn_ns_sat(syn_rng_unit(&s->rng) * p->mean_ns);
+			s->t = ist_ns_sat(syn_rng_unit(&s->rng) * p->mean_ns);
 		else
 			s->t = syn_rng_below(&s->rng, p->lat_ns + 1);
 		if (m->arrival == SYN_ARR_ONOFF)
@@ -203,7 +203,7 @@ static int mix_step(struct syn_gen *g, void *priv, struct syn_stream *s,
 	syn_rec(rec, s, dev, is_read ? IST_OP_READ : IST_OP_WRITE, off, len,
 		flags);
 	s->u1++;
-	s->t = syn_add_sat(s->t, next_gap(p, s));
+	s->t = ist_add_sat(s->t, next_gap(p, s));
 	if (m->arrival == SYN_ARR_ONOFF)
 		s->t = onoff_adjust(m, s->t);
 	return 1;

@@ -117,7 +117,7 @@ static uint64_t think_gap(const struct vdi_priv *p, struct syn_rng *r,
 {
 	double think = gap - (double)p->lat;
 
-	return syn_add_sat(p->lat, think > 0 ? syn_ns_sat(syn_rng_exp(r, think)) : 0);
+	return ist_add_sat(p->lat, think > 0 ? ist_ns_sat(syn_rng_exp(r, think)) : 0);
 }
 
 static int vdi_setup(struct syn_gen *g, void *priv)
@@ -200,7 +200,7 @@ static int vdi_step(struct syn_gen *g, void *priv, struct syn_stream *s,
 	}
 	if (len > size)
 		len = (uint32_t)size;
-	next = syn_add_sat(s->t, think_gap(p, r, gap));
+	next = ist_add_sat(s->t, think_gap(p, r, gap));
 	if (in_phase && next >= s->u0)
 		flags |= IST_F_COMMIT; /* the phase's last I/O ends it */
 	if (s->u2++)
@@ -209,7 +209,7 @@ static int vdi_step(struct syn_gen *g, void *priv, struct syn_stream *s,
 		base + syn_rng_below(r, (size - len) / 4096 + 1) * 4096, len, flags);
 	if (flags & IST_F_COMMIT) {
 		s->txn = 0;
-		next = p->st_gap ? syn_add_sat(s->u0, think_gap(p, r, p->st_gap)) :
+		next = p->st_gap ? ist_add_sat(s->u0, think_gap(p, r, p->st_gap)) :
 			UINT64_MAX;
 		if (next < s->t + p->lat)
 			next = s->t + p->lat;

@@ -87,6 +87,16 @@ for cmd in sweep precondition; do
 done
 expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --iodepth 65537
 expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null --loop 1000001
+# scales and rates whose times would not fit in 64 bits: refused (a
+# conversion out of range is undefined; --speed 1e-300 ran in no time)
+for o in "--speed 1e-7" "--speed 2e6" "--rate 1e-7" "--rate 2e12" "--timing closed --think-scale 2e6" \
+	 "--timing closed --think-scale -1" "--speed nan" "--rate inf"; do
+	expect_status 2 "$IOSTORM" replay "$TMP/t.csv" --null $o
+	name=${o% *}
+	expect_eq "$(head -1 "$TMP/err")" "iostorm replay: bad ${name##* } '${o##* }'" "replay $o"
+done
+expect_status 0 "$IOSTORM" replay "$TMP/t.csv" --null --virtual-time --speed 1e-6 --quiet --json "$TMP/s.json"
+expect_grep '^    "elapsed_ns": 2000000000,$' "$TMP/s.json"
 
 # used: still run
 for o in "--rate 100 --timing original" "--timing original --rate 100" "--speed 2" \
