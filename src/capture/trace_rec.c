@@ -366,6 +366,13 @@ static int sched_debug_private(const char *path)
 	char one = 1;
 	pid_t pid;
 
+	/* one byte and the descriptor: the same message both sides */
+	iov.iov_base = &one;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	pid = fork();
@@ -385,12 +392,6 @@ static int sched_debug_private(const char *path)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			_exit(1);
-		iov.iov_base = &one;
-		iov.iov_len = 1;
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
 		cm = CMSG_FIRSTHDR(&msg);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
@@ -399,12 +400,6 @@ static int sched_debug_private(const char *path)
 		_exit(sendmsg(sv[1], &msg, 0) == 1 ? 0 : 1);
 	}
 	close(sv[1]);
-	iov.iov_base = &one;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
 	if (recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC) == 1) {
 		cm = CMSG_FIRSTHDR(&msg);
 		if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
