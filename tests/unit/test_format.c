@@ -1843,14 +1843,16 @@ out:
 	unlink(path);
 }
 
-/* Stored columns of the file at path by storage (FMT_STORE_*): its
- * chunks' directories walked as man/iostorm-trace.5 lays them out. */
-static void count_stores(const char *path, uint64_t counts[4])
+/* Calls fn(arg, chunk, column, storage) for each stored column of the
+ * file at path, its chunks' directories walked as man/iostorm-trace.5
+ * lays them out; returns the number of chunks. */
+static size_t walk_stores(const char *path,
+			  void (*fn)(void *arg, size_t chunk, unsigned col, uint8_t store),
+			  void *arg)
 {
-	size_t len, p;
+	size_t len, p, k = 0;
 	uint8_t *b = slurp(path, &len);
 
-	memset(counts, 0, 4 * sizeof(counts[0]));
 	CU_ASSERT_FATAL(b != NULL && len > 16);
 	p = fmt_get32(b + 12);
 	while (p + FMT_CHUNK_HDR < len && !memcmp(b + p, FMT_CHUNK_MAGIC, 4)) {
@@ -1861,14 +1863,30 @@ static void count_stores(const char *path, uint64_t counts[4])
 			uint64_t v;
 
 			CU_ASSERT_FATAL(q[1] < 4);
-			counts[q[1]]++;
+			fn(arg, k, c, q[1]);
 			q += 2;
-			for (int k = 0; k < 3; k++) /* param, raw, stored */
+			for (int j = 0; j < 3; j++) /* param, raw, stored */
 				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
 		}
+		k++;
 		p += FMT_CHUNK_HDR + fmt_get32(b + p + 28);
 	}
 	free(b);
+	return k;
+}
+
+static void count_store(void *arg, size_t chunk, unsigned col, uint8_t store)
+{
+	(void)chunk;
+	(void)col;
+	((uint64_t *)arg)[store]++;
+}
+
+/* Stored columns of the file at path by storage (FMT_STORE_*). */
+static void count_stores(const char *path, uint64_t counts[4])
+{
+	memset(counts, 0, 4 * sizeof(counts[0]));
+	walk_stores(path, count_store, counts);
 }
 
 /*
@@ -2133,32 +2151,26 @@ static void test_write_shifted(void)
  */
 /* The storage (FMT_STORE_*) of column col in each chunk of the file at
  * path, into st[0..max); returns the number of chunks. */
+struct col_stores {
+	unsigned col;
+	uint8_t *st;
+	size_t max;
+};
+
+static void col_store(void *arg, size_t chunk, unsigned col, uint8_t store)
+{
+	struct col_stores *cs = arg;
+
+	if (col == cs->col && chunk < cs->max)
+		cs->st[chunk] = store;
+}
+
 static size_t chunk_stores(const char *path, unsigned col, uint8_t *st,
 			   size_t max)
 {
-	size_t len, p, k = 0;
-	uint8_t *b = slurp(path, &len);
+	struct col_stores cs = { col, st, max };
 
-	CU_ASSERT_FATAL(b != NULL && len > 16);
-	p = fmt_get32(b + 12);
-	while (p + FMT_CHUNK_HDR < len && !memcmp(b + p, FMT_CHUNK_MAGIC, 4)) {
-		const uint8_t *q = b + p + FMT_CHUNK_HDR, *end = b + len;
-		unsigned ncols = *q++;
-
-		for (unsigned c = 0; c < ncols; c++) {
-			uint64_t v;
-
-			if (c == col && k < max)
-				st[k] = q[1];
-			q += 2;
-			for (int j = 0; j < 3; j++)
-				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
-		}
-		k++;
-		p += FMT_CHUNK_HDR + fmt_get32(b + p + 28);
-	}
-	free(b);
-	return k;
+	return walk_stores(path, col_store, &cs);
 }
 
 /*
