@@ -141,6 +141,26 @@ static struct ist_record *read_all(const char *path, size_t *n, size_t step)
 	return a;
 }
 
+/* Writes the n records r to path with the options o, reads them back
+ * (step records a read) and checks every field of every record. */
+static void write_read_back(const char *path, const struct ist_writer_opts *o,
+			    const struct ist_record *r, size_t n, size_t step)
+{
+	struct ist_record *b;
+	size_t nb, bad = 0;
+	ist_writer *w;
+
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, path, NULL, o), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r, n), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
+	b = read_all(path, &nb, step);
+	CU_ASSERT_EQUAL_FATAL(nb, n);
+	for (size_t i = 0; i < n; i++)
+		bad += !rec_eq(&b[i], &r[i]);
+	CU_ASSERT_EQUAL(bad, 0);
+	free(b);
+}
+
 static uint8_t *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -2033,11 +2053,9 @@ static void repeats_case(int effort)
 {
 	enum { SAMPLE = 1000, COPIES = 70, N = SAMPLE * COPIES };
 	char *pf = strdup(tmp_path("effort-repeats.ist"));
-	struct ist_record *r = calloc(N, sizeof(*r)), *b;
+	struct ist_record *r = calloc(N, sizeof(*r));
 	struct ist_writer_opts of = { .effort = effort };
 	uint64_t t = 0, cf[4];
-	size_t nb, bad = 0;
-	ist_writer *w;
 
 	rng = 4242;
 	for (size_t i = 0; i < SAMPLE; i++) {
@@ -2049,20 +2067,12 @@ static void repeats_case(int effort)
 			r[k * SAMPLE + i] = r[i];
 			r[k * SAMPLE + i].t_ns += k * SAMPLE * 1000;
 		}
-	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &of), 0);
-	CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r, N), 0);
-	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
-	b = read_all(pf, &nb, 4096);
-	CU_ASSERT_EQUAL_FATAL(nb, N);
-	for (size_t i = 0; i < N; i++)
-		bad += !rec_eq(&b[i], &r[i]);
-	CU_ASSERT_EQUAL(bad, 0);
+	write_read_back(pf, &of, r, N, 4096);
 	count_stores(pf, cf);
 	CU_ASSERT(cf[FMT_STORE_DEFLATE] > 0);
 	CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
 	if (effort == IST_EFFORT_FASTEST)
 		CU_ASSERT_EQUAL(cf[FMT_STORE_ANS], 0);
-	free(b);
 	free(r);
 	unlink(pf);
 	free(pf);
@@ -2186,11 +2196,9 @@ static void test_plan_skip(void)
 {
 	enum { CH = 4096, NCH = 16, N = CH * NCH, REP = 6 };
 	char *pf = strdup(tmp_path("plan-skip.ist"));
-	struct ist_record *r = calloc(N, sizeof(*r)), *b;
+	struct ist_record *r = calloc(N, sizeof(*r));
 	struct ist_writer_opts o = { .chunk_records = CH };
 	uint8_t st[NCH + 1];
-	size_t nb, bad = 0;
-	ist_writer *w;
 
 	rng = 31337;
 	for (size_t i = 0; i < N; i++) {
@@ -2200,19 +2208,11 @@ static void test_plan_skip(void)
 		r[i].offset = i < REP * CH ? (i * 11 % 61) * 8192 * 1021 :
 			      rnd() >> 16;
 	}
-	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&w, pf, NULL, &o), 0);
-	CU_ASSERT_EQUAL_FATAL(ist_writer_write(w, r, N), 0);
-	CU_ASSERT_EQUAL_FATAL(ist_writer_close(w), 0);
-	b = read_all(pf, &nb, 1000);
-	CU_ASSERT_EQUAL_FATAL(nb, N);
-	for (size_t i = 0; i < N; i++)
-		bad += !rec_eq(&b[i], &r[i]);
-	CU_ASSERT_EQUAL(bad, 0);
+	write_read_back(pf, &o, r, N, 1000);
 	CU_ASSERT_EQUAL_FATAL(chunk_stores(pf, FMT_COL_OFFSET, st, NCH + 1), NCH);
 	for (size_t k = 0; k < NCH; k++) {
 		CU_ASSERT_EQUAL(st[k] == FMT_STORE_DEFLATE, k < REP);
 	}
-	free(b);
 	free(r);
 	unlink(pf);
 	free(pf);
