@@ -492,16 +492,22 @@ static int sched_clock_probe(int fd, int64_t *off_ns)
 }
 
 /* --trace-clock local: the offset read again every second (sched_clock()
- * and CLOCK_MONOTONIC may drift apart: NTP slews the latter). */
+ * and CLOCK_MONOTONIC may drift apart: NTP slews the latter), and the
+ * kernel's word on sched_clock's stability with it: one that the kernel
+ * stopped trusting (its TSC watchdog) is counted, and record says so. */
 static void clock_refresh(cap_rec *r, uint64_t now)
 {
 	int64_t off;
+	int ret;
 
 	if (!r->clock_local || now < r->clock_next_ns)
 		return;
 	r->clock_next_ns = now + 1000000000ull;
-	if (sched_clock_probe(r->clock_fd, &off) >= 0)
+	ret = sched_clock_probe(r->clock_fd, &off);
+	if (ret >= 0)
 		r->clock_off = off;
+	if (ret == 0)
+		r->st.clock_unstable++;
 }
 
 /* The recording's header: source, clock, the device table with each
@@ -1313,11 +1319,6 @@ int cap_rec_behind(const cap_rec *r)
 	return r->behind;
 }
 
-const char *cap_rec_clock(const cap_rec *r)
-{
-	return r->clock_local ? "local" : "mono";
-}
-
 uint64_t cap_rec_t0(const cap_rec *r)
 {
 	return r->t0_ns;
@@ -1407,6 +1408,5 @@ void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 uint64_t cap_rec_t0(const cap_rec *r) { (void)r; return 0; }
-const char *cap_rec_clock(const cap_rec *r) { (void)r; return "mono"; }
 void cap_rec_close(cap_rec *r) { (void)r; }
 #endif

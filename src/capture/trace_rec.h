@@ -62,6 +62,10 @@ struct cap_rec_stats {
 				  data): skipped (in ignored too)              */
 	uint64_t paired;       /* completions paired with the issue just
 				  before them on the same CPU (no matching) */
+	uint64_t clock_unstable; /* --trace-clock local: the once-a-second
+				    checks that found sched_clock no longer
+				    stable (times across CPUs may then
+				    disagree)                                 */
 };
 
 typedef struct cap_rec cap_rec;
@@ -91,8 +95,6 @@ void cap_remove_stale_instances(const char *prefix);
  * completions, turns tracing off, emits everything left. */
 int cap_rec_finish(cap_rec *r, cap_emit_fn emit, cap_name_fn name, void *ctx);
 void cap_rec_get_stats(const cap_rec *r, struct cap_rec_stats *st);
-/* The trace clock in use: "mono" or "local". */
-const char *cap_rec_clock(const cap_rec *r);
 /* The trace's start (CLOCK_MONOTONIC ns): t_ns 0 of the records. */
 uint64_t cap_rec_t0(const cap_rec *r);
 /* Removes the instance and frees r. */

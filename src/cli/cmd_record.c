@@ -638,6 +638,12 @@ static int record_tracefs(struct sink *s, const char **devs, unsigned ndev,
 		drop_sidecar(s);
 		return EXIT_FAIL;
 	}
+	if (st.clock_unstable)
+		cli_err("%s: warning: the kernel found sched_clock unstable in %llu of "
+			"the once-a-second checks of the local trace clock: times of "
+			"events on different CPUs may disagree (--trace-clock mono "
+			"does not depend on it)", s->path,
+			(unsigned long long)st.clock_unstable);
 	lost = st.overruns + st.missed + st.match.evicted +
 	       st.match.no_completion;
 	lossy = lost != 0;

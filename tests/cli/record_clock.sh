@@ -185,6 +185,26 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	expect_eq "$RSTATUS" 0 "recorder exit status (auto, stable)"
 	check_seq "$TMP/auto2.csv" "$pid" 0
 	expect_grep '^# meta: record.trace_clock=local$' "$TMP/auto2.csv"
+	grep -q warning "$TMP/rec.err" && fail "a warning with sched_clock stable: $(cat "$TMP/rec.err")"
+	ok
+	# sched_clock found unstable by the kernel during the recording (the
+	# made-up file rewritten in place: the recorder holds it open): said,
+	# and the recording still complete
+	head -8 "$SD" >"$TMP/flip"
+	IOSTORM_TEST_SCHED_DEBUG=$TMP/flip
+	export IOSTORM_TEST_SCHED_DEBUG
+	REC_OPTS="--trace-clock local"
+	record_start "$TMP/flip.csv" "$LOOP"
+	sed 's/^sched_clock_stable().*/sched_clock_stable()                    : 0/' "$TMP/flip" >"$TMP/flip.0"
+	cat "$TMP/flip.0" >"$TMP/flip"
+	sleep 1.5
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	unset IOSTORM_TEST_SCHED_DEBUG
+	expect_eq "$RSTATUS" 0 "recorder exit status (sched_clock found unstable midway)"
+	check_seq "$TMP/flip.csv" "$pid" 0
+	expect_grep "^iostorm: $TMP/flip.csv: warning: the kernel found sched_clock unstable in [1-9][0-9]* of the once-a-second checks of the local trace clock" \
+		"$TMP/rec.err"
 elif [ -r "$SD" ]; then
 	skip_part "sched_clock not stable here: the live local clock"
 fi
