@@ -412,28 +412,25 @@ static int sched_debug_private(const char *path)
 	return fd >= 0 ? fd : -ENOENT;
 }
 
-/* The file sched_debug_open() reads, for messages. */
+#define SCHED_DEBUG "/sys/kernel/debug/sched/debug"
+
+/* The file sched_debug_open() reads (also for messages). */
 static const char *sched_debug_path(void)
 {
 	const char *path = getenv("IOSTORM_TEST_SCHED_DEBUG");
 
-	return path && *path ? path : "/sys/kernel/debug/sched/debug";
+	return path && *path ? path : SCHED_DEBUG;
 }
 
 static int sched_debug_open(void)
 {
-	const char *path = getenv("IOSTORM_TEST_SCHED_DEBUG");
-	int fd;
+	const char *path = sched_debug_path();
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (path && *path) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		return fd >= 0 ? fd : -errno;
-	}
-	path = "/sys/kernel/debug/sched/debug";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
-	if (errno != ENOENT)
+	/* debugfs not mounted: privately (not for a test's file) */
+	if (errno != ENOENT || strcmp(path, SCHED_DEBUG))
 		return -errno;
 	return sched_debug_private(path);
 }
@@ -612,6 +609,11 @@ int cap_rec_open(cap_rec **rp, const struct cap_rec_opts *o, ist_header *h,
 					 "sched_clock stable (coherent across CPUs) here; use mono");
 			ret = -EINVAL;
 			goto fail;
+		}
+		if (!r->clock_local) { /* auto, on mono: not read again */
+			if (r->clock_fd >= 0)
+				close(r->clock_fd);
+			r->clock_fd = -1;
 		}
 	}
 	if (tracefs_instance_file_write(r->inst, "trace_clock",
