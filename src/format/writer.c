@@ -463,9 +463,9 @@ static size_t ans_write(ist_writer *w, const struct fmt_coldesc *d,
 }
 
 /*
- * The default writer's column whose whole deflate won by far (under 7/8
- * of ANS's planned size and half the coded column, a column of more than
- * 16 KiB) is deflated straight away in the next PLAN_SKIP chunks, without
+ * The default writer's column whose whole deflate won by far (under 15/16
+ * of ANS's planned size, a coded column of PLAN_SKIP_MIN bytes or more:
+ * plan_skippable()) is deflated straight away in the next PLAN_SKIP chunks, without
  * ANS's plan (its count of the column) or the 4 KiB sample, and kept when
  * it saves a quarter of the column (skip_limit()); a chunk whose deflate
  * does not is planned and tried as always, and ends the skipping.  A

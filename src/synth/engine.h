@@ -159,11 +159,12 @@ static inline int syn_group_lead(uint64_t *flush_until, uint64_t t,
 }
 
 /*
- * Exponential think time in ns around mean_ns (0 -> 0).  Gaps are saturated (ist_ns_sat, ist_add_sat in core/satmath.h): a very
- * low rate (1e-9 IOPS over 32 streams is a gap of 3.2e19 ns; 1e-300 IOPS
- * is infinite) or a hyperexponential's long phase (cv 100 stretches it
- * 10^4 times) does not fit in 64 bits.  A saturated time is past any
- * duration: the stream ends.
+ * Exponential think time in ns around mean_ns (0 -> 0).  Gaps saturate
+ * (ist_ns_sat, ist_add_sat in core/satmath.h): a very low rate (1e-9
+ * IOPS over 32 streams is a gap of 3.2e19 ns; 1e-300 IOPS is infinite)
+ * or a hyperexponential's long phase (cv 100 stretches it 10^4 times)
+ * does not fit in 64 bits.  A saturated time is past any duration: the
+ * stream ends.
  */
 static inline uint64_t syn_think(struct syn_rng *r, double mean_ns)
 {
