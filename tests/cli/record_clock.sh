@@ -73,25 +73,27 @@ expect_err_line "--trace-clock local: $TMP/short: no \"ktime\" and \"sched_clk\"
 [ ! -e "$TMP/x.ist" ] || fail "an output written by a refused recording"
 ok
 
+# record_seq OUT WHAT: records the known sequence (dio_seq, its pid in
+# pid) into OUT with $REC_OPTS; the recorder exits 0 and OUT holds it
+record_seq() {
+	record_start "$1" "$LOOP"
+	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
+	record_stop
+	expect_eq "$RSTATUS" 0 "recorder exit status ($2)"
+	check_seq "$1" "$pid" 0
+}
+
 IOSTORM_TEST_SCHED_DEBUG=$TMP/unstable
 for o in "--trace-clock auto" ""; do
 	REC_OPTS=$o
-	record_start "$TMP/auto.csv" "$LOOP"
-	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
-	record_stop
-	expect_eq "$RSTATUS" 0 "recorder exit status (${o:-the default}, unstable)"
-	check_seq "$TMP/auto.csv" "$pid" 0
+	record_seq "$TMP/auto.csv" "${o:-the default}, unstable"
 	expect_grep '^# meta: record.trace_clock=mono$' "$TMP/auto.csv"
 	expect_grep '^# meta: trace_clock=mono$' "$TMP/auto.csv"
 done
 unset IOSTORM_TEST_SCHED_DEBUG
 # the default with --spool: mono, stable or not
 REC_OPTS="--spool"
-record_start "$TMP/spool.csv" "$LOOP"
-pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
-record_stop
-expect_eq "$RSTATUS" 0 "recorder exit status (--spool, the default clock)"
-check_seq "$TMP/spool.csv" "$pid" 0
+record_seq "$TMP/spool.csv" "--spool, the default clock"
 expect_grep '^# meta: record.trace_clock=mono$' "$TMP/spool.csv"
 
 # -- the real kernel's word
@@ -106,11 +108,7 @@ if ! grep -q ' /sys/kernel/debug debugfs ' /proc/self/mounts &&
 	umount /sys/kernel/debug || fail "cannot unmount debugfs"
 	DEBUGFS=
 	REC_OPTS=
-	record_start "$TMP/nodebugfs.csv" "$LOOP"
-	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
-	record_stop
-	expect_eq "$RSTATUS" 0 "recorder exit status (the default, debugfs not mounted)"
-	check_seq "$TMP/nodebugfs.csv" "$pid" 0
+	record_seq "$TMP/nodebugfs.csv" "the default, debugfs not mounted"
 	expect_grep "^# meta: record.trace_clock=$want\$" "$TMP/nodebugfs.csv"
 	grep -q ' /sys/kernel/debug debugfs ' /proc/self/mounts &&
 		fail "the recorder left debugfs mounted"
@@ -168,22 +166,14 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	export IOSTORM_TEST_SCHED_DEBUG
 	for o in "--trace-clock local" ""; do
 		REC_OPTS=$o
-		record_start "$TMP/off.csv" "$LOOP"
-		pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
-		record_stop
-		expect_eq "$RSTATUS" 0 "recorder exit status (${o:-the default}, offset 10 s off)"
-		check_seq "$TMP/off.csv" "$pid" 0
+		record_seq "$TMP/off.csv" "${o:-the default}, offset 10 s off"
 		n=$(awk -F, -v pid="$pid" 'NR > 1 && $7 == pid && $1 != 0' "$TMP/off.csv" | grep -c .)
 		expect_eq "$n" 0 "records after the start with the offset 10 s off (${o:-the default})"
 	done
 	unset IOSTORM_TEST_SCHED_DEBUG
 	# and auto takes local here
 	REC_OPTS="--trace-clock auto"
-	record_start "$TMP/auto2.csv" "$LOOP"
-	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"
-	record_stop
-	expect_eq "$RSTATUS" 0 "recorder exit status (auto, stable)"
-	check_seq "$TMP/auto2.csv" "$pid" 0
+	record_seq "$TMP/auto2.csv" "auto, stable"
 	expect_grep '^# meta: record.trace_clock=local$' "$TMP/auto2.csv"
 	grep -q warning "$TMP/rec.err" && fail "a warning with sched_clock stable: $(cat "$TMP/rec.err")"
 	ok
