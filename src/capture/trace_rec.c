@@ -912,6 +912,7 @@ static int decode_page(cap_rec *r, struct cpu_reader *cr, size_t n,
 	uint64_t ts = 0;
 	int64_t missed;
 	uint32_t len;
+	int got = 0;
 
 	if (rb_page_open(&it, cr->page, n, &missed) < 0)
 		return -EIO;
@@ -926,10 +927,15 @@ static int decode_page(cap_rec *r, struct cpu_reader *cr, size_t n,
 		if (ret < 0)
 			return ret;
 		(*events)++;
+		got = 1;
 	}
-	ts -= (uint64_t)r->clock_off;
-	if (ts > cr->last_ts)
-		cr->last_ts = ts;
+	/* Only an event's time moves last_ts: a page without one leaves ts
+	 * 0, which less a clock offset would wrap to the far future. */
+	if (got) {
+		ts -= (uint64_t)r->clock_off;
+		if (ts > cr->last_ts)
+			cr->last_ts = ts;
+	}
 	return 0;
 }
 
