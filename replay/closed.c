@@ -171,6 +171,8 @@ struct cl_node {
 	int hw;
 	unsigned hw_stream;
 	uint64_t hw_ord, hw_post;
+	uint64_t hw_sleep;     /* the sleep's part left in the think time (its
+				  length less the lock others held in it) */
 	int hw_waited;         /* counted as a wait in the replay */
 	unsigned next;
 };
@@ -289,6 +291,10 @@ struct rq_stale {
 #define RQ_BUSY_MAX 256
 /* On-CPU intervals of all streams kept (the latest), see holder_scan. */
 #define CL_ONCPU 4096
+/* --holder-waits: the most waits for the client after such a wake-up (the
+ * rest of the transaction: pgbench's TPC-B has 2 statements after its
+ * branch's update, 3 after its teller's) */
+#define HW_MAX_CLIENT 3
 
 struct rpl_closed {
 	struct u64map map;
@@ -970,12 +976,14 @@ static unsigned holder_at(const struct rpl_closed *c, unsigned si, uint64_t from
 	return hs;
 }
 
+static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uint64_t b);
+
 /*
  * --holder-waits: does the gap before nd (recorded issue t, the first
  * write or flush of a commit section) hold a sleep that another stream
  * ended, that stream on a CPU at the wake-up with its commit section
- * ended during the sleep, followed by a wait for its client before the
- * I/O?  In PostgreSQL: a backend that waited for a row another
+ * ended during the sleep, followed by 1 to HW_MAX_CLIENT waits for its
+ * client before the I/O?  In PostgreSQL: a backend that waited for a row another
  * transaction had updated, until that transaction's commit was durable
  * (the holder wakes the waiters as it releases its locks, after its
  * commit), then ran the rest of its transaction.  Then nd->hw, with the
@@ -987,7 +995,7 @@ static void holder_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, u
 {
 	const struct cl_stream *s = &c->s[si];
 	const struct ist_record *rec = &nd->io.rec;
-	uint64_t wake = 0, last = 0, post = 0, ord = 0, o;
+	uint64_t wake = 0, from = 0, last = 0, post = 0, ord = 0, o;
 	unsigned hs = NIL, h;
 	int client = 0;
 
@@ -1007,6 +1015,7 @@ static void holder_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, u
 			ord = o;
 			last = iv->a;
 			wake = iv->wake_at;
+			from = iv->sleep_from;
 		}
 	}
 	if (hs == NIL)
@@ -1015,16 +1024,19 @@ static void holder_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, u
 		const struct rq_iv *iv = &c->gapiv[i];
 
 		if (iv->kind == RQ_CLIENT && iv->a >= wake)
-			client = 1;
+			client++;
 		if (iv->a >= wake)
 			post += iv_cpu(s, iv, t);
 	}
-	if (!client)
-		return; /* it went on to its write: the log lock's wait */
+	if (!client || client > HW_MAX_CLIENT)
+		return; /* none: it went on to its write, the log lock's wait;
+			   more: a commit another's flush carried, then the
+			   next transaction */
 	nd->hw = 1;
 	nd->hw_stream = hs;
 	nd->hw_ord = ord;
 	nd->hw_post = post;
+	nd->hw_sleep = wake - from - held_in_sleep(c, si, from, wake);
 	nd->woke = 0;
 }
 
@@ -1394,27 +1406,29 @@ static uint64_t woke_ready(const struct rpl_worker *w, const struct cl_node *h, 
  * --holder-waits: a commit h that holder_scan marked is ready only once
  * the holder's commit hw_ord has completed in the replay, plus its own CPU
  * time after the wake-up (the rest of its transaction), and not before
- * ready (its think time's end); UINT64_MAX while that commit has not
- * completed (rpl_closed_done requeues it then).  So the wait follows the
- * target's commit latency, not the recording's.  A holder with nothing
- * left to complete (its commit dropped) does not hold it.
+ * ready (its think time's end) less the recorded sleep, which this wait
+ * redoes; UINT64_MAX while that commit has not completed
+ * (rpl_closed_done requeues it then).  So the wait follows the target's
+ * commit latency, not the recording's.  A holder with nothing left to
+ * complete (its commit dropped) does not hold it.
  */
-static uint64_t holder_ready(struct rpl_worker *w, struct cl_node *h, uint64_t ready)
+static uint64_t holder_ready(struct rpl_worker *w, const struct cl_stream *s,
+			     struct cl_node *h, uint64_t ready)
 {
 	const struct rpl_closed *c = w->closed;
 	const struct cl_stream *x;
-	uint64_t r;
+	uint64_t r, sleep;
 
 	if (!c->holder || !h->hw || ready == UINT64_MAX)
 		return ready;
 	x = &c->s[h->hw_stream];
+	/* the sleep out of the think time, not below the drain */
+	sleep = ist_ns_sat((double)h->hw_sleep * w->run->o.think_scale);
+	if (ready > s->last_done)
+		ready = ready - s->last_done > sleep ? ready - sleep : s->last_done;
 	if (x->done_ord < h->hw_ord) {
 		if (x->head == NIL && !x->inflight && x->leader == NIL)
 			return ready;
-		if (!h->hw_waited) {
-			h->hw_waited = 1;
-			w->holder_waited++;
-		}
 		return UINT64_MAX;
 	}
 	if (x->done_ord - h->hw_ord >= CL_DONE_RING)
@@ -1460,7 +1474,7 @@ static void holder_done(struct rpl_worker *w, unsigned si, uint64_t done)
 static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 			      struct cl_node *h, uint64_t *asked)
 {
-	uint64_t ready = holder_ready(w, h, woke_ready(w, h, think_end(w, s, h, 1)));
+	uint64_t ready = holder_ready(w, s, h, woke_ready(w, h, think_end(w, s, h, 1)));
 
 	*asked = ready;
 	if (ready == UINT64_MAX)
@@ -1694,7 +1708,7 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].woke_from = c->nodes[n].woke_rel = 0;
 	c->nodes[n].hw = c->nodes[n].hw_waited = 0;
 	c->nodes[n].hw_stream = NIL;
-	c->nodes[n].hw_ord = c->nodes[n].hw_post = 0;
+	c->nodes[n].hw_ord = c->nodes[n].hw_post = c->nodes[n].hw_sleep = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;
 	if (c->nodes[n].hw)
@@ -1781,7 +1795,7 @@ static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 	if (!s->have_prev)
 		*ready = ist_add_sat(r->epoch, ist_ns_sat((double)h->io.rec.t_ns / r->o.speed));
 	else if (head_dependent(s, &h->io.rec))
-		*ready = holder_ready(w, h, woke_ready(w, h, think_end(w, s, h, 1)));
+		*ready = holder_ready(w, s, h, woke_ready(w, h, think_end(w, s, h, 1)));
 	else
 		*ready = ist_add_sat(s->prev_issue,
 				     ist_ns_sat((double)(h->io.rec.t_ns - s->prev_t) / r->o.speed));

@@ -1126,6 +1126,35 @@ static void test_closed_holder_waits(void)
 	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 4200 * us);
 	CU_ASSERT_EQUAL(res->commits_after_release, 1);
 	rpl_run_free(r);
+
+	/* the holder's commit over early (stream 1 reads 0 - 10 us on another
+	 * device first, runs 50 us, commits 60 - 80 us): stream 2 does not
+	 * wait, and the recorded sleep's 70 us left in its think time (its
+	 * 270 us less the 200 us of stream 1's lock) are out of it, redone by
+	 * the wait: its CPU served 60 - 310 us (the CPU's queue), ready at 310
+	 * us, not 380 */
+	{
+		struct ist_record e[] = {
+			recs[0], mkrec(0, IST_OP_READ, 0, 4096, 250 * us, 1, 1), recs[1],
+			recs[2], recs[3], recs[4], recs[5],
+		};
+
+		e[1].dev = 1;
+		e[3].flags = IST_F_DEPENDENT;
+		o.holder_waits = 1;
+		o.null_latency_ns = 10 * us;
+		res = run_null(&o, e, n + 1, &evl, &r);
+		CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 60 * us);
+		CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 310 * us);
+		CU_ASSERT_EQUAL(res->holder_marked, 1);
+		CU_ASSERT_EQUAL(res->holder_waited, 0);
+		rpl_run_free(r);
+		o.holder_waits = 0;
+		res = run_null(&o, e, n + 1, &evl, &r);
+		CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 380 * us);
+		rpl_run_free(r);
+		o.holder_waits = 1;
+	}
 	unlink(path);
 
 	/* stream 1 not on a CPU at the wake-up: no holder known, not marked */
@@ -1143,6 +1172,43 @@ static void test_closed_holder_waits(void)
 	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 340 * us);
 	CU_ASSERT_EQUAL(res->holder_marked, 0);
 	CU_ASSERT_EQUAL(res->holder_waited, 0);
+	rpl_run_free(r);
+	unlink(path);
+
+	/* four waits for the client after the wake-up (a commit another's
+	 * flush carried, then the next transaction): not marked; three are */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 250000\n"
+			"c 1 250000 300000\n"
+			"c 1 500000 600000\n"
+			"r 2 520000 600000\n"
+			"c 2 600000 620000\n"
+			"w 2 620000 640000 0\n"
+			"c 2 640000 660000\n"
+			"w 2 660000 680000 0\n"
+			"c 2 680000 700000\n"
+			"w 2 700000 720000 0\n"
+			"c 2 720000 740000\n"
+			"w 2 740000 800000 50000\n"
+			"c 2 800000 850000\n");
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->holder_marked, 0);
+	rpl_run_free(r);
+	unlink(path);
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 250000\n"
+			"c 1 250000 300000\n"
+			"c 1 500000 600000\n"
+			"r 2 520000 600000\n"
+			"c 2 600000 640000\n"
+			"w 2 640000 660000 0\n"
+			"c 2 660000 700000\n"
+			"w 2 700000 720000 0\n"
+			"c 2 720000 740000\n"
+			"w 2 740000 800000 50000\n"
+			"c 2 800000 850000\n");
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->holder_marked, 1);
 	rpl_run_free(r);
 	unlink(path);
 
