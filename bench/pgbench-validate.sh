@@ -43,7 +43,8 @@
 #   previous model, on the same target: "# run N: paired" lines and their
 #   medians; PAIR_IOSTORM: the binary of the paired replay and its
 #   annotate, e.g. main's; PAIR_OPTS: its replay options instead of
-#   REPLAY_OPTS; PAIR_WAKE: its --wake-cost, default none), BTWICE=1 (run B twice: B's own spread beside the error),
+#   REPLAY_OPTS; PAIR_WAKE: its --wake-cost, default none; PAIR_CPUS: its
+#   --cpus instead of CPUS, "" for none), BTWICE=1 (run B twice: B's own spread beside the error),
 #   PGBENCH_OPTS (pgbench's options besides the clients, time and log:
 #   e.g. -N, no updates of the branches and tellers, whose row locks
 #   the clients otherwise wait for until the holder's commit is durable),
@@ -266,13 +267,14 @@ bench() {
 # predict CAPTURE PREFIX G A_TXNS [prev] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
 # (TPS: the streams' summed transaction rates, transactions.tps_streams)
 predict() {
-	bin=$IOSTORM ropts=$REPLAY_OPTS wake=$WAKE
-	[ "${5:-}" = prev ] && bin=${PAIR_IOSTORM:-$IOSTORM} ropts=${PAIR_OPTS-$REPLAY_OPTS} wake=${PAIR_WAKE:-}
+	bin=$IOSTORM ropts=$REPLAY_OPTS wake=$WAKE cpus=$CPUS
+	[ "${5:-}" = prev ] && bin=${PAIR_IOSTORM:-$IOSTORM} ropts=${PAIR_OPTS-$REPLAY_OPTS} \
+		wake=${PAIR_WAKE:-} cpus=${PAIR_CPUS-$CPUS}
 	"$bin" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	ts=""
-	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${CPUS:+ --cpus $CPUS}${CPU_SCALE:+ --cpu-scale $CPU_SCALE}"
-	[ "$SCHED" = 1 ] && [ -n "$CPUS" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
+	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${cpus:+ --cpus $cpus}${cpus:+${CPU_SCALE:+ --cpu-scale $CPU_SCALE}}"
+	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
 	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
 	python3 - "$2.json" <<'PY'

@@ -162,8 +162,24 @@ struct cl_node {
 				  stream reached the sleep: it waits for
 				  that holder's release, */
 	uint64_t woke_rel;     /* which came then (0: not yet) */
+	/* --holder-waits: the gap holds a sleep that another stream (the
+	 * holder, hw_stream) ended just after the completion of its commit
+	 * hw_ord (its hw_ord-th commit marker), then a wait for the client:
+	 * the stream waited for a lock that the holder kept through its
+	 * commit (a row's); hw_post: its CPU time after the wake-up (see
+	 * holder_ready) */
+	int hw;
+	unsigned hw_stream;
+	uint64_t hw_ord, hw_post;
+	uint64_t hw_sleep;     /* the sleep's part left in the think time (its
+				  length less the lock others held in it) */
+	int hw_waited;         /* counted as a wait in the replay */
 	unsigned next;
 };
+
+/* --holder-waits: the completion times kept per stream (a dependency on
+ * an older commit is met: the waiter's drain is later) */
+#define CL_DONE_RING 64
 
 struct cl_stream {
 	uint64_t id;
@@ -190,6 +206,10 @@ struct cl_stream {
 	uint64_t rq_from;      /* max recorded completion of the added I/Os */
 	uint64_t rq_acc[9];    /* intervals of its open gap read early */
 	int last_sync;         /* its latest completion did not sleep */
+	/* --holder-waits: its commit markers added (in trace order) and
+	 * completed in the replay, with the latest completions' times */
+	uint64_t rec_ord, done_ord;
+	uint64_t done_at[CL_DONE_RING];
 };
 
 /* A recorded commit section: a stream's first write of the commit device
@@ -197,6 +217,7 @@ struct cl_stream {
 #define CL_SECS 256
 struct cl_sec {
 	uint64_t start, end;
+	uint64_t ord;           /* the stream's commit marker: which */
 	unsigned stream;
 };
 
@@ -230,6 +251,7 @@ struct rq_iv {
 	int has_cpu;            /* RQ_CPU: cpu is its runtime */
 	int wk;                 /* RQ_CPU: WK_*, what it followed */
 	uint64_t sleep_from;    /* WK_CLIENT, WK_WAKE: the sleep's start */
+	uint64_t wake_at;       /* WK_WAKE: when it was made runnable */
 };
 
 /* The classifier's state of one stream, in the sidecar's order: its latest
@@ -267,6 +289,12 @@ struct rq_stale {
 
 /* Busy intervals of a gap kept (the latest), see busy_runs. */
 #define RQ_BUSY_MAX 256
+/* On-CPU intervals of all streams kept (the latest), see holder_scan. */
+#define CL_ONCPU 4096
+/* --holder-waits: the most waits for the client after such a wake-up (the
+ * rest of the transaction: pgbench's TPC-B has 2 statements after its
+ * branch's update, 3 after its teller's) */
+#define HW_MAX_CLIENT 3
 
 struct rpl_closed {
 	struct u64map map;
@@ -308,6 +336,13 @@ struct rpl_closed {
 	 * I/O being added (the latest RQ_BUSY_MAX), see woke_scan */
 	struct rq_iv gapiv[RQ_BUSY_MAX];
 	unsigned ngapiv;
+	/* --holder-waits: the latest on-CPU intervals read, of all streams,
+	 * in the sidecar's order (of their ends): who ran at a wake-up */
+	int holder;
+	struct cl_oncpu {
+		uint64_t stream, a, b;
+	} oncpu[CL_ONCPU];
+	unsigned noncpu, oncpu_next;
 };
 
 /* ------------------------------------------------------------ run-queue sidecar */
@@ -355,6 +390,7 @@ static int rq_parse(const char *line, struct rq_iv *iv, int version)
 	iv->has_cpu = 0;
 	iv->wk = WK_FIRST; /* rq_classify() tells, for the "c" lines */
 	iv->sleep_from = 0;
+	iv->wake_at = 0;
 	if ((*line == 'c' || *line == 'r' || (*line == 'w' && version >= 2)) &&
 	    (line[1] == ' ' || line[1] == '\t')) {
 		iv->kind = *line == 'c' ? RQ_CPU : *line == 'r' ? RQ_RUNNABLE : RQ_CLIENT;
@@ -463,9 +499,11 @@ static int rq_classify(struct rq_cls *cl, struct rq_iv *iv)
 	}
 	iv->wk = WK_FIRST;
 	iv->sleep_from = 0;
+	iv->wake_at = 0;
 	if (st->have_c) {
 		int woken_at_start = st->have_r && st->r_b == iv->a;
 
+		iv->wake_at = woken_at_start ? st->r_a : iv->a;
 		if ((woken_at_start && st->r_a == st->c_end) || iv->a == st->c_end) {
 			/* runnable from its end (or back on a CPU at once) */
 			iv->wk = WK_PREEMPT;
@@ -638,6 +676,13 @@ static int rq_read(struct rpl_closed *c)
 		if (k > 0) {
 			if (rq_classify(&c->cls, &c->rq_next) < 0)
 				break; /* out of memory: the rest unread */
+			if (c->holder && c->rq_next.kind == RQ_CPU) {
+				c->oncpu[c->oncpu_next] = (struct cl_oncpu){ c->rq_next.stream,
+					c->rq_next.a, c->rq_next.b };
+				c->oncpu_next = (c->oncpu_next + 1) % CL_ONCPU;
+				if (c->noncpu < CL_ONCPU)
+					c->noncpu++;
+			}
 			c->rq_have = 1;
 			return 1;
 		}
@@ -897,6 +942,105 @@ static void woke_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, uin
 }
 
 /*
+ * --holder-waits: the other stream that ran at wake-up time `wake` (a
+ * thread runs when it wakes another: the waker), among those whose commit
+ * section ended in the sleep (from, wake]; the latest such section's end
+ * wins (several CPUs).  NIL when none; *ord: that section's commit.
+ */
+static unsigned holder_at(const struct rpl_closed *c, unsigned si, uint64_t from,
+			  uint64_t wake, uint64_t *ord)
+{
+	uint64_t best = 0;
+	unsigned hs = NIL;
+
+	/* the ring is in the order of the intervals' ends: the latest first,
+	 * until one ended before the wake-up */
+	for (unsigned k = 1; k <= c->noncpu; k++) {
+		const struct cl_oncpu *o = &c->oncpu[(c->oncpu_next + CL_ONCPU - k) % CL_ONCPU];
+		unsigned j;
+
+		if (o->b < wake)
+			break;
+		if (o->a > wake || o->stream == c->s[si].id || !map_get(&c->map, o->stream, &j))
+			continue;
+		for (unsigned m = 0; m < c->nsecs; m++) {
+			const struct cl_sec *x = &c->secs[m];
+
+			if (x->stream == j && x->end > from && x->end <= wake && x->end >= best) {
+				best = x->end;
+				hs = j;
+				*ord = x->ord;
+			}
+		}
+	}
+	return hs;
+}
+
+static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uint64_t b);
+
+/*
+ * --holder-waits: does the gap before nd (recorded issue t, the first
+ * write or flush of a commit section) hold a sleep that another stream
+ * ended, that stream on a CPU at the wake-up with its commit section
+ * ended during the sleep, followed by 1 to HW_MAX_CLIENT waits for its
+ * client before the I/O?  In PostgreSQL: a backend that waited for a row another
+ * transaction had updated, until that transaction's commit was durable
+ * (the holder wakes the waiters as it releases its locks, after its
+ * commit), then ran the rest of its transaction.  Then nd->hw, with the
+ * holder, its commit and the CPU time after the wake-up (the latest such
+ * sleep).  It replaces woke_scan's mark, which waits for whichever stream
+ * holds the log lock then.
+ */
+static void holder_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, uint64_t t)
+{
+	const struct cl_stream *s = &c->s[si];
+	const struct ist_record *rec = &nd->io.rec;
+	uint64_t wake = 0, from = 0, last = 0, post = 0, ord = 0, o;
+	unsigned hs = NIL, h;
+	int client = 0;
+
+	if (c->commit_dev < 0 || rec->dev != (unsigned)c->commit_dev ||
+	    (rec->op != IST_OP_WRITE && rec->op != IST_OP_FLUSH) ||
+	    (s->in_sec && s->sec_dev == rec->dev))
+		return; /* not the first I/O of a commit section */
+	for (unsigned i = 0; i < c->ngapiv; i++) {
+		const struct rq_iv *iv = &c->gapiv[i];
+
+		if (iv->kind != RQ_CPU || iv->wk != WK_WAKE || iv->sleep_from < s->rq_from ||
+		    iv->a >= t || (hs != NIL && iv->a <= last))
+			continue;
+		h = holder_at(c, si, iv->sleep_from, iv->wake_at, &o);
+		if (h != NIL) {
+			hs = h;
+			ord = o;
+			last = iv->a;
+			wake = iv->wake_at;
+			from = iv->sleep_from;
+		}
+	}
+	if (hs == NIL)
+		return;
+	for (unsigned i = 0; i < c->ngapiv; i++) {
+		const struct rq_iv *iv = &c->gapiv[i];
+
+		if (iv->kind == RQ_CLIENT && iv->a >= wake)
+			client++;
+		if (iv->a >= wake)
+			post += iv_cpu(s, iv, t);
+	}
+	if (!client || client > HW_MAX_CLIENT)
+		return; /* none: it went on to its write, the log lock's wait;
+			   more: a commit another's flush carried, then the
+			   next transaction */
+	nd->hw = 1;
+	nd->hw_stream = hs;
+	nd->hw_ord = ord;
+	nd->hw_post = post;
+	nd->hw_sleep = wake - from - held_in_sleep(c, si, from, wake);
+	nd->woke = 0;
+}
+
+/*
  * The run-queue waits and CPU time in the think time before nd, in trace
  * order.  An interval of the stream that started before the I/O's issue t
  * belongs to that think time (the part after the stream's last recorded
@@ -943,6 +1087,8 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	busy_runs(c);
 	if (c->groups && t > s->rq_from)
 		woke_scan(c, si, nd, t);
+	if (c->holder && t > s->rq_from)
+		holder_scan(c, si, nd, t);
 	/* the stale intervals of the other streams (none of s's is left:
 	 * stale, it started before t) to their streams' open gaps, dropped
 	 * for a stream without I/Os so far; sums, so the order is free */
@@ -995,6 +1141,7 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->commit_dev = -1;
 	c->lock_owner = NIL;
 	c->groups = w->run->o.commit_groups;
+	c->holder = w->run->o.holder_waits;
 	c->pfree = NIL;
 	if (w->run->o.cpus) {
 		c->vcpu = calloc(w->run->o.cpus, sizeof(*c->vcpu));
@@ -1256,6 +1403,69 @@ static uint64_t woke_ready(const struct rpl_worker *w, const struct cl_node *h, 
 }
 
 /*
+ * --holder-waits: a commit h that holder_scan marked is ready only once
+ * the holder's commit hw_ord has completed in the replay, plus its own CPU
+ * time after the wake-up (the rest of its transaction), and not before
+ * ready (its think time's end) less the recorded sleep, which this wait
+ * redoes; UINT64_MAX while that commit has not completed
+ * (rpl_closed_done requeues it then).  So the wait follows the target's
+ * commit latency, not the recording's.  A holder with nothing left to
+ * complete (its commit dropped) does not hold it.
+ */
+static uint64_t holder_ready(struct rpl_worker *w, const struct cl_stream *s,
+			     struct cl_node *h, uint64_t ready)
+{
+	const struct rpl_closed *c = w->closed;
+	const struct cl_stream *x;
+	uint64_t r, sleep;
+
+	if (!c->holder || !h->hw || ready == UINT64_MAX)
+		return ready;
+	x = &c->s[h->hw_stream];
+	/* the sleep out of the think time, not below the drain */
+	sleep = ist_ns_sat((double)h->hw_sleep * w->run->o.think_scale);
+	if (ready > s->last_done)
+		ready = ready - s->last_done > sleep ? ready - sleep : s->last_done;
+	if (x->done_ord < h->hw_ord) {
+		if (x->head == NIL && !x->inflight && x->leader == NIL)
+			return ready;
+		return UINT64_MAX;
+	}
+	if (x->done_ord - h->hw_ord >= CL_DONE_RING)
+		return ready; /* long ago */
+	r = ist_add_sat(x->done_at[h->hw_ord % CL_DONE_RING], woke_cpu(w, h->hw_post));
+	if (r <= ready)
+		return ready;
+	if (!h->hw_waited) {
+		h->hw_waited = 1;
+		w->holder_waited++;
+	}
+	return r;
+}
+
+static int requeue(struct rpl_worker *w, unsigned si);
+
+/* --holder-waits: stream si's commit completed at done: the commits
+ * waiting on it may be ready. */
+static void holder_done(struct rpl_worker *w, unsigned si, uint64_t done)
+{
+	struct rpl_closed *c = w->closed;
+	struct cl_stream *s = &c->s[si];
+
+	s->done_ord++;
+	s->done_at[s->done_ord % CL_DONE_RING] = done;
+	if (!c->holder)
+		return;
+	for (unsigned i = 0; i < c->ns; i++) {
+		const struct cl_stream *x = &c->s[i];
+
+		if (i != si && x->head != NIL && !x->inflight && x->leader == NIL &&
+		    c->nodes[x->head].hw && c->nodes[x->head].hw_stream == si)
+			requeue(w, i);
+	}
+}
+
+/*
  * The deadline of a head that takes the commit lock, once the stream has
  * drained: its recorded think time less the time other streams held the
  * lock meanwhile (the wait that the replay redoes against the replayed
@@ -1264,9 +1474,11 @@ static uint64_t woke_ready(const struct rpl_worker *w, const struct cl_node *h, 
 static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 			      struct cl_node *h, uint64_t *asked)
 {
-	uint64_t ready = woke_ready(w, h, think_end(w, s, h, 1));
+	uint64_t ready = holder_ready(w, s, h, woke_ready(w, h, think_end(w, s, h, 1)));
 
 	*asked = ready;
+	if (ready == UINT64_MAX)
+		return ready; /* until the holder's commit completes */
 	if (ready >= w->closed->lock_released) {
 		h->lock_waited = 0;
 		return ready;
@@ -1455,7 +1667,8 @@ static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 		s->sec_dev = rec->dev;
 	}
 	if (rec->flags & IST_F_COMMIT) {
-		c->secs[c->sec_next] = (struct cl_sec){ s->sec_start, end, si };
+		s->rec_ord++;
+		c->secs[c->sec_next] = (struct cl_sec){ s->sec_start, end, s->rec_ord, si };
 		c->sec_next = (c->sec_next + 1) % CL_SECS;
 		if (c->nsecs < CL_SECS)
 			c->nsecs++;
@@ -1493,8 +1706,13 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].woke = c->nodes[n].woke_armed = c->nodes[n].woke_wait = 0;
 	c->nodes[n].woke_pre = c->nodes[n].woke_post = 0;
 	c->nodes[n].woke_from = c->nodes[n].woke_rel = 0;
+	c->nodes[n].hw = c->nodes[n].hw_waited = 0;
+	c->nodes[n].hw_stream = NIL;
+	c->nodes[n].hw_ord = c->nodes[n].hw_post = c->nodes[n].hw_sleep = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;
+	if (c->nodes[n].hw)
+		w->holder_marked++;
 	if (w->run->o.serial_commits) {
 		rec_commits(c, si, &c->nodes[n]);
 		if (io->rec.flags & IST_F_COMMIT)
@@ -1577,11 +1795,11 @@ static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 	if (!s->have_prev)
 		*ready = ist_add_sat(r->epoch, ist_ns_sat((double)h->io.rec.t_ns / r->o.speed));
 	else if (head_dependent(s, &h->io.rec))
-		*ready = woke_ready(w, h, think_end(w, s, h, 1));
+		*ready = holder_ready(w, s, h, woke_ready(w, h, think_end(w, s, h, 1)));
 	else
 		*ready = ist_add_sat(s->prev_issue,
 				     ist_ns_sat((double)(h->io.rec.t_ns - s->prev_t) / r->o.speed));
-	return 1;
+	return *ready != UINT64_MAX; /* not while its holder's commit is to come */
 }
 
 /* The lock's new holder si issues its section at issue: the commits ready
@@ -1713,6 +1931,8 @@ static void ride_done(struct rpl_worker *w, unsigned si, uint64_t done)
 		s->last_done = done;
 	s->last_sync = 0; /* it slept on the lock */
 	w->commits_joined++;
+	if (last)
+		holder_done(w, si, done);
 	woke_arm(w, si, s->last_done);
 	requeue(w, si);
 }
@@ -1756,6 +1976,9 @@ void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io, uint64_t don
 	if (done > s->last_done)
 		s->last_done = done;
 	s->last_sync = io->sync;
+	if ((io->rec.flags & IST_F_COMMIT) && io->rec.stream &&
+	    (io->rec.op == IST_OP_WRITE || io->rec.op == IST_OP_FLUSH))
+		holder_done(w, si, done); /* counted as rec_commits counts them */
 	/* The lock holder releases it with its commit, or when it drained and
 	 * its next I/O is not for the commit device. */
 	if (c->lock_owner == si && ((io->rec.flags & IST_F_COMMIT) ||

@@ -130,6 +130,7 @@ struct rpl_worker {
 	uint64_t wakes_dropped, wakes_kept, wake_cpu_dropped; /* --wake-cost */
 	uint64_t commits_joined, commit_groups;  /* --commit-groups */
 	uint64_t commits_after_release;  /* and commits that slept on it */
+	uint64_t holder_marked, holder_waited; /* --holder-waits */
 	uint64_t last_done;
 	/* current interval, merged into the run's table when it ends */
 	uint64_t cur_interval;

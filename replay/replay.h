@@ -179,6 +179,10 @@ struct rpl_opts {
 	int commit_groups;          /* serial commits: a commit ready while
 				       the lock is held completes with the
 				       next holder's flush (group commit) */
+	int holder_waits;           /* commit groups, think_sched: a commit
+				       whose stream slept on another's commit
+				       in the recording waits for that
+				       commit's replayed completion */
 	int txn_latency_cycle;      /* a transaction's latency runs from its
 				       stream's previous transaction's end */
 	const char *think_sched;    /* closed: a run-queue sidecar (record
@@ -326,6 +330,9 @@ struct rpl_result {
 	uint64_t commits_after_release; /* --think-sched: commits ready only
 					after another's release plus their
 					CPU time after the wake-up */
+	uint64_t holder_marked;      /* --holder-waits: commits that waited on
+					another's commit in the recording, */
+	uint64_t holder_waited;      /* and those that waited in the replay */
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	/* null back-end with latency lists: I/Os of trace device d and op k

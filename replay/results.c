@@ -221,6 +221,8 @@ int rpl_results_build(struct rpl_run *r)
 		res->commits_joined += w->commits_joined;
 		res->commit_groups += w->commit_groups;
 		res->commits_after_release += w->commits_after_release;
+		res->holder_marked += w->holder_marked;
+		res->holder_waited += w->holder_waited;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
 		if (w->wake_margin_max > res->wake_margin_max_ns)

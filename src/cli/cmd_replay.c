@@ -72,6 +72,12 @@ static const char usage_text[] =
 	"                           formed on the target; default off; with\n"
 	"                           --think-sched, recommended when the target\n"
 	"                           may be slower than the recording's)\n"
+	"      --holder-waits on|off  with --commit-groups on and --think-sched: a\n"
+	"                           commit whose stream slept, in the recording,\n"
+	"                           until another stream ended its commit (a row\n"
+	"                           lock held through it) waits for that commit's\n"
+	"                           replayed completion, then its own CPU time\n"
+	"                           after the wake-up (default off)\n"
 	"      --think-sched FILE   closed: take the streams' run-queue waits in FILE\n"
 	"                           (record --sched) out of their think times\n"
 	"      --cpus N             closed, with --think-sched: serve the streams'\n"
@@ -130,7 +136,7 @@ enum {
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN, O_PIN,
-	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_TXN_LATENCY,
+	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_HOLDER_WAITS, O_TXN_LATENCY,
 	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST, O_LAT_LOG, O_NULL_LAT_FROM,
 };
 
@@ -158,6 +164,7 @@ static const struct option longopts[] = {
 	{ "txn-per", required_argument, NULL, O_TXN_PER },
 	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
 	{ "commit-groups", required_argument, NULL, O_COMMIT_GROUPS },
+	{ "holder-waits", required_argument, NULL, O_HOLDER_WAITS },
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "cpu-scale", required_argument, NULL, O_CPU_SCALE },
@@ -419,6 +426,10 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		if (o->commit_groups && o->think_sched)
 			printf("  commits    %" PRIu64 " woken by another's commit, ready after its "
 			       "release\n", res->commits_after_release);
+		if (o->holder_waits)
+			printf("  commits    %" PRIu64 " slept on another's commit in the recording, "
+			       "%" PRIu64 " waited for it in the replay\n", res->holder_marked,
+			       res->holder_waited);
 		if (res->rec_txn_lat.count)
 			print_pcts_row(" recorded", &res->rec_txn_lat);
 	}
@@ -513,6 +524,7 @@ int cmd_replay(int argc, char **argv)
 	/* given, for the options that only some modes use */
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
 	int commit_groups = -1; /* --commit-groups: -1 not given */
+	int holder_waits = -1;  /* --holder-waits: -1 not given */
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
 	struct rpl_report_info info;
@@ -634,6 +646,15 @@ int cmd_replay(int argc, char **argv)
 				commit_groups = 0;
 			else
 				return cli_usage_error(CMD, "bad --commit-groups '%s' (on or off)",
+						       optarg);
+			break;
+		case O_HOLDER_WAITS:
+			if (!strcmp(optarg, "on"))
+				holder_waits = 1;
+			else if (!strcmp(optarg, "off"))
+				holder_waits = 0;
+			else
+				return cli_usage_error(CMD, "bad --holder-waits '%s' (on or off)",
 						       optarg);
 			break;
 		case O_THINK_SCHED:
@@ -801,6 +822,10 @@ int cmd_replay(int argc, char **argv)
 					       commit_groups);
 	if (o.think_sched && o.timing != RPL_TIMING_CLOSED)
 		return cli_usage_error(CMD, "--think-sched needs --timing closed");
+	if (holder_waits > 0 && (!o.commit_groups || !o.think_sched))
+		return cli_usage_error(CMD, "--holder-waits on needs --commit-groups on and "
+				       "--think-sched (the sleeps and who ended them)");
+	o.holder_waits = holder_waits > 0;
 	if (o.cpus && !o.think_sched)
 		return cli_usage_error(CMD, "--cpus needs --think-sched (its on-CPU times)");
 	if (o.cpu_scale != 1.0 && !o.cpus)

@@ -127,6 +127,48 @@ expect_grep '^4,write,2,[0-9]+,4000000,' "$TMP/w0.lat"
 grep -q after_release "$TMP/w0.json" && fail "after_release without --commit-groups"
 ok
 
+# --holder-waits: stream 2 slept until stream 1, on the CPU after its
+# commit, woke it (a row held through that commit), then waited for its
+# client and committed (test_closed_holder_waits has the schedule): at 10
+# us an I/O, its write at 520 us (stream 1's commit at 320 us plus its 200
+# us of CPU after the wake-up), not at its think time's end (340 us)
+printf '%s\n' "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" \
+	"0,0,write,0,4096,100000,2,1," "100000,0,flush,0,0,100000,2,1,commit|dependent" \
+	"300000,0,write,4096,4096,100000,1,1," "400000,0,flush,0,0,100000,1,1,commit|dependent" \
+	"850000,0,write,8192,4096,100000,2,2,dependent" \
+	"950000,0,flush,0,0,100000,2,2,commit|dependent" >"$TMP/holder.csv"
+printf '%s\n' "# iostorm-sched 2 runq cpu client" "c 2 200000 250000" "c 1 250000 300000" \
+	"c 1 500000 600000" "r 2 520000 600000" "c 2 600000 700000" "w 2 700000 800000 50000" \
+	"c 2 800000 850000" >"$TMP/holder.sched"
+expect_status 0 "$IOSTORM" convert "$TMP/holder.csv" "$TMP/holder.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/holder.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --serial-commits --commit-groups on --think-sched "$TMP/holder.sched" \
+	--cpus 1 --holder-waits on --json "$TMP/h1.json" --lat-log "$TMP/h1.lat"
+expect_grep "^  commits    1 slept on another.s commit in the recording, 1 waited for it in the replay$" "$TMP/out"
+expect_grep '"holder_waits": true' "$TMP/h1.json"
+expect_grep '"holder_marked": 1' "$TMP/h1.json"
+expect_grep '"holder_waited": 1' "$TMP/h1.json"
+expect_grep '^4,write,2,[0-9]+,520000,' "$TMP/h1.lat"
+expect_status 0 "$IOSTORM" replay "$TMP/holder.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --serial-commits --commit-groups on --think-sched "$TMP/holder.sched" \
+	--cpus 1 --holder-waits off --json "$TMP/h0.json" --lat-log "$TMP/h0.lat"
+expect_grep '^4,write,2,[0-9]+,340000,' "$TMP/h0.lat"
+expect_grep '"holder_waits": false' "$TMP/h0.json"
+grep -q holder_marked "$TMP/h0.json" && fail "holder_marked without --holder-waits"
+grep -q "slept on another" "$TMP/out" && fail "the holder line without --holder-waits"
+expect_status 2 "$IOSTORM" replay "$TMP/holder.ist" --null --timing closed --serial-commits \
+	--commit-groups on --think-sched "$TMP/holder.sched" --holder-waits yes
+expect_grep "bad --holder-waits 'yes' \\(on or off\\)" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/holder.ist" --null --timing closed --serial-commits \
+	--think-sched "$TMP/holder.sched" --holder-waits on
+expect_grep "holder-waits on needs --commit-groups on and --think-sched" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/holder.ist" --null --timing closed --serial-commits \
+	--commit-groups on --holder-waits on
+expect_grep "holder-waits on needs --commit-groups on and --think-sched" "$TMP/err"
+expect_status 0 "$IOSTORM" replay "$TMP/holder.ist" --null --timing closed --serial-commits \
+	--holder-waits off --quiet
+ok
+
 # --think-sched: one client, a transaction of one 100 us read every 1 ms;
 # 400 us of each 900 us think time it waited for a CPU (record --sched).
 # At 10 us per I/O: one per 910 us without the sidecar, 510 us with it.

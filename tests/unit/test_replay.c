@@ -1045,6 +1045,190 @@ static void test_closed_woken_commit(void)
 }
 
 /*
+ * --holder-waits: a commit that waited for a row another's commit held.
+ * Stream 2 commits (write at 0, flush at 100 us, 100 us each), runs 50 us,
+ * sleeps from 250 us; stream 1 commits (write at 300 us, flush at 400 us,
+ * 100 us each), runs 500-600 us and wakes stream 2 at 520 us (runnable
+ * until 600 us: one CPU); stream 2 runs 100 us, waits 100 us for its
+ * client (50 us of its CPU), runs 50 us and commits at 850 us.  Stream
+ * 2's think time: 200 us on the CPU, 50 us of the client's, 70 us asleep
+ * (the 200 us of stream 1's lock taken out); after the wake-up 200 us of
+ * CPU.  Fast target (10 us an I/O): stream 2's first commit 0 - 20 us,
+ * stream 1's (its first I/O, at its recorded 300 us) 300 - 320 us; stream
+ * 2 ready at 20 + 250 + 70 = 340 us without the rule (the log lock free
+ * then), at 320 + 200 = 520 us with it.  Slow target (1 ms an I/O): stream
+ * 1 takes the log lock at 2 ms, completes at 4 ms: 4.2 ms either way (the
+ * woken-commit rule's release is that commit's).
+ */
+static void test_closed_holder_waits(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 100 * us, 2, 1),           /* 0 */
+		mkrec(100 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 1),       /* 1 */
+		mkrec(300 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 1, 1), /* 2 */
+		mkrec(400 * us, IST_OP_FLUSH, 0, 0, 100 * us, 1, 1),       /* 3 */
+		mkrec(850 * us, IST_OP_WRITE, 8192, 4096, 100 * us, 2, 2), /* 4 */
+		mkrec(950 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 2),       /* 5 */
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	const char *sched = "# iostorm-sched 2 runq cpu client\n"
+			    "c 2 200000 250000\n"
+			    "c 1 250000 300000\n"
+			    "c 1 500000 600000\n"
+			    "r 2 520000 600000\n"
+			    "c 2 600000 700000\n"
+			    "w 2 700000 800000 50000\n"
+			    "c 2 800000 850000\n";
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	char path[64];
+	rpl_run *r;
+
+	recs[1].flags = recs[3].flags = recs[5].flags = IST_F_DEPENDENT | IST_F_COMMIT;
+	recs[4].flags = IST_F_DEPENDENT;
+	write_tmp(path, sched);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.serial_commits = 1;
+	o.commit_groups = 1;
+	o.think_sched = path;
+	o.cpus = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 300 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 340 * us);
+	CU_ASSERT_EQUAL(res->holder_marked, 0);
+	rpl_run_free(r);
+
+	o.holder_waits = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 300 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 520 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 530 * us);
+	CU_ASSERT_EQUAL(res->holder_marked, 1);
+	CU_ASSERT_EQUAL(res->holder_waited, 1);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
+
+	/* slow target: stream 1 commits 2 - 4 ms; 4.2 ms with or without */
+	o.null_latency_ns = 1000 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 2000 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 4200 * us);
+	CU_ASSERT_EQUAL(res->holder_waited, 1);
+	CU_ASSERT_EQUAL(res->commits_after_release, 0);
+	rpl_run_free(r);
+	o.holder_waits = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 4200 * us);
+	CU_ASSERT_EQUAL(res->commits_after_release, 1);
+	rpl_run_free(r);
+
+	/* the holder's commit over early (stream 1 reads 0 - 10 us on another
+	 * device first, runs 50 us, commits 60 - 80 us): stream 2 does not
+	 * wait, and the recorded sleep's 70 us left in its think time (its
+	 * 270 us less the 200 us of stream 1's lock) are out of it, redone by
+	 * the wait: its CPU served 60 - 310 us (the CPU's queue), ready at 310
+	 * us, not 380 */
+	{
+		struct ist_record e[] = {
+			recs[0], mkrec(0, IST_OP_READ, 0, 4096, 250 * us, 1, 1), recs[1],
+			recs[2], recs[3], recs[4], recs[5],
+		};
+
+		e[1].dev = 1;
+		e[3].flags = IST_F_DEPENDENT;
+		o.holder_waits = 1;
+		o.null_latency_ns = 10 * us;
+		res = run_null(&o, e, n + 1, &evl, &r);
+		CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 60 * us);
+		CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 310 * us);
+		CU_ASSERT_EQUAL(res->holder_marked, 1);
+		CU_ASSERT_EQUAL(res->holder_waited, 0);
+		rpl_run_free(r);
+		o.holder_waits = 0;
+		res = run_null(&o, e, n + 1, &evl, &r);
+		CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 380 * us);
+		rpl_run_free(r);
+		o.holder_waits = 1;
+	}
+	unlink(path);
+
+	/* stream 1 not on a CPU at the wake-up: no holder known, not marked */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 250000\n"
+			"c 1 250000 300000\n"
+			"c 1 500000 510000\n"
+			"r 2 520000 600000\n"
+			"c 2 600000 700000\n"
+			"w 2 700000 800000 50000\n"
+			"c 2 800000 850000\n");
+	o.holder_waits = 1;
+	o.null_latency_ns = 10 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 340 * us);
+	CU_ASSERT_EQUAL(res->holder_marked, 0);
+	CU_ASSERT_EQUAL(res->holder_waited, 0);
+	rpl_run_free(r);
+	unlink(path);
+
+	/* four waits for the client after the wake-up (a commit another's
+	 * flush carried, then the next transaction): not marked; three are */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 250000\n"
+			"c 1 250000 300000\n"
+			"c 1 500000 600000\n"
+			"r 2 520000 600000\n"
+			"c 2 600000 620000\n"
+			"w 2 620000 640000 0\n"
+			"c 2 640000 660000\n"
+			"w 2 660000 680000 0\n"
+			"c 2 680000 700000\n"
+			"w 2 700000 720000 0\n"
+			"c 2 720000 740000\n"
+			"w 2 740000 800000 50000\n"
+			"c 2 800000 850000\n");
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->holder_marked, 0);
+	rpl_run_free(r);
+	unlink(path);
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 250000\n"
+			"c 1 250000 300000\n"
+			"c 1 500000 600000\n"
+			"r 2 520000 600000\n"
+			"c 2 600000 640000\n"
+			"w 2 640000 660000 0\n"
+			"c 2 660000 700000\n"
+			"w 2 700000 720000 0\n"
+			"c 2 720000 740000\n"
+			"w 2 740000 800000 50000\n"
+			"c 2 800000 850000\n");
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->holder_marked, 1);
+	rpl_run_free(r);
+	unlink(path);
+
+	/* no wait for the client after the wake-up (the log lock's wait, then
+	 * its own write): not marked; ready at its think time's end, 20 us +
+	 * 300 us of CPU + 70 us asleep */
+	write_tmp(path, "# iostorm-sched 2 runq cpu client\n"
+			"c 2 200000 250000\n"
+			"c 1 250000 300000\n"
+			"c 1 500000 600000\n"
+			"r 2 520000 600000\n"
+			"c 2 600000 850000\n");
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->holder_marked, 0);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 390 * us);
+	rpl_run_free(r);
+	unlink(path);
+}
+
+/*
  * --cpus: 4 streams, each a 100 us read then 1 ms of think time (CPU ms of
  * it on a CPU, the rest asleep), 40 times.  Unlimited: each stream at its
  * own pace, 1 / 1.01 ms; on N CPUs the streams' CPU time queues.
@@ -2000,6 +2184,8 @@ static const struct cutest tests[] = {
 	{ "closed loop: lock waits only in the sleeps", test_closed_lock_wait_sleeps },
 	{ "closed loop: group commit waits before reads", test_closed_group_commit_wait },
 	{ "closed loop: a commit woken by another's commit", test_closed_woken_commit },
+	{ "closed loop: a commit waits for the commit whose row it waited for",
+	  test_closed_holder_waits },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
