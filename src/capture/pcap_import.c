@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <poll.h>
@@ -10,6 +11,92 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/*
+ * libpcap is loaded (dlopen) by the first capture opened, not linked:
+ * with its dependencies (libdbus, libsystemd, libgcrypt, liblz4, libcap,
+ * libgpg-error on Debian) it was 7 of the 21 libraries that every iostorm
+ * process mapped and relocated at start-up, 3.5 ms of task-clock (a
+ * program linked with it alone: 6.4 ms against 2.8), which every import,
+ * even one of a few ms, paid.  Only this file calls libpcap: its calls
+ * go through the pointers below, taken from the library by
+ * pcap_load().  The shared object is the one configure found
+ * (PCAP_SONAME), else the usual names.
+ */
+#define PCAP_FNS(X)                                                            \
+	X(pcap_activate) X(pcap_close) X(pcap_compile) X(pcap_create)          \
+	X(pcap_datalink) X(pcap_datalink_val_to_name)                          \
+	X(pcap_fopen_offline_with_tstamp_precision) X(pcap_freecode)           \
+	X(pcap_get_selectable_fd) X(pcap_get_tstamp_precision) X(pcap_geterr)  \
+	X(pcap_next_ex) X(pcap_open_offline_with_tstamp_precision)             \
+	X(pcap_set_buffer_size) X(pcap_set_immediate_mode) X(pcap_set_snaplen) \
+	X(pcap_set_timeout) X(pcap_set_tstamp_precision) X(pcap_setfilter)     \
+	X(pcap_setnonblock) X(pcap_stats) X(pcap_statustostr)
+
+static struct {
+	int loaded;
+#define PCAP_PTR(f) __typeof__(f) *f;
+	PCAP_FNS(PCAP_PTR)
+#undef PCAP_PTR
+} lp;
+
+/* Loads libpcap once; 0, or -1 with err set. */
+static int pcap_load(char *err, size_t errlen)
+{
+	static const char *const names[] = {
+#ifdef PCAP_SONAME
+		PCAP_SONAME,
+#endif
+		"libpcap.so.1", "libpcap.so.0.8", "libpcap.so",
+	};
+	void *h = NULL;
+
+	if (lp.loaded)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, errlen, "cannot load libpcap (%s), which packet "
+			 "captures need", names[0]);
+		return -1;
+	}
+#define PCAP_SYM(f)                                                            \
+	if (!(*(void **)&lp.f = dlsym(h, #f))) {                               \
+		snprintf(err, errlen, "libpcap: no %s", #f);                   \
+		dlclose(h);                                                    \
+		return -1;                                                     \
+	}
+	PCAP_FNS(PCAP_SYM)
+#undef PCAP_SYM
+	lp.loaded = 1; /* h stays open */
+	return 0;
+}
+
+/* the calls below go to the loaded library */
+#define pcap_activate lp.pcap_activate
+#define pcap_close lp.pcap_close
+#define pcap_compile lp.pcap_compile
+#define pcap_create lp.pcap_create
+#define pcap_datalink lp.pcap_datalink
+#define pcap_datalink_val_to_name lp.pcap_datalink_val_to_name
+#define pcap_fopen_offline_with_tstamp_precision \
+	lp.pcap_fopen_offline_with_tstamp_precision
+#define pcap_freecode lp.pcap_freecode
+#define pcap_get_selectable_fd lp.pcap_get_selectable_fd
+#define pcap_get_tstamp_precision lp.pcap_get_tstamp_precision
+#define pcap_geterr lp.pcap_geterr
+#define pcap_next_ex lp.pcap_next_ex
+#define pcap_open_offline_with_tstamp_precision \
+	lp.pcap_open_offline_with_tstamp_precision
+#define pcap_set_buffer_size lp.pcap_set_buffer_size
+#define pcap_set_immediate_mode lp.pcap_set_immediate_mode
+#define pcap_set_snaplen lp.pcap_set_snaplen
+#define pcap_set_timeout lp.pcap_set_timeout
+#define pcap_set_tstamp_precision lp.pcap_set_tstamp_precision
+#define pcap_setfilter lp.pcap_setfilter
+#define pcap_setnonblock lp.pcap_setnonblock
+#define pcap_stats lp.pcap_stats
+#define pcap_statustostr lp.pcap_statustostr
 
 #include "capture/proto.h"
 #include "capture/rec_match.h"
@@ -890,6 +977,10 @@ static int import_two_pass(open_fn op, void *arg, const char *name,
 
 	if (!x)
 		return -ENOMEM;
+	if (pcap_load(err, errlen)) {
+		free(x);
+		return IST_EUNSUPPORTED;
+	}
 	ctx_init(x, opts, h, emit, ctx);
 	ist_header_set(h, "source", "pcap");
 	for (int pass = 1; pass <= 2 && ret == 0; pass++) {
@@ -975,6 +1066,10 @@ int cap_pcap_live(const char *iface, const struct cap_pcap_opts *opts,
 
 	if (!x)
 		return -ENOMEM;
+	if (pcap_load(err, errlen)) {
+		free(x);
+		return IST_EUNSUPPORTED;
+	}
 	ctx_init(x, opts, h, emit, ctx);
 	pc = pcap_create(iface, ebuf);
 	if (!pc) {

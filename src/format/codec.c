@@ -466,8 +466,7 @@ _Static_assert(FMT_HIST == 16, "eight registers of two entries");
 static void offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
 			size_t n, uint8_t *out, uint8_t *delta,
 			uint64_t *raw_szp, uint64_t *seq_szp,
-			uint64_t *hist_szp, struct divisor *dv,
-			struct divisor *dh)
+			uint64_t *hist_szp, struct divisor *dh)
 {
 	const uint64_t *offs = c->offset;
 	const uint32_t *devs = c->dev, *lens = c->len;
@@ -534,7 +533,6 @@ static void offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
 		out[i] = (uint8_t)k;
 		memcpy(delta + 8 * i, &dl, 8);
 		hist_sz += miss ? len : 0;
-		gcd_add(dv, mag);
 		gcd_add(dh, miss ? mag : 0);
 		r7 = r6;
 		r6 = r5;
@@ -562,13 +560,13 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	size_t i;
 
 	/* sizes of the candidates, as varints before any deflate; HIST
-	 * symbols count 2 bits each (they deflate well); the gcds of both
-	 * (a hit adds 0 to HIST's, which leaves it alone) */
+	 * symbols count 2 bits each (they deflate well); HIST's gcd (a hit
+	 * adds 0, which leaves it alone), SEQ's later if it is chosen */
 	hist_reset(h);
 	gcd_start(&dv);
 	gcd_start(&dh);
 #ifdef __SSE2__
-	offset_scan(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz, &dv, &dh);
+	offset_scan(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz, &dh);
 #else
 	const uint32_t *devs = c->dev, *lens = c->len;
 
@@ -585,7 +583,6 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		memcpy(delta + 8 * i, &dl, 8);
 		if (k == FMT_HIST)
 			hist_sz += len;
-		gcd_add(&dv, mag);
 		gcd_add(&dh, k == FMT_HIST ? mag : 0);
 		hist_push(h, sl, off, off + lens[i]);
 	}
@@ -601,8 +598,16 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		return;
 	}
 	d->coding = hist_sz < seq_sz * 15 / 16 ? FMT_CODE_HIST : FMT_CODE_SEQ;
-	if (d->coding == FMT_CODE_HIST)
+	if (d->coding == FMT_CODE_HIST) {
 		dv = dh;
+	} else {
+		/* SEQ's gcd, of every delta, only when SEQ is chosen: the
+		 * size pass folded in the misses' alone (a second gcd there
+		 * was a tenth of HIST's encoding, and HIST is the usual
+		 * choice where the history is worth scanning) */
+		for (i = 0; i < n; i++)
+			gcd_add(&dv, magnitude((int64_t)delta_at(delta, i)));
+	}
 	gcd_end(&dv);
 	d->param = dv.g;
 	if (d->coding == FMT_CODE_HIST) {

@@ -123,13 +123,15 @@ expect_status 0 "$IOSTORM" import --format tencent --sort-window 16 "$TMP/ten.cs
 expect_grep "^reordered [0-9]+ records \(sort runs spilled: [1-9][0-9]*\)" "$TMP/out"
 same_records "$TMP/w0.ist" "$TMP/w16.ist" "import --sort-window 16"
 
-# synth
-expect_status 0 "$IOSTORM" synth sysbench-oltp --duration 2s -o "$TMP/s-d.ist"
-expect_status 0 "$IOSTORM" synth sysbench-oltp --duration 2s --fast -o "$TMP/s-f.ist"
+# synth (tpcc: its 2 s are written differently by the two efforts;
+# sysbench-oltp's no longer are, since the default writer keeps a large
+# column's deflate only where it beats ANS by 1/8)
+expect_status 0 "$IOSTORM" synth tpcc --duration 2s -o "$TMP/s-d.ist"
+expect_status 0 "$IOSTORM" synth tpcc --duration 2s --fast -o "$TMP/s-f.ist"
 cmp -s "$TMP/s-d.ist" "$TMP/s-f.ist" && fail "synth --fast wrote the default writer's bytes"
 ok
 same_records "$TMP/s-d.ist" "$TMP/s-f.ist" "synth --fast"
-expect_status 0 "$IOSTORM" synth sysbench-oltp --duration 2s --fast -o "$TMP/s-f2.ist"
+expect_status 0 "$IOSTORM" synth tpcc --duration 2s --fast -o "$TMP/s-f2.ist"
 cmp -s "$TMP/s-f.ist" "$TMP/s-f2.ist" || fail "synth --fast is not deterministic"
 ok
 expect_status 2 "$IOSTORM" synth sysbench-oltp --fast --discard

@@ -28,4 +28,41 @@ head -c 100 "$CAP/iscsi.pcap" >"$TMP/cut.pcap"
 expect_status 1 "$IOSTORM" import "$TMP/cut.pcap" -o "$TMP/cut.ist"
 expect_err_line "^iostorm: $TMP/cut.pcap: packet 1: "
 [ ! -e "$TMP/cut.ist" ] || fail "output left behind"
+
+# libpcap is loaded when a capture is opened, not linked (Makefile.am,
+# pcap_import.c): the program does not need it, and where it cannot be
+# loaded a capture's import fails with one line saying so, and nothing
+# else changes (here every libpcap file is hidden under /dev/null in a
+# private mount namespace)
+if command -v readelf >/dev/null 2>&1; then
+	readelf -d "$IOSTORM" >"$TMP/dyn" || fail "readelf $IOSTORM"
+	grep -q 'NEEDED.*libpcap' "$TMP/dyn" && fail "$IOSTORM is linked with libpcap"
+	ok
+else
+	skip_part "no readelf: linking not checked"
+fi
+libs=$(ldconfig -p 2>/dev/null | sed -n 's/.*libpcap\.so.* => //p')
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1; then
+	skip_part "libpcap hidden: needs root and unshare"
+elif [ -z "$libs" ]; then
+	skip_part "libpcap hidden: ldconfig lists no libpcap"
+else
+	{
+		for f in $libs; do
+			echo "mount --bind /dev/null '$(readlink -f "$f")' || exit 99"
+		done
+		echo "'$IOSTORM' import '$CAP/iscsi.pcap' -o '$TMP/hidden.ist' 2>'$TMP/hidden.err'"
+		echo "echo \$? >'$TMP/hidden.rc'"
+		echo "exec '$IOSTORM' convert '$DATA/format/small.csv' '$TMP/csv.ist'"
+	} >"$TMP/hide.sh"
+	expect_status 0 unshare -m sh "$TMP/hide.sh"
+	expect_eq "$(cat "$TMP/hidden.rc")" 1 "import of a capture without libpcap"
+	cp "$TMP/hidden.err" "$TMP/err"
+	expect_err_line "^iostorm: $CAP/iscsi.pcap: cannot load libpcap \(libpcap[^)]*\), which packet captures need$"
+	[ ! -e "$TMP/hidden.ist" ] || fail "output left behind"
+	[ -s "$TMP/csv.ist" ] || fail "no CSV conversion without libpcap"
+	ok
+	# the namespace's mounts went with it
+	expect_status 0 "$IOSTORM" import -q "$CAP/iscsi.pcap" -o "$TMP/again.ist"
+fi
 done_ok
