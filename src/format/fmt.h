@@ -346,6 +346,20 @@ size_t fmt_ans_write(const struct fmt_ans_plan *m, const uint8_t *in,
 int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 		   uint8_t *out, size_t want);
 
+/* One column of fmt_ans_decode_jobs(): its stored bytes, and where its
+ * want bytes go. */
+struct fmt_ans_job {
+	const uint8_t *in;
+	size_t inlen;
+	uint8_t *out;
+	size_t want;
+};
+/* Decodes the n columns of jobs as fmt_ans_decode() would each, two at a
+ * time (t: two table sets); 0, or IST_ECORRUPT when one of them is (not
+ * saying which: the caller decodes again one by one to know). */
+int fmt_ans_decode_jobs(struct fmt_ans_dec *t, struct fmt_ans_job *jobs,
+			size_t n);
+
 /* ---- the ARITH column storage (arith.c) */
 
 #define FMT_ARITH_BYTES 0  /* mode: the bytes, by position in their varint */

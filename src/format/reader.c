@@ -51,7 +51,7 @@ struct ist_reader {
 	struct libdeflate_decompressor *ld;
 #endif
 	struct fmt_hist *hist;
-	struct fmt_ans_dec *ans; /* ANS decoding tables */
+	struct fmt_ans_dec *ans; /* ANS decoding tables: two sets (lanes) */
 	struct fmt_colcur cur[FMT_NCOLS];
 };
 
@@ -413,7 +413,7 @@ int ist_reader_open(ist_reader **rp, const char *path)
 	if (ret)
 		goto fail;
 	r->hist = calloc(1, sizeof(*r->hist));
-	r->ans = malloc(sizeof(*r->ans));
+	r->ans = malloc(2 * sizeof(*r->ans));
 	if (!r->hist || !r->ans) {
 		ret = -ENOMEM;
 		goto fail;
@@ -574,6 +574,45 @@ static uint32_t payload_crc(const uint8_t *p, size_t len)
 #endif
 }
 
+/*
+ * The stored columns of a chunk decoded one by one, in column order, up to
+ * column last (FMT_NCOLS: all): the error of the first that fails, as the
+ * reader reports it.  Only after a failure of the faster path (the ANS
+ * columns two at a time, after the others), to say which error it was.
+ */
+static int decode_stored(ist_reader *r, const struct fmt_coldesc *desc,
+			 const uint8_t *p, unsigned last)
+{
+	uint64_t data_len = 0, scratch_used = 0;
+	int ret = 0;
+
+	for (unsigned c = 0; c < FMT_NCOLS && c <= last && !ret; c++) {
+		const uint8_t *src = p + data_len;
+		uint8_t *dst = r->scratch + scratch_used;
+
+		if (desc[c].store == FMT_STORE_DEFLATE)
+			ret = inflate_column(r, src, desc[c].stored_len, dst,
+					     desc[c].raw_len);
+		else if (desc[c].store == FMT_STORE_ARITH)
+			ret = fmt_arith_decode(src, desc[c].stored_len, dst,
+					       desc[c].raw_len);
+		else if (desc[c].store == FMT_STORE_ANS)
+			ret = fmt_ans_decode(r->ans, src, desc[c].stored_len,
+					     dst, desc[c].raw_len);
+		if (desc[c].store != FMT_STORE_PLAIN)
+			scratch_used += desc[c].raw_len;
+		data_len += desc[c].stored_len;
+	}
+	return ret ? ret : IST_ECORRUPT;
+}
+
+static int job_longer(const void *a, const void *b)
+{
+	const struct fmt_ans_job *x = a, *y = b;
+
+	return x->want < y->want ? 1 : x->want > y->want ? -1 : 0;
+}
+
 /* Reads and checks chunk i and positions the column cursors at its
  * start (r->cur_*: nothing decoded yet). */
 static int prepare_chunk(ist_reader *r, uint64_t i)
@@ -584,7 +623,9 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	uint8_t hdr[FMT_CHUNK_HDR];
 	const uint8_t *p, *end;
 	uint32_t count, plen, rawsize;
+	struct fmt_ans_job jobs[FMT_NCOLS];
 	uint64_t ncols, data_len = 0, scratch_used = 0;
+	size_t njobs = 0;
 	int ret;
 
 	r->cur_count = r->cur_done = 0;
@@ -661,32 +702,44 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 			return IST_ECORRUPT;
 		p = dp;
 	}
-	/* column data: plain columns are decoded in place, deflated ones
-	 * inflated into scratch */
+	/* column data: plain columns are decoded in place, stored ones
+	 * into scratch; the ANS columns after the others, two at a time */
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		const uint8_t *src = p + data_len;
 
+		if (desc[c].store == FMT_STORE_ANS) {
+			struct fmt_ans_job *j = &jobs[njobs++];
+
+			j->in = src;
+			j->inlen = desc[c].stored_len;
+			j->out = r->scratch + scratch_used;
+			j->want = desc[c].raw_len;
+		}
 		if (desc[c].store != FMT_STORE_PLAIN) {
 			uint8_t *dst = r->scratch + scratch_used;
 
+			ret = 0;
 			if (desc[c].store == FMT_STORE_DEFLATE)
 				ret = inflate_column(r, src, desc[c].stored_len,
 						     dst, desc[c].raw_len);
 			else if (desc[c].store == FMT_STORE_ARITH)
 				ret = fmt_arith_decode(src, desc[c].stored_len,
 						       dst, desc[c].raw_len);
-			else
-				ret = fmt_ans_decode(r->ans, src,
-						     desc[c].stored_len, dst,
-						     desc[c].raw_len);
 			if (ret)
-				return ret;
+				return decode_stored(r, desc, p, c);
 			colp[c] = dst;
 			scratch_used += desc[c].raw_len;
 		} else {
 			colp[c] = src;
 		}
 		data_len += desc[c].stored_len;
+	}
+	if (njobs) {
+		/* the longest first: two lanes taking them in turn end
+		 * close together */
+		qsort(jobs, njobs, sizeof(jobs[0]), job_longer);
+		if (fmt_ans_decode_jobs(r->ans, jobs, njobs))
+			return decode_stored(r, desc, p, FMT_NCOLS);
 	}
 	memset(r->scratch + scratch_used, 0, FMT_PAD);
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {

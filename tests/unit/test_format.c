@@ -365,6 +365,133 @@ static void test_ans(void)
 	free(b);
 }
 
+/*
+ * fmt_ans_decode_jobs(): columns of every model (varints in 4 contexts,
+ * a HIST prefix of even and odd length, model 0, one symbol, a few
+ * bytes) decoded two at a time give the bytes of fmt_ans_decode() one by
+ * one, in any order and number of jobs; a damaged column among them makes
+ * the whole call fail exactly when it fails alone.
+ */
+static void test_ans_jobs(void)
+{
+	enum { NJ = 8, N = 40000 };
+	static struct fmt_ans_dec t[2];
+	struct fmt_ans_job jobs[NJ], sub[NJ];
+	uint8_t *src[NJ], *enc[NJ], *tmp = malloc(FMT_ANS_TMP(N));
+	size_t len[NJ], z[NJ];
+
+	rng = 4242;
+	for (unsigned j = 0; j < NJ; j++) {
+		size_t n = 0, prefix = 0, cap = N - 16 * j;
+		uint8_t *b = src[j] = malloc(N + FMT_PAD);
+
+		switch (j) {
+		case 0: /* varints of skewed magnitudes */
+			while (n + 10 < cap)
+				n += fmt_put_varint(b + n, rnd() >> (rnd() % 64));
+			break;
+		case 1: /* HIST symbols, then varints (model 2) */
+		case 2: /* an odd prefix */
+			prefix = j == 1 ? 3000 : 2999;
+			for (; n < prefix; n++)
+				b[n] = (uint8_t)(rnd() % 3 ? 0 : rnd() % 17);
+			while (n + 10 < cap)
+				n += fmt_put_varint(b + n, rnd() % 5000);
+			break;
+		case 3: /* small bytes below 0x80 (model 0) */
+			for (; n < cap - 1; n++)
+				b[n] = (uint8_t)(rnd() % (1 + rnd() % 100));
+			break;
+		case 4: /* one symbol */
+			memset(b, 0x81, n = 1001);
+			break;
+		case 6: /* a short column, a few bytes more than the lanes'
+			 * unchecked rounds take */
+			for (; n < 61; n++)
+				b[n] = rnd() % 4 ? 0x81 : 0x01;
+			b[n++] = 0x01;
+			break;
+		case 5: /* two symbols, one rare */
+			for (; n < cap; n++)
+				b[n] = rnd() % 1000 ? 0x90 : 5;
+			break;
+		default: /* lengths in 1-3 bytes, odd total */
+			while (n + 10 < cap / 3)
+				n += fmt_put_varint(b + n, rnd() % 300000);
+			n -= !(n & 1) && b[n - 1] < 0x80 && b[n - 2] < 0x80;
+			break;
+		}
+		len[j] = n;
+		enc[j] = malloc(N + FMT_PAD);
+		z[j] = fmt_ans_encode(b, n, prefix, enc[j], n, tmp);
+		CU_ASSERT_FATAL(z[j] > 0);
+		memset(enc[j] + z[j], 0, FMT_PAD);
+		jobs[j].in = enc[j];
+		jobs[j].inlen = z[j];
+		jobs[j].out = malloc(N + FMT_PAD);
+		jobs[j].want = n;
+	}
+	/* subsets of 0..NJ jobs, in turned orders */
+	for (unsigned k = 0; k <= NJ; k++) {
+		for (unsigned j = 0; j < k; j++) {
+			sub[j] = jobs[(j * 3 + k) % NJ];
+			memset(sub[j].out, 0xee, sub[j].want);
+		}
+		CU_ASSERT_EQUAL(fmt_ans_decode_jobs(t, sub, k), 0);
+		for (unsigned j = 0; j < k; j++) {
+			unsigned c = (j * 3 + k) % NJ;
+
+			CU_ASSERT(memcmp(sub[j].out, src[c], len[c]) == 0);
+		}
+	}
+	/* one damaged column among the others: a shorter stream, a wrong
+	 * count, a flipped byte: refused exactly when refused alone */
+	for (unsigned d = 0; d < NJ; d++) {
+		for (int how = 0; how < 8; how++) {
+			struct fmt_ans_job bad = jobs[d];
+			uint8_t *copy = malloc(z[d] + FMT_PAD);
+			int alone;
+
+			memcpy(copy, enc[d], z[d] + FMT_PAD);
+			bad.in = copy;
+			if (how == 0)
+				bad.inlen -= 2;
+			else if (how == 1)
+				bad.want++;
+			else if (how == 2 && bad.want > 1)
+				bad.want--;
+			else
+				copy[rnd() % z[d]] ^= (uint8_t)(1 + rnd() % 255);
+			alone = fmt_ans_decode(&t[0], bad.in, bad.inlen,
+					       bad.out, bad.want);
+			memcpy(sub, jobs, sizeof(jobs));
+			sub[d] = bad;
+			CU_ASSERT_EQUAL(fmt_ans_decode_jobs(t, sub, NJ), alone);
+			free(copy);
+		}
+	}
+	/* garbage among good columns never crashes */
+	for (int k = 0; k < 3000; k++) {
+		uint8_t g[64 + FMT_PAD] = { 0 }, out[64 + FMT_PAD];
+		size_t n = rnd() % 48;
+
+		for (size_t i = 0; i < n; i++)
+			g[i] = (uint8_t)(rnd() % 4 ? rnd() % 3 : rnd());
+		memcpy(sub, jobs, sizeof(jobs));
+		sub[k % NJ].in = g;
+		sub[k % NJ].inlen = n;
+		sub[k % NJ].out = out;
+		sub[k % NJ].want = rnd() % 64;
+		(void)fmt_ans_decode_jobs(t, sub, NJ);
+	}
+	for (unsigned j = 0; j < NJ; j++) {
+		free(src[j]);
+		free(enc[j]);
+		free((void *)jobs[j].out);
+	}
+	free(tmp);
+}
+
 /* ------------------------------------------------------------ ARITH */
 
 /* Codes in[0..len) with ARITH (it must pay, in the mode expected),
@@ -2328,6 +2455,108 @@ static void test_defl_gain(void)
 	free(tmp);
 }
 
+/* The stored columns of the first chunk of file b: store, data offset
+ * (from the file's start) and stored length of each; their number. */
+static unsigned first_chunk_columns(const uint8_t *b, size_t len,
+				    uint8_t *store, size_t *off, size_t *slen)
+{
+	size_t p = fmt_get32(b + 12), data;
+	const uint8_t *q = b + p + FMT_CHUNK_HDR, *end = b + len;
+	unsigned ncols = *q++;
+
+	for (unsigned c = 0; c < ncols; c++) {
+		uint64_t v[3];
+
+		store[c] = q[1];
+		q += 2;
+		for (int j = 0; j < 3; j++) /* param, raw, stored */
+			CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v[j]) == 0);
+		slen[c] = (size_t)v[2];
+	}
+	data = (size_t)(q - b);
+	for (unsigned c = 0; c < ncols; c++) {
+		off[c] = data;
+		data += slen[c];
+	}
+	return ncols;
+}
+
+/*
+ * The reader decodes a chunk's ANS columns after the others, two at a
+ * time; when a column is damaged it still reports the error of the first
+ * damaged column in column order, as one by one: a damaged ANS column
+ * (times) before a damaged deflated one (offsets) is IST_ECORRUPT, the
+ * deflated one before a damaged ANS column (latencies) IST_EZLIB.  The
+ * CRCs are made good again, so the damage reaches the decoders.
+ */
+static void test_ans_lanes_errors(void)
+{
+	enum { N = 8192 };
+	char *pf = strdup(tmp_path("ans-lanes.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r)), *got = calloc(N, sizeof(*got));
+	uint8_t store[FMT_NCOLS + 8];
+	size_t off[FMT_NCOLS + 8], slen[FMT_NCOLS + 8], len;
+	uint8_t *b;
+
+	rng = 777;
+	for (size_t i = 0; i < N; i++) {
+		r[i].t_ns = i * 1000 + rnd() % 1000;
+		r[i].op = IST_OP_READ;
+		r[i].len = 4096;
+		r[i].offset = (i * 11 % 61) * 8192 * 1021;
+		r[i].lat_ns = 1000 + rnd() % 5000;
+	}
+	write_read_back(pf, NULL, r, N, N);
+	b = slurp(pf, &len);
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT_FATAL(first_chunk_columns(b, len, store, off, slen) >= FMT_NCOLS);
+	CU_ASSERT_EQUAL_FATAL(store[FMT_COL_T], FMT_STORE_ANS);
+	CU_ASSERT_EQUAL_FATAL(store[FMT_COL_OFFSET], FMT_STORE_DEFLATE);
+	CU_ASSERT_EQUAL_FATAL(store[FMT_COL_LAT], FMT_STORE_ANS);
+	for (int k = 0; k < 4; k++) {
+		/* 0: times; 1: times and offsets; 2: offsets and
+		 * latencies; 3: latencies */
+		static const int want[4] = { IST_ECORRUPT, IST_ECORRUPT,
+					     IST_EZLIB, IST_ECORRUPT };
+		uint8_t *c = malloc(len);
+		size_t p = fmt_get32(b + 12), plen = fmt_get32(b + p + 28);
+		ist_reader *rd;
+
+		memcpy(c, b, len);
+		if (k <= 1)
+			c[off[FMT_COL_T]] = 7;        /* no such ANS model */
+		if (k == 1 || k == 2)
+			c[off[FMT_COL_OFFSET]] = 0xff; /* reserved block type */
+		if (k >= 2)
+			c[off[FMT_COL_LAT]] = 7;
+		fmt_put32(c + p + 32, (uint32_t)crc32(0, c + p + FMT_CHUNK_HDR, plen));
+		fmt_put32(c + p + 36, (uint32_t)crc32(0, c + p, 36));
+		spit(pf, c, len);
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, pf), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, got, N), want[k]);
+		ist_reader_close(rd);
+		free(c);
+	}
+	/* undamaged, the same bytes read back */
+	spit(pf, b, len);
+	{
+		ist_reader *rd;
+		size_t bad = 0;
+
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, pf), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, got, N), N);
+		for (size_t i = 0; i < N; i++)
+			bad += !rec_eq(&got[i], &r[i]);
+		CU_ASSERT_EQUAL(bad, 0);
+		ist_reader_close(rd);
+	}
+	free(b);
+	free(r);
+	free(got);
+	unlink(pf);
+	free(pf);
+}
+
 static void test_lazy_columns(void)
 {
 	enum { N = 30000 };
@@ -2484,6 +2713,8 @@ int main(void)
 		{ "varint and zigzag", test_varint_zigzag },
 		{ "column codecs", test_column_codecs },
 		{ "ANS storage", test_ans },
+		{ "ANS columns two at a time", test_ans_jobs },
+		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
 		{ "ARITH storage", test_arith },
 		{ "packed device table (1.3)", test_packed_devices },
 		{ "1.3 codings refused in a 1.2 file", test_minor3_in_minor2 },
