@@ -493,7 +493,8 @@ static inline uint64_t br_get(struct bitr *b, unsigned k)
 }
 
 /* An Exp-Golomb code of order k (k <= 7); -1 when its zeros run longer
- * than EG_ZMAX (no table needs that many). */
+ * than EG_ZMAX (no table needs that many).  One refill holds the whole
+ * code: 2 * EG_ZMAX + 1 + 7 <= 56 bits. */
 static inline int64_t br_eg(struct bitr *b, unsigned k)
 {
 	unsigned z;
@@ -502,8 +503,8 @@ static inline int64_t br_eg(struct bitr *b, unsigned k)
 	if (!(b->buf & ((1u << (EG_ZMAX + 1)) - 1)))
 		return -1;
 	z = (unsigned)__builtin_ctzll(b->buf);
-	br_get(b, z + 1);
-	br_refill(b);
+	b->buf >>= z + 1;
+	b->n -= z + 1;
 	return (int64_t)((br_get(b, z + k) | (uint64_t)1 << (z + k)) -
 			 ((uint64_t)1 << k));
 }
@@ -572,9 +573,12 @@ static int read_table(struct bitr *b, struct vdec *d, unsigned f, unsigned k,
 	}
 	freq[ns - 1] = (uint16_t)(m - sum);
 	d->lg = lg;
-	for (unsigned s = 0; s < ns; s++)
+	for (unsigned s = 0; s < ns; s++) {
+		uint32_t e = freq[s] | s << 24;
+
 		for (unsigned j = 0; j < freq[s]; j++)
-			d->slot[slot++] = freq[s] | j << 12 | s << 24;
+			d->slot[slot++] = e + (j << 12);
+	}
 	return 0;
 }
 
