@@ -161,50 +161,50 @@ static void normalise(const uint32_t *cnt, unsigned ns, uint64_t n,
 	}
 }
 
-/* Bits of the table's code in the bit stream (see write_table()). */
-static unsigned table_bits(const struct vtab *t)
-{
-	unsigned bits = 4 + 3 + eg_len(t->nsym - 1, 0), prev = 0;
-
-	for (unsigned s = 0; s < t->nsym; s++) {
-		bits += eg_len(t->tok[s] - prev - (s ? 1 : 0), 0);
-		prev = t->tok[s];
-	}
-	for (unsigned s = 0; s + 1 < t->nsym; s++)
-		bits += eg_len(t->freq[s] - 1u, t->eg);
-	return bits;
-}
-
 /*
  * Plans the table of the ns distinct tokens tok[] counted cnt[] (n in
- * all, ns <= TAB_SYMS): the L and frequency code giving the fewest bits
- * for the table and the symbols.
+ * all, ns <= TAB_SYMS): the L (from about log2(n) - 3 to log2(n) + 1) and
+ * frequency code giving the fewest bits for the table and the symbols.
  */
 static void plan_table(struct vtab *t, const uint16_t *tok, const uint32_t *cnt,
 		       unsigned ns, uint64_t n)
 {
-	struct vtab c;
-	unsigned lmin = 1;
+	unsigned lmin = 1, lmax, lg0 = 64 - (unsigned)__builtin_clzll(n);
+	unsigned head = 4 + 3 + eg_len(ns - 1, 0), prev = 0;
+	uint16_t freq[TAB_SYMS];
 
 	while ((1u << lmin) < ns)
 		lmin++;
-	t->bits = INFINITY;
-	c.nsym = ns;
-	memcpy(c.tok, tok, ns * sizeof(*tok));
-	for (unsigned lg = lmin; lg <= FMT_VANS_LMAX; lg++) {
-		double sym = 0;
-
-		normalise(cnt, ns, n, lg, c.freq);
-		for (unsigned s = 0; s < ns; s++)
-			sym += cnt[s] * (lg - log2(c.freq[s]));
-		c.lg = lg;
-		for (unsigned eg = 0; eg < 8; eg++) {
-			c.eg = eg;
-			c.bits = sym + table_bits(&c);
-			if (c.bits < t->bits)
-				*t = c;
-		}
+	if (lg0 > lmin + 3)
+		lmin = lg0 - 3;
+	lmax = lg0 + 1 < FMT_VANS_LMAX ? lg0 + 1 : FMT_VANS_LMAX;
+	if (lmax < lmin)
+		lmax = lmin;
+	for (unsigned s = 0; s < ns; s++) {
+		head += eg_len(tok[s] - prev - (s ? 1 : 0), 0);
+		prev = tok[s];
 	}
+	t->bits = INFINITY;
+	for (unsigned lg = lmin; lg <= lmax; lg++) {
+		double sym = 0;
+		unsigned eb[8] = { 0 };
+
+		normalise(cnt, ns, n, lg, freq);
+		for (unsigned s = 0; s < ns; s++)
+			sym += cnt[s] * (lg - log2(freq[s]));
+		for (unsigned s = 0; s + 1 < ns; s++)
+			for (unsigned e = 0; e < 8; e++)
+				eb[e] += eg_len(freq[s] - 1u, e);
+		for (unsigned e = 0; e < 8; e++)
+			if (sym + head + eb[e] < t->bits) {
+				t->bits = sym + head + eb[e];
+				t->lg = lg;
+				t->eg = e;
+				memcpy(t->freq, freq, ns * sizeof(*freq));
+			}
+	}
+	t->nsym = ns;
+	memcpy(t->tok, tok, ns * sizeof(*tok));
 	for (unsigned s = 0, cum = 0; s < ns; s++) {
 		t->cum[s] = (uint16_t)cum;
 		cum += t->freq[s];
@@ -229,33 +229,87 @@ static void write_table(struct bitw *w, const struct vtab *t)
 		bw_eg(w, t->freq[s] - 1u, t->eg);
 }
 
-/* Counts the tokens of v[0..nv) under (f, k); fills tok/cnt (ascending
- * tokens) and returns the number of distinct ones (TAB_SYMS + 1 when
- * there are more), *raw the raw bits. */
-static unsigned count_tokens(const uint64_t *v, size_t nv, unsigned f,
-			     unsigned k, uint32_t *hist, uint16_t *tok,
-			     uint32_t *cnt, uint64_t *raw)
+/*
+ * The values' histogram, from which the tokens of every (F, K) are
+ * counted without another pass over the values: values below 2^(FMT_VANS_FMAX
+ * + 1) by value, longer ones by bit length and top FMT_VANS_KMAX bits
+ * below the leading one (a token never needs more).
+ */
+#define SMALL (1u << (FMT_VANS_FMAX + 1))
+struct vhist {
+	uint32_t small[SMALL];
+	uint32_t big[65][1u << FMT_VANS_KMAX];
+	/* the bins in use: a value with their top bits, and its count */
+	unsigned nbin;
+	uint64_t bin[SMALL + 65 * (1u << FMT_VANS_KMAX)];
+	uint32_t bcnt[SMALL + 65 * (1u << FMT_VANS_KMAX)];
+};
+
+static void hist_values(struct vhist *h, const uint64_t *v, size_t nv)
 {
-	unsigned lim = tok_limit(f, k), ns = 0;
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < nv; i++) {
+		unsigned b, nm;
+
+		if (v[i] < SMALL) {
+			h->small[v[i]]++;
+			continue;
+		}
+		b = 64 - (unsigned)__builtin_clzll(v[i]);
+		nm = b - 1;
+		h->big[b][(v[i] >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+	}
+	h->nbin = 0;
+	for (unsigned x = 0; x < SMALL; x++)
+		if (h->small[x]) {
+			h->bin[h->nbin] = x;
+			h->bcnt[h->nbin++] = h->small[x];
+		}
+	for (unsigned b = FMT_VANS_FMAX + 2; b <= 64; b++)
+		for (unsigned top = 0; top < (1u << FMT_VANS_KMAX); top++)
+			if (h->big[b][top]) {
+				h->bin[h->nbin] = (uint64_t)1 << (b - 1) |
+					(uint64_t)top << (b - 1 - FMT_VANS_KMAX);
+				h->bcnt[h->nbin++] = h->big[b][top];
+			}
+}
+
+/* Counts the tokens under (f, k) from h; fills tok/cnt (ascending tokens:
+ * tok_of() never decreases as the value grows, and the bins are in
+ * increasing order) and returns the number of distinct ones (TAB_SYMS + 1
+ * when there are more), *raw the raw bits. */
+static unsigned count_tokens(const struct vhist *h, unsigned f, unsigned k,
+			     uint16_t *tok, uint32_t *cnt, uint64_t *raw)
+{
+	unsigned ns = 0;
 	uint64_t r = 0;
 
-	memset(hist, 0, lim * sizeof(*hist));
-	for (size_t i = 0; i < nv; i++) {
-		unsigned nr, t = tok_of(v[i], f, k, &nr);
+	for (unsigned i = 0; i < h->nbin; i++) {
+		unsigned nr, t = tok_of(h->bin[i], f, k, &nr);
 
-		hist[t]++;
-		r += nr;
-	}
-	for (unsigned t = 0; t < lim; t++) {
-		if (!hist[t])
+		r += (uint64_t)nr * h->bcnt[i];
+		if (ns && tok[ns - 1] == t) {
+			cnt[ns - 1] += h->bcnt[i];
 			continue;
+		}
 		if (ns == TAB_SYMS)
 			return TAB_SYMS + 1;
 		tok[ns] = (uint16_t)t;
-		cnt[ns++] = hist[t];
+		cnt[ns++] = h->bcnt[i];
 	}
 	*raw = r;
 	return ns;
+}
+
+/* Bits of the tokens of cnt[0..ns) (n in all) coded with their own
+ * counts, and a rough table (10 bits a symbol): to rank the (F, K). */
+static double rough_bits(const uint32_t *cnt, unsigned ns, uint64_t n)
+{
+	double b = n * log2((double)n);
+
+	for (unsigned s = 0; s < ns; s++)
+		b -= cnt[s] * log2((double)cnt[s]);
+	return b + 10.0 * ns;
 }
 
 /* ---- rANS encoder (backwards, 16-bit words) */
@@ -360,24 +414,53 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		plan_table(pt, tok, cnt, ns, prefix);
 	}
 	if (nv) {
-		/* the (F, K) with the fewest bits in all */
-		vt->bits = INFINITY;
+		/* the (F, K) with the fewest bits by the counts' entropy and
+		 * a rough table, then the best two of those planned exactly */
+		struct vhist *h = malloc(sizeof(*h));
+		double r1 = INFINITY, r2 = INFINITY;
+		unsigned f1 = 0, k1 = 0, f2 = 0, k2 = 0, have = 0;
+
+		if (!h)
+			goto out;
+		hist_values(h, v, nv);
 		for (unsigned f = 0; f <= FMT_VANS_FMAX; f++)
 			for (unsigned k = 0; k <= FMT_VANS_KMAX && k <= f + 1; k++) {
 				uint64_t r;
-				unsigned ns = count_tokens(v, nv, f, k, hist,
-							   tok, cnt, &r);
+				unsigned ns = count_tokens(h, f, k, tok, cnt, &r);
+				double e;
 
 				if (ns > TAB_SYMS)
 					continue;
-				plan_table(&c, tok, cnt, ns, nv);
-				if (c.bits + (double)r < vt->bits + (double)raw) {
-					*vt = c;
-					raw = r;
-					bf = f;
-					bk = k;
+				e = rough_bits(cnt, ns, nv) + (double)r;
+				if (e < r1) {
+					r2 = r1;
+					f2 = f1;
+					k2 = k1;
+					r1 = e;
+					f1 = f;
+					k1 = k;
+				} else if (e < r2) {
+					r2 = e;
+					f2 = f;
+					k2 = k;
 				}
+				have++;
 			}
+		vt->bits = INFINITY;
+		for (unsigned i = 0; i < 2 && i < have; i++) {
+			unsigned f = i ? f2 : f1, k = i ? k2 : k1, ns;
+			uint64_t r;
+
+			ns = count_tokens(h, f, k, tok, cnt, &r);
+			plan_table(&c, tok, cnt, ns, nv);
+			if (c.bits + (double)r < vt->bits + (double)raw) {
+				*vt = c;
+				raw = r;
+				bf = f;
+				bk = k;
+			}
+		}
+		free(h);
 		if (vt->bits == INFINITY)
 			goto out;
 	}
