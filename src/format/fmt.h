@@ -22,7 +22,9 @@
 #define FMT_MINOR_FOOTER_META 2
 /* 1.3: FMT_STORE_ARITH storage, FMT_CODE_CDELTA latencies. */
 #define FMT_MINOR_ARITH 3
-#define FMT_MINOR FMT_MINOR_ARITH
+/* 1.4: FMT_STORE_VANS storage (the small chunks' value coder). */
+#define FMT_MINOR_SMALL 4
+#define FMT_MINOR FMT_MINOR_SMALL
 #define FMT_WRITE_MINOR \
 	(FMT_MINOR > FMT_MINOR_FOOTER_META ? FMT_MINOR : FMT_MINOR_FOOTER_META)
 #define FMT_FIXED_HDR 16                 /* magic, major, minor, hdr_len   */
@@ -95,6 +97,9 @@ enum fmt_store {
 	FMT_STORE_ARITH = 3,   /* adaptive binary range coding of the
 				  column's values or bytes (arith.c); minor
 				  version >= FMT_MINOR_ARITH                */
+	FMT_STORE_VANS = 4,    /* static rANS of the column's values or
+				  bytes, one symbol each and raw low bits
+				  (vans.c); minor version >= FMT_MINOR_SMALL */
 };
 
 /* ---- little-endian helpers */
@@ -379,6 +384,25 @@ size_t fmt_arith_encode(const uint8_t *in, size_t len, size_t prefix,
  * bytes); 0 or IST_ECORRUPT. */
 int fmt_arith_decode(const uint8_t *in, size_t inlen, uint8_t *out,
 		     size_t want);
+
+/* ---- the VANS column storage (vans.c) */
+
+#define FMT_VANS_LMAX 11 /* frequencies sum to 2^L, L in [1, 11] */
+#define FMT_VANS_FMAX 8  /* values of up to F + 1 bits are symbols */
+#define FMT_VANS_KMAX 3  /* longer ones: bit length and top K bits */
+
+/*
+ * Codes [in, in + len) into out if the result is shorter than limit
+ * bytes (out has room for limit bytes); returns its size, or 0 to keep
+ * another storage.  The first prefix bytes (HIST symbols; 0: none) get a
+ * table of their own.
+ */
+size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
+		       uint8_t *out, size_t limit);
+/* Decodes [in, in + inlen) into exactly want bytes at out (room for want
+ * bytes); 0 or IST_ECORRUPT. */
+int fmt_vans_decode(const uint8_t *in, size_t inlen, uint8_t *out,
+		    size_t want);
 
 /* ---- running totals (totals.c; the rest of the API is public) */
 

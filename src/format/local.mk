@@ -5,6 +5,7 @@ libiostorm_core_la_SOURCES += \
 	src/format/codec.c \
 	src/format/ans.c \
 	src/format/arith.c \
+	src/format/vans.c \
 	src/format/totals.c \
 	src/format/meta.c \
 	src/format/writer.c \

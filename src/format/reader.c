@@ -596,6 +596,9 @@ static int decode_stored(ist_reader *r, const struct fmt_coldesc *desc,
 		else if (desc[c].store == FMT_STORE_ARITH)
 			ret = fmt_arith_decode(src, desc[c].stored_len, dst,
 					       desc[c].raw_len);
+		else if (desc[c].store == FMT_STORE_VANS)
+			ret = fmt_vans_decode(src, desc[c].stored_len, dst,
+					      desc[c].raw_len);
 		else if (desc[c].store == FMT_STORE_ANS)
 			ret = fmt_ans_decode(r->ans, src, desc[c].stored_len,
 					     dst, desc[c].raw_len);
@@ -683,7 +686,10 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 				return IST_ECORRUPT;
 			if (d.store == FMT_STORE_PLAIN && d.stored_len != d.raw_len)
 				return IST_ECORRUPT;
-			if (d.store > FMT_STORE_ARITH || d.coding >= FMT_CODE_LAST)
+			if (d.store > FMT_STORE_VANS || d.coding >= FMT_CODE_LAST)
+				return IST_ECORRUPT;
+			if (d.store == FMT_STORE_VANS &&
+			    r->minor < FMT_MINOR_SMALL)
 				return IST_ECORRUPT;
 			if ((d.store == FMT_STORE_ARITH ||
 			     d.coding == FMT_CODE_CDELTA) &&
@@ -725,6 +731,9 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 			else if (desc[c].store == FMT_STORE_ARITH)
 				ret = fmt_arith_decode(src, desc[c].stored_len,
 						       dst, desc[c].raw_len);
+			else if (desc[c].store == FMT_STORE_VANS)
+				ret = fmt_vans_decode(src, desc[c].stored_len,
+						      dst, desc[c].raw_len);
 			if (ret)
 				return decode_stored(r, desc, p, c);
 			colp[c] = dst;

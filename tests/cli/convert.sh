@@ -12,6 +12,10 @@ ok
 # the writer is deterministic and the format stable: the golden file
 cmp -s "$D/small.ist" "$TMP/a.ist" || fail "small.csv no longer encodes to small.ist"
 ok
+# the golden of the 1.3 writer (before VANS) reads as the same records
+expect_status 0 "$IOSTORM" cat "$D/small-1.3.ist"
+cmp -s "$TMP/out" "$D/small.csv" || fail "small-1.3.ist no longer reads as small.csv"
+ok
 # IST -> CSV -> IST is record-identical
 expect_status 0 "$IOSTORM" convert "$TMP/a.csv" "$TMP/b.ist"
 expect_status 0 "$IOSTORM" cat "$TMP/b.ist"

@@ -6,7 +6,7 @@ D="$DATA/format"
 SYNTH12_CKSUM="2376959931 107255" # cksum of main's (IST 1.2) convert of synth-1.2.ist
 
 expect_status 0 "$IOSTORM" info "$D/small.ist"
-expect_grep '^file: .*small.ist \(504 B, IST 1\.3\)$' "$TMP/out"
+expect_grep '^file: .*small.ist \(504 B, IST 1\.4\)$' "$TMP/out"
 expect_grep '^footer: +yes$' "$TMP/out"
 expect_grep '^  note = tab.and back\\slash, equals = sign$' "$TMP/out"
 # a block size of 0 is unknown, as a size of 0 (it printed "block size 0")
@@ -41,7 +41,7 @@ sum=$(cksum <"$TMP/synth.csv")
 [ "$sum" = "$SYNTH12_CKSUM" ] || fail "synth-1.2.ist reads differently: cksum $sum"
 expect_status 0 "$IOSTORM" convert "$TMP/synth.csv" "$TMP/synth.ist"
 expect_status 0 "$IOSTORM" convert "$TMP/synth.ist" "$TMP/synth2.csv"
-cmp -s "$TMP/synth.csv" "$TMP/synth2.csv" || fail "synth-1.2 records do not round-trip through IST 1.3"
+cmp -s "$TMP/synth.csv" "$TMP/synth2.csv" || fail "synth-1.2 records do not round-trip through IST 1.4"
 ok
 
 expect_status 0 "$IOSTORM" info --json "$D/small.ist"

@@ -629,6 +629,233 @@ static void test_arith(void)
 	free(b);
 }
 
+/* ------------------------------------------------------------ VANS */
+
+/* Codes in[0..len) with VANS (it must pay, in the kind expected: 0
+ * values, 1 bytes), decodes it back, then checks that every shorter
+ * stored length, a byte more and flipped bytes are refused or never
+ * crash, and that a wrong count gives no other bytes. */
+static void vans_roundtrip(const uint8_t *in, size_t len, size_t prefix,
+			   int kind)
+{
+	uint8_t *out = malloc(len + 64), *back = malloc(len + 16);
+	size_t z;
+
+	z = fmt_vans_encode(in, len, prefix, out, len + 64);
+	CU_ASSERT_FATAL(z > 0 && z < len + 64);
+	CU_ASSERT_EQUAL((out[0] >> 6) & 1, kind);
+	CU_ASSERT_EQUAL(fmt_vans_decode(out, z, back, len), 0);
+	CU_ASSERT(memcmp(in, back, len) == 0);
+	/* a count a byte off: refused, or (a table of one symbol, which
+	 * never moves the states) the same bytes plus or minus one */
+	if (len && fmt_vans_decode(out, z, back, len - 1) == 0)
+		CU_ASSERT(memcmp(in, back, len - 1) == 0);
+	if (fmt_vans_decode(out, z, back, len + 1) == 0)
+		CU_ASSERT(memcmp(in, back, len) == 0);
+	/* truncated anywhere, or a byte left over */
+	for (size_t k = 0; k < z; k += 1 + k / 64)
+		CU_ASSERT_EQUAL(fmt_vans_decode(out, k, back, len), IST_ECORRUPT);
+	out[z] = 0;
+	CU_ASSERT_EQUAL(fmt_vans_decode(out, z + 1, back, len), IST_ECORRUPT);
+	out[z] = 0x5a;
+	CU_ASSERT_EQUAL(fmt_vans_decode(out, z + 1, back, len), IST_ECORRUPT);
+	for (size_t k = 0; k < z; k += 1 + k / 16) {
+		out[k] ^= 0x21;
+		(void)fmt_vans_decode(out, z, back, len);
+		out[k] ^= 0x21;
+	}
+	/* not enough room: no VANS */
+	CU_ASSERT_EQUAL(fmt_vans_encode(in, len, prefix, out, z), 0);
+	free(out);
+	free(back);
+}
+
+/* n varints of values from distribution kind into b; returns bytes. */
+static size_t vans_values(uint8_t *b, size_t n, unsigned kind)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = rnd();
+
+		switch (kind % 6) {
+		case 0: /* log-uniform, every magnitude, extremes */
+			x >>= rnd() % 64;
+			if (rnd() % 50 == 0)
+				x = UINT64_MAX - rnd() % 3;
+			break;
+		case 1: /* geometric: mostly small */
+			x = (uint64_t)__builtin_ctzll(rnd() | 1ull << 40);
+			break;
+		case 2: /* a few values */
+			x = 1000 * (1 + rnd() % 5);
+			break;
+		case 3: /* constant */
+			x = 77;
+			break;
+		case 4: /* times: 10-20 bits */
+			x = rnd() % (1u << (10 + rnd() % 10));
+			break;
+		default: /* near 2^63 and 2^64 */
+			x = (uint64_t)1 << 63 | rnd() >> (rnd() % 3);
+			break;
+		}
+		o += fmt_put_varint(b + o, x);
+	}
+	return o;
+}
+
+static void test_vans(void)
+{
+	enum { N = 100000 };
+	uint8_t *b = malloc(N + 16), out[64];
+	size_t n;
+
+	rng = 777;
+	/* values of every magnitude (kind 0) */
+	n = vans_values(b, 8000, 0);
+	vans_roundtrip(b, n, 0, 0);
+	/* HIST-like symbols first, then the misses */
+	for (size_t i = 0; i < 1000; i++)
+		b[i] = (uint8_t)(rnd() % 3 ? 0 : rnd() % 17);
+	n = 1000 + vans_values(b + 1000, 700, 4);
+	vans_roundtrip(b, n, 1000, 0);
+	/* many random and skewed small columns, with and without a prefix */
+	for (unsigned k = 0; k < 300; k++) {
+		size_t m = 1 + rnd() % 3000, pre = k % 3 ? 0 : rnd() % 300;
+
+		for (size_t i = 0; i < pre; i++)
+			b[i] = (uint8_t)(k % 2 ? rnd() % 17 : 16);
+		n = pre + vans_values(b + pre, m, k);
+		if (n < 16)
+			continue;
+		/* a column VANS cannot shorten (random 64-bit values) is
+		 * not coded; the others round-trip */
+		if (fmt_vans_encode(b, n, pre, b + N / 2, n + 64))
+			vans_roundtrip(b, n, pre, 0);
+		else
+			CU_ASSERT(k % 6 == 0 || k % 6 == 5);
+	}
+	/* bytes that are not canonical varints (DICT bits): kind 1 */
+	for (size_t i = 0; i < 5000; i++)
+		b[i] = (uint8_t)(rnd() % 4 ? 0x81 : 0x80 | (rnd() & 0x0f));
+	b[4999] = 0x80; /* ends inside a varint */
+	vans_roundtrip(b, 5000, 0, 1);
+	vans_roundtrip(b, 5000, 100, 1);
+	/* an overlong varint (0x80 0x00 is 0 in two bytes) is not a value */
+	memset(b, 0, 64);
+	b[10] = 0x80;
+	vans_roundtrip(b, 64, 0, 1);
+	/* the whole column a prefix; one value */
+	memset(b, 16, 500);
+	vans_roundtrip(b, 500, 500, 0);
+	memset(b, 0, 500);
+	vans_roundtrip(b, 500, 0, 0);
+	/* random bytes: VANS does not pay */
+	for (size_t i = 0; i < N; i++)
+		b[i] = (uint8_t)rnd();
+	CU_ASSERT_EQUAL(fmt_vans_encode(b, N, 0, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(fmt_vans_encode(b, 4000, 0, b + 8000, 4000), 0);
+	/* garbage never crashes the decoder */
+	for (int k = 0; k < 20000; k++) {
+		size_t m = rnd() % 48;
+
+		for (size_t i = 0; i < m; i++)
+			b[i] = (uint8_t)(rnd() % 4 ? rnd() % 3 : rnd());
+		if (m > 3 && rnd() % 2) {
+			b[0] = (uint8_t)(rnd() % 9 | (rnd() % 2) << 6);
+			b[1] = (uint8_t)(rnd() % 4);
+			b[2] = (uint8_t)(8 + 2 * (rnd() % 8));
+		}
+		(void)fmt_vans_decode(b, m, out, rnd() % 64);
+	}
+	free(b);
+}
+
+/* The header and table rules of VANS: each bad value refused. */
+static void test_vans_header(void)
+{
+	uint8_t in[200], enc[400], out[200], bad[400];
+	size_t z, n = 0, hl;
+	uint64_t pre = 0, rlen = 0;
+	const uint8_t *p;
+
+	rng = 99;
+	for (size_t i = 0; i < 40; i++)
+		in[i] = (uint8_t)(i % 3 ? 0 : 1 + i % 5); /* HIST-like */
+	n = 40;
+	for (size_t i = 0; i < 60; i++)
+		n += fmt_put_varint(in + n, 300 + rnd() % 5000);
+	z = fmt_vans_encode(in, n, 40, enc, sizeof(enc));
+	CU_ASSERT_FATAL(z > 0);
+	CU_ASSERT_EQUAL(fmt_vans_decode(enc, z, out, n), 0);
+	CU_ASSERT(memcmp(in, out, n) == 0);
+	p = enc + 1;
+	CU_ASSERT_FATAL(!fmt_get_varint(&p, enc + z, &pre) && pre == 40);
+	CU_ASSERT_FATAL(!fmt_get_varint(&p, enc + z, &rlen));
+	hl = (size_t)(p - enc);
+	CU_ASSERT_EQUAL(fmt_vans_decode(enc, 0, out, n), IST_ECORRUPT);
+#define BAD(stmt)                                                        \
+	do {                                                             \
+		memcpy(bad, enc, z);                                     \
+		stmt;                                                    \
+		CU_ASSERT_EQUAL(fmt_vans_decode(bad, z, out, n),         \
+				IST_ECORRUPT);                           \
+	} while (0)
+	BAD(bad[0] |= 0x80);                            /* bit 7 */
+	BAD(bad[0] = (uint8_t)((bad[0] & 0xf0) | 9));   /* F above 8 */
+	BAD(bad[0] = (uint8_t)((bad[0] & 0xc0) | 0 | 2 << 4)); /* K > F + 1 */
+	BAD(bad[1] = (uint8_t)(n + 1)); /* (a one-byte varint) prefix > raw_len */
+	BAD(bad[2]++);                   /* rans_len odd */
+	BAD(bad[2] = 6);                 /* rans_len below 8 */
+	BAD(fmt_put32(bad + hl, 0xffff)); /* x0 below 2^16 */
+	BAD(fmt_put32(bad + hl + 4, 0)); /* x1 below 2^16 */
+	BAD(bad[hl + rlen] = (uint8_t)((bad[hl + rlen] & 0xf0) | 0)); /* L 0 */
+	BAD(bad[hl + rlen] = (uint8_t)((bad[hl + rlen] & 0xf0) | 12)); /* L 12 */
+	/* rans_len past the end */
+	memcpy(bad, enc, z);
+	CU_ASSERT_EQUAL(fmt_vans_decode(bad, hl + (size_t)rlen - 1, out, n),
+			IST_ECORRUPT);
+	/* hand-made: a table of one symbol, value 5 (F 7, K 0, L 1):
+	 * mode, prefix 0, rans_len 8, both states 2^16, then the bits L 1,
+	 * e 0, eg0(S - 1 = 0), eg0(token 5), zeros to the byte */
+	{
+		uint8_t g[13] = { 0x07, 0, 8, 0, 0, 1, 0, 0, 0, 1, 0, 0x81, 0x14 };
+		uint8_t t[16];
+
+		CU_ASSERT_EQUAL(fmt_vans_decode(g, sizeof(g), out, 3), 0);
+		CU_ASSERT(out[0] == 5 && out[1] == 5 && out[2] == 5);
+		memcpy(t, g, sizeof(g));
+		t[12] |= 0x80; /* a padding bit that is not 0 */
+		CU_ASSERT_EQUAL(fmt_vans_decode(t, sizeof(g), out, 3), IST_ECORRUPT);
+		t[12] = 0x14;
+		t[13] = 0;    /* a byte left over after the bits */
+		CU_ASSERT_EQUAL(fmt_vans_decode(t, 14, out, 3), IST_ECORRUPT);
+		/* two symbols, the first of frequency 2 = 2^L: corrupt */
+		memcpy(t, g, 11);
+		t[11] = 0x01;
+		t[12] = 0xd1;
+		t[13] = 0x02;
+		CU_ASSERT_EQUAL(fmt_vans_decode(t, 14, out, 3), IST_ECORRUPT);
+		/* kind 1 (bytes), F 8: a token of value 300 is corrupt */
+		memcpy(t, g, 11);
+		t[0] = 8 | 1 << 6;
+		t[11] = 0x81;
+		t[12] = 0x00;
+		t[13] = 0x5b;
+		t[14] = 0x00;
+		CU_ASSERT_EQUAL(fmt_vans_decode(t, 15, out, 3), IST_ECORRUPT);
+		/* F 0, K 0: token 65 is past the last (64: 64-bit values) */
+		memcpy(t, g, 11);
+		t[0] = 0;
+		t[11] = 0x81;
+		t[12] = 0x40;
+		t[13] = 0x01;
+		CU_ASSERT_EQUAL(fmt_vans_decode(t, 14, out, 30), IST_ECORRUPT);
+	}
+#undef BAD
+}
+
 /* ------------------------------------------------------------ columns */
 
 /* Encodes column col of recs, checks the coding picked and decodes it back
@@ -1710,6 +1937,8 @@ static int column_raw(const uint8_t *src, const struct fmt_coldesc *d,
 	}
 	if (d->store == FMT_STORE_ARITH)
 		return fmt_arith_decode(src, d->stored_len, raw, d->raw_len) ? -1 : 0;
+	if (d->store == FMT_STORE_VANS)
+		return fmt_vans_decode(src, d->stored_len, raw, d->raw_len) ? -1 : 0;
 	if (d->store == FMT_STORE_ANS) {
 		struct fmt_ans_dec *t = malloc(sizeof(*t));
 		int ret = fmt_ans_decode(t, src, d->stored_len, raw, d->raw_len);
@@ -1734,10 +1963,13 @@ static int column_raw(const uint8_t *src, const struct fmt_coldesc *d,
 }
 
 /*
- * The writer's ARITH margin: in small chunks a column is stored in ARITH
- * only when ARITH is at least 1/16 shorter than the best other form
- * (ANS, deflate, or the column as coded), since it decodes several times
- * slower.  Every column of 1000-record chunks of varied traces is
+ * The writer's VANS and ARITH rules: in small chunks a column is stored in
+ * VANS when that is shorter than the other forms (ANS, deflate, the
+ * column as coded), and otherwise (no shorter VANS form) in ARITH only
+ * when ARITH is at least 1/16 shorter than the best other form, since it
+ * decodes several times slower.  A column stored in VANS is VANS's form, shorter than its
+ * ANS form and than the column; a column stored otherwise (not ARITH) has
+ * no shorter VANS form.  Every column of 1000-record chunks of varied traces is
  * re-coded with ARITH here: a column stored in ARITH is that ARITH form
  * and 1/16 shorter than the column as coded and than its ANS form; a
  * column stored otherwise has no ARITH form 1/16 shorter than it.  The
@@ -1752,7 +1984,7 @@ static void test_arith_margin(void)
 	uint8_t *raw = malloc(FMT_MAX_COL_BYTES(CH) + 64);
 	uint8_t *enc = malloc(FMT_MAX_COL_BYTES(CH) * 2 + 64);
 	uint8_t *tmp = malloc(FMT_ANS_TMP(FMT_MAX_COL_BYTES(CH)));
-	unsigned stored_arith = 0, within = 0, cols = 0;
+	unsigned stored_arith = 0, within = 0, cols = 0, stored_vans = 0;
 
 	rng = 4242;
 	for (unsigned kind = 0; kind < 4; kind++) {
@@ -1799,23 +2031,35 @@ static void test_arith_margin(void)
 			}
 			for (unsigned c = 0; c < ncols; c++) {
 				size_t pre = d[c].coding == FMT_CODE_HIST ? n : 0;
-				size_t a, s, best, rl = d[c].raw_len;
+				size_t a, s, v, best, rl = d[c].raw_len;
 
 				if (rl >= 16) {
 					CU_ASSERT_FATAL(column_raw(q, &d[c], raw) == 0);
+					v = fmt_vans_encode(raw, rl, pre, enc,
+							    FMT_MAX_COL_BYTES(CH) * 2);
 					a = fmt_arith_encode(raw, rl, pre, enc,
 							     FMT_MAX_COL_BYTES(CH) * 2);
 					cols++;
-					if (d[c].store == FMT_STORE_ARITH) {
+					if (d[c].store == FMT_STORE_VANS) {
+						stored_vans++;
+						CU_ASSERT_EQUAL(v, d[c].stored_len);
+						CU_ASSERT(v < rl);
+						s = fmt_ans_encode(raw, rl, pre, enc,
+								   rl - rl / 32, tmp);
+						CU_ASSERT(!s || v < s);
+						within += a && a < v;
+					} else if (d[c].store == FMT_STORE_ARITH) {
 						stored_arith++;
 						CU_ASSERT_EQUAL(a, d[c].stored_len);
 						s = fmt_ans_encode(raw, rl, pre, enc,
 								   rl - rl / 32, tmp);
 						best = s ? s : rl;
 						CU_ASSERT(a < best - best / 16);
+						CU_ASSERT(!v || v >= best);
 					} else {
 						best = d[c].stored_len;
 						CU_ASSERT(!a || a >= best - best / 16);
+						CU_ASSERT(!v || v >= best);
 						within += a && a < best;
 					}
 				}
@@ -1826,11 +2070,11 @@ static void test_arith_margin(void)
 		free(b);
 	}
 	CU_ASSERT(cols > 0);
-	CU_ASSERT(stored_arith > 0);
+	CU_ASSERT(stored_vans > 0);
 	CU_ASSERT(within > 0);
 	if (getenv("IST_TEST_VERBOSE"))
-		fprintf(stderr, "arith margin: %u columns, %u ARITH, %u within the margin\n",
-			cols, stored_arith, within);
+		fprintf(stderr, "arith margin: %u columns, %u VANS, %u ARITH, %u within the margin\n",
+			cols, stored_vans, stored_arith, within);
 	free(r);
 	free(raw);
 	free(enc);
@@ -2012,7 +2256,7 @@ static size_t walk_stores(const char *path,
 		for (unsigned c = 0; c < ncols; c++) {
 			uint64_t v;
 
-			CU_ASSERT_FATAL(q[1] < 4);
+			CU_ASSERT_FATAL(q[1] <= FMT_STORE_VANS);
 			fn(arg, k, c, q[1]);
 			q += 2;
 			for (int j = 0; j < 3; j++) /* param, raw, stored */
@@ -2033,10 +2277,54 @@ static void count_store(void *arg, size_t chunk, unsigned col, uint8_t store)
 }
 
 /* Stored columns of the file at path by storage (FMT_STORE_*). */
-static void count_stores(const char *path, uint64_t counts[4])
+static void count_stores(const char *path, uint64_t counts[5])
 {
-	memset(counts, 0, 4 * sizeof(counts[0]));
+	memset(counts, 0, 5 * sizeof(counts[0]));
 	walk_stores(path, count_store, counts);
+}
+
+/* A chunk using VANS storage in a file that says minor 3 is corrupt (VANS
+ * came with 1.4); the same file at minor 4 reads. */
+static void test_minor4_in_minor3(void)
+{
+	enum { N = 1000 };
+	const char *path = tmp_path("m4.ist"), *p3 = tmp_path("m3b.ist");
+	struct ist_record *r = calloc(N, sizeof(*r)), got[N];
+	uint64_t t = 0, cs[5];
+	ist_reader *rd;
+	uint8_t *b;
+	size_t len;
+
+	rng = 31337;
+	for (size_t i = 0; i < N; i++) {
+		t += 100 * (1 + rnd() % 3000);
+		r[i].t_ns = t;
+		r[i].lat_ns = 100 * (1 + rnd() % 5000);
+		r[i].len = 512u * (uint32_t)(1 + rnd() % 64);
+		r[i].offset = rnd() % 100000 * 512;
+		r[i].op = (uint8_t)(rnd() % 2);
+	}
+	CU_ASSERT_EQUAL_FATAL(write_file(path, r, N, 0), 0);
+	count_stores(path, cs);
+	CU_ASSERT(cs[FMT_STORE_VANS] > 0);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, path), 0);
+	CU_ASSERT_EQUAL(ist_reader_read(rd, got, N), N);
+	for (size_t i = 0; i < N; i++)
+		if (!rec_eq(&got[i], &r[i])) {
+			CU_FAIL("VANS columns did not round-trip");
+			break;
+		}
+	ist_reader_close(rd);
+	b = slurp(path, &len);
+	CU_ASSERT_EQUAL(fmt_get16(b + 10), FMT_MINOR_SMALL);
+	fmt_put16(b + 10, FMT_MINOR_ARITH);
+	rewrite_header_crc(b);
+	spit(p3, b, len);
+	CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, p3), 0);
+	CU_ASSERT_EQUAL(ist_reader_read(rd, got, N), IST_ECORRUPT);
+	ist_reader_close(rd);
+	free(b);
+	free(r);
 }
 
 /*
@@ -2054,7 +2342,7 @@ static void effort_case(int effort)
 	char *pd = strdup(tmp_path("effort-default.ist")); /* tmp_path's */
 	char *pf = strdup(tmp_path("effort-fast.ist"));    /* buffer is static */
 	struct ist_record *r = calloc(N, sizeof(*r));
-	uint64_t t = 0, j = 0, cd[4], cf[4];
+	uint64_t t = 0, j = 0, cd[5], cf[5];
 	ist_writer *w;
 
 	rng = 777;
@@ -2131,8 +2419,11 @@ static void effort_case(int effort)
 		/* (in the 65536-record chunk no deflate beats ANS by the
 		 * 1/8 a column of more than 16 KiB needs: DEFL_GAIN) */
 		CU_ASSERT(chunks[k] > 8192 || cd[FMT_STORE_DEFLATE] > 0);
-		CU_ASSERT(chunks[k] > 8192 || cd[FMT_STORE_ARITH] > 0);
+		CU_ASSERT(chunks[k] > 8192 || cd[FMT_STORE_VANS] > 0);
+		CU_ASSERT(chunks[k] <= 8192 ||
+			  cd[FMT_STORE_VANS] + cd[FMT_STORE_ARITH] == 0);
 		CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
+		CU_ASSERT_EQUAL(cf[FMT_STORE_VANS], 0);
 		if (effort == IST_EFFORT_FAST) {
 			CU_ASSERT_EQUAL(cf[FMT_STORE_DEFLATE], 0);
 			CU_ASSERT(cf[FMT_STORE_ANS] > 0);
@@ -2145,8 +2436,8 @@ static void effort_case(int effort)
 			CU_ASSERT_EQUAL_FATAL(stat(pf, &sf), 0);
 			CU_ASSERT(sf.st_size > sd.st_size);
 		}
-		CU_ASSERT_EQUAL(cd[0] + cd[1] + cd[2] + cd[3],
-				cf[0] + cf[1] + cf[2] + cf[3]);
+		CU_ASSERT_EQUAL(cd[0] + cd[1] + cd[2] + cd[3] + cd[4],
+				cf[0] + cf[1] + cf[2] + cf[3] + cf[4]);
 	}
 	/* only the three efforts; nothing is created for a refused one */
 	{
@@ -2187,7 +2478,7 @@ static void repeats_case(int effort)
 	char *pf = strdup(tmp_path("effort-repeats.ist"));
 	struct ist_record *r = calloc(N, sizeof(*r));
 	struct ist_writer_opts of = { .effort = effort };
-	uint64_t t = 0, cf[4];
+	uint64_t t = 0, cf[5];
 
 	rng = 4242;
 	for (size_t i = 0; i < SAMPLE; i++) {
@@ -2203,6 +2494,7 @@ static void repeats_case(int effort)
 	count_stores(pf, cf);
 	CU_ASSERT(cf[FMT_STORE_DEFLATE] > 0);
 	CU_ASSERT_EQUAL(cf[FMT_STORE_ARITH], 0);
+	CU_ASSERT_EQUAL(cf[FMT_STORE_VANS], 0);
 	if (effort == IST_EFFORT_FASTEST)
 		CU_ASSERT_EQUAL(cf[FMT_STORE_ANS], 0);
 	free(r);
@@ -2491,7 +2783,7 @@ static unsigned first_chunk_columns(const uint8_t *b, size_t len,
  */
 static void test_ans_lanes_errors(void)
 {
-	enum { N = 8192 };
+	enum { N = 12000 }; /* over 8192: no VANS or ARITH */
 	char *pf = strdup(tmp_path("ans-lanes.ist"));
 	struct ist_record *r = calloc(N, sizeof(*r)), *got = calloc(N, sizeof(*got));
 	uint8_t store[FMT_NCOLS + 8];
@@ -2716,9 +3008,12 @@ int main(void)
 		{ "ANS columns two at a time", test_ans_jobs },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
 		{ "ARITH storage", test_arith },
+		{ "VANS storage", test_vans },
+		{ "VANS header and table rules", test_vans_header },
+		{ "VANS in a minor 3 file is corrupt", test_minor4_in_minor3 },
 		{ "packed device table (1.3)", test_packed_devices },
 		{ "1.3 codings refused in a 1.2 file", test_minor3_in_minor2 },
-		{ "ARITH kept only 1/16 shorter than the rest", test_arith_margin },
+		{ "VANS where shortest, ARITH only 1/16 shorter", test_arith_margin },
 		{ "chunks, footer, seek", test_chunks_and_footer },
 		{ "empty file", test_empty_file },
 		{ "recovery without footer", test_recovery_without_footer },

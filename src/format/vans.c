@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: MIT */
+/* vans.c - the VANS column storage: static rANS over a column's values, with tables that small chunks can afford. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "format/fmt.h"
+
+/*
+ * ARITH (arith.c) makes a small chunk's columns short without tables, but
+ * its ~10 binary decisions a value decode 3-5 times slower than ANS.
+ * VANS codes one symbol a value instead: the value's bit length and the
+ * top K bits below its leading one (the whole value while it has at most
+ * F + 1 bits), with a static rANS table of at most 256 symbols whose
+ * frequencies sum to 2^L (L <= 11, chosen for the chunk's size); the bits
+ * below the symbol's are written raw in a bit stream.  The table is coded
+ * compactly in the same bit stream (the symbols' gaps and frequencies in
+ * Exp-Golomb codes), so a column of 1000 values pays a few dozen bytes
+ * for it.  Decoding a value is a table look-up, a multiply and a raw-bit
+ * read, on two interleaved states.  man/iostorm-trace.5 specifies the
+ * bytes.
+ */
+#define RANS_L (1u << 16) /* lower bound of a normalised state */
+#define TAB_SYMS 256      /* symbols a table may have */
+#define NTOK 1024         /* bound on token numbers (F 8, K 3: 952) */
+#define EG_ZMAX 20        /* longest run of zeros in an Exp-Golomb code */
+
+/* ---- tokens: a value's symbol under (F, K) */
+
+/* Tokens of (f, k): values of up to f + 1 bits are their own token; a
+ * longer value of b bits is 2^(f+1) + (b - f - 2) * 2^k + its top k bits
+ * below the leading one. */
+static inline unsigned tok_limit(unsigned f, unsigned k)
+{
+	return (1u << (f + 1)) + ((63 - f) << k);
+}
+
+static inline unsigned tok_of(uint64_t v, unsigned f, unsigned k,
+			      unsigned *nraw)
+{
+	unsigned b = v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+	unsigned nm = b ? b - 1 : 0;
+
+	if (nm <= f) {
+		*nraw = 0;
+		return (unsigned)v;
+	}
+	*nraw = nm - k;
+	return (1u << (f + 1)) + ((b - f - 2) << k) +
+	       (unsigned)((v >> (nm - k)) & ((1u << k) - 1));
+}
+
+/* The value of token t with its raw bits 0, and their count. */
+static inline uint64_t tok_base(unsigned t, unsigned f, unsigned k,
+				unsigned *nraw)
+{
+	unsigned b, nm;
+
+	if (t < (1u << (f + 1))) {
+		*nraw = 0;
+		return t;
+	}
+	t -= 1u << (f + 1);
+	b = (t >> k) + f + 2;
+	nm = b - 1;
+	*nraw = nm - k;
+	return (uint64_t)1 << nm | (uint64_t)(t & ((1u << k) - 1)) << (nm - k);
+}
+
+/* ---- bit writer (LSB first) */
+
+struct bitw {
+	uint64_t acc;
+	unsigned n;
+	uint8_t *p, *end;
+	int full;
+};
+
+static inline void bw_put(struct bitw *w, uint64_t v, unsigned k)
+{
+	if (k > 32) {
+		bw_put(w, v & 0xffffffffu, 32);
+		bw_put(w, v >> 32, k - 32);
+		return;
+	}
+	w->acc |= (v & (((uint64_t)1 << k) - 1)) << w->n;
+	w->n += k;
+	while (w->n >= 8) {
+		if (w->p < w->end)
+			*w->p++ = (uint8_t)w->acc;
+		else
+			w->full = 1;
+		w->acc >>= 8;
+		w->n -= 8;
+	}
+}
+
+/* Exp-Golomb code of order k for u: z zero bits, a one, then the n = z + k
+ * low bits of u + 2^k (whose leading one is the z + k + 1th bit). */
+static inline unsigned eg_len(uint64_t u, unsigned k)
+{
+	uint64_t w = u + ((uint64_t)1 << k);
+	unsigned n = 63 - (unsigned)__builtin_clzll(w);
+
+	return 2 * n - k + 1;
+}
+
+static inline void bw_eg(struct bitw *w, uint64_t u, unsigned k)
+{
+	uint64_t x = u + ((uint64_t)1 << k);
+	unsigned n = 63 - (unsigned)__builtin_clzll(x);
+
+	bw_put(w, (uint64_t)1 << (n - k), n - k + 1);
+	bw_put(w, x, n);
+}
+
+/* ---- tables */
+
+/* A symbol table as the encoder plans it. */
+struct vtab {
+	unsigned lg, eg;          /* L (frequencies sum to 2^L), freq code */
+	unsigned nsym;
+	uint16_t tok[TAB_SYMS];   /* ascending */
+	uint16_t freq[TAB_SYMS];
+	uint16_t cum[TAB_SYMS];
+	double bits;              /* estimated: table and symbols */
+};
+
+/* Scales cnt[0..ns) (all > 0, total n) to frequencies summing to 2^lg
+ * (ns <= 2^lg), each at least 1. */
+static void normalise(const uint32_t *cnt, unsigned ns, uint64_t n,
+		      unsigned lg, uint16_t *freq)
+{
+	int64_t m = (int64_t)1 << lg, sum = 0;
+	unsigned big = 0;
+
+	for (unsigned s = 0; s < ns; s++) {
+		uint64_t f = (cnt[s] * (uint64_t)m + n / 2) / n;
+
+		freq[s] = (uint16_t)(f ? f : 1);
+		sum += freq[s];
+		if (cnt[s] > cnt[big])
+			big = s;
+	}
+	if (sum < m) {
+		freq[big] = (uint16_t)(freq[big] + (m - sum));
+		return;
+	}
+	/* take the excess from the largest, then from every one above 1 */
+	while (sum > m) {
+		for (unsigned s = 0; s < ns && sum > m; s++) {
+			unsigned t = (s + big) % ns;
+			int64_t take = freq[t] > 1 ? (freq[t] - 1) / 2 + 1 : 0;
+
+			if (take > sum - m)
+				take = sum - m;
+			freq[t] = (uint16_t)(freq[t] - take);
+			sum -= take;
+		}
+	}
+}
+
+/*
+ * Plans the table of the ns distinct tokens tok[] counted cnt[] (n in
+ * all, ns <= TAB_SYMS): the L (from about log2(n) - 3 to log2(n) + 1) and
+ * frequency code giving the fewest bits for the table and the symbols.
+ */
+static void plan_table(struct vtab *t, const uint16_t *tok, const uint32_t *cnt,
+		       unsigned ns, uint64_t n)
+{
+	unsigned lmin = 1, lmax, lg0 = 64 - (unsigned)__builtin_clzll(n);
+	unsigned head = 4 + 3 + eg_len(ns - 1, 0), prev = 0;
+	uint16_t freq[TAB_SYMS];
+
+	while ((1u << lmin) < ns)
+		lmin++;
+	if (lg0 > lmin + 3)
+		lmin = lg0 - 3;
+	lmax = lg0 + 1 < FMT_VANS_LMAX ? lg0 + 1 : FMT_VANS_LMAX;
+	if (lmax < lmin)
+		lmax = lmin;
+	for (unsigned s = 0; s < ns; s++) {
+		head += eg_len(tok[s] - prev - (s ? 1 : 0), 0);
+		prev = tok[s];
+	}
+	t->bits = INFINITY;
+	for (unsigned lg = lmin; lg <= lmax; lg++) {
+		double sym = 0;
+		unsigned eb[8] = { 0 };
+
+		normalise(cnt, ns, n, lg, freq);
+		for (unsigned s = 0; s < ns; s++)
+			sym += cnt[s] * (lg - log2(freq[s]));
+		for (unsigned s = 0; s + 1 < ns; s++)
+			for (unsigned e = 0; e < 8; e++)
+				eb[e] += eg_len(freq[s] - 1u, e);
+		for (unsigned e = 0; e < 8; e++)
+			if (sym + head + eb[e] < t->bits) {
+				t->bits = sym + head + eb[e];
+				t->lg = lg;
+				t->eg = e;
+				memcpy(t->freq, freq, ns * sizeof(*freq));
+			}
+	}
+	t->nsym = ns;
+	memcpy(t->tok, tok, ns * sizeof(*tok));
+	for (unsigned s = 0, cum = 0; s < ns; s++) {
+		t->cum[s] = (uint16_t)cum;
+		cum += t->freq[s];
+	}
+}
+
+/* L (4 bits), the frequency code's order (3 bits), the symbol count - 1,
+ * each symbol's gap after the one before it (the first: its token), every
+ * frequency but the last (which makes them sum to 2^L) - 1. */
+static void write_table(struct bitw *w, const struct vtab *t)
+{
+	unsigned prev = 0;
+
+	bw_put(w, t->lg, 4);
+	bw_put(w, t->eg, 3);
+	bw_eg(w, t->nsym - 1, 0);
+	for (unsigned s = 0; s < t->nsym; s++) {
+		bw_eg(w, t->tok[s] - prev - (s ? 1 : 0), 0);
+		prev = t->tok[s];
+	}
+	for (unsigned s = 0; s + 1 < t->nsym; s++)
+		bw_eg(w, t->freq[s] - 1u, t->eg);
+}
+
+/*
+ * The values' histogram, from which the tokens of every (F, K) are
+ * counted without another pass over the values: values below 2^(FMT_VANS_FMAX
+ * + 1) by value, longer ones by bit length and top FMT_VANS_KMAX bits
+ * below the leading one (a token never needs more).
+ */
+#define SMALL (1u << (FMT_VANS_FMAX + 1))
+struct vhist {
+	uint32_t small[SMALL];
+	uint32_t big[65][1u << FMT_VANS_KMAX];
+	/* the bins in use: a value with their top bits, and its count */
+	unsigned nbin;
+	uint64_t bin[SMALL + 65 * (1u << FMT_VANS_KMAX)];
+	uint32_t bcnt[SMALL + 65 * (1u << FMT_VANS_KMAX)];
+};
+
+static void hist_values(struct vhist *h, const uint64_t *v, size_t nv)
+{
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < nv; i++) {
+		unsigned b, nm;
+
+		if (v[i] < SMALL) {
+			h->small[v[i]]++;
+			continue;
+		}
+		b = 64 - (unsigned)__builtin_clzll(v[i]);
+		nm = b - 1;
+		h->big[b][(v[i] >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+	}
+	h->nbin = 0;
+	for (unsigned x = 0; x < SMALL; x++)
+		if (h->small[x]) {
+			h->bin[h->nbin] = x;
+			h->bcnt[h->nbin++] = h->small[x];
+		}
+	for (unsigned b = FMT_VANS_FMAX + 2; b <= 64; b++)
+		for (unsigned top = 0; top < (1u << FMT_VANS_KMAX); top++)
+			if (h->big[b][top]) {
+				h->bin[h->nbin] = (uint64_t)1 << (b - 1) |
+					(uint64_t)top << (b - 1 - FMT_VANS_KMAX);
+				h->bcnt[h->nbin++] = h->big[b][top];
+			}
+}
+
+/* Counts the tokens under (f, k) from h; fills tok/cnt (ascending tokens:
+ * tok_of() never decreases as the value grows, and the bins are in
+ * increasing order) and returns the number of distinct ones (TAB_SYMS + 1
+ * when there are more), *raw the raw bits. */
+static unsigned count_tokens(const struct vhist *h, unsigned f, unsigned k,
+			     uint16_t *tok, uint32_t *cnt, uint64_t *raw)
+{
+	unsigned ns = 0;
+	uint64_t r = 0;
+
+	for (unsigned i = 0; i < h->nbin; i++) {
+		unsigned nr, t = tok_of(h->bin[i], f, k, &nr);
+
+		r += (uint64_t)nr * h->bcnt[i];
+		if (ns && tok[ns - 1] == t) {
+			cnt[ns - 1] += h->bcnt[i];
+			continue;
+		}
+		if (ns == TAB_SYMS)
+			return TAB_SYMS + 1;
+		tok[ns] = (uint16_t)t;
+		cnt[ns++] = h->bcnt[i];
+	}
+	*raw = r;
+	return ns;
+}
+
+/* Bits of the tokens of cnt[0..ns) (n in all) coded with their own
+ * counts, and a rough table (10 bits a symbol): to rank the (F, K). */
+static double rough_bits(const uint32_t *cnt, unsigned ns, uint64_t n)
+{
+	double b = n * log2((double)n);
+
+	for (unsigned s = 0; s < ns; s++)
+		b -= cnt[s] * log2((double)cnt[s]);
+	return b + 10.0 * ns;
+}
+
+/* ---- rANS encoder (backwards, 16-bit words) */
+
+struct renc {
+	uint32_t x[2];
+	uint8_t *p, *start; /* written downwards from the end of the buffer */
+	int full;
+};
+
+static inline void renc_put(struct renc *e, unsigned i, unsigned lg,
+			    unsigned freq, unsigned cum)
+{
+	uint32_t x = e->x[i & 1];
+
+	if ((uint64_t)x >= (uint64_t)freq << (32 - lg)) {
+		if (e->p - e->start >= 2) {
+			e->p -= 2;
+			fmt_put16(e->p, (uint16_t)x);
+		} else {
+			e->full = 1;
+		}
+		x >>= 16;
+	}
+	e->x[i & 1] = ((x / freq) << lg) + x % freq + cum;
+}
+
+static int parses_as_varints(const uint8_t *in, size_t len, size_t prefix)
+{
+	const uint8_t *p = in + prefix, *end = in + len;
+
+	while (p < end) {
+		const uint8_t *q = p;
+		uint64_t v;
+
+		if (fmt_get_varint(&p, end, &v) ||
+		    fmt_varint_len(v) != (size_t)(p - q))
+			return 0;
+	}
+	return 1;
+}
+
+/* Index of token t among the table's symbols (present: planned from the
+ * same values). */
+static void fill_index(const struct vtab *t, uint8_t *idx)
+{
+	for (unsigned s = 0; s < t->nsym; s++)
+		idx[t->tok[s]] = (uint8_t)s;
+}
+
+size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
+		       uint8_t *out, size_t limit)
+{
+	struct vtab *pt = NULL, *vt = NULL, c;
+	uint64_t *v = NULL, raw = 0;
+	uint32_t *hist = NULL, cnt[TAB_SYMS];
+	uint16_t tok[TAB_SYMS];
+	uint8_t *idx = NULL, *rbuf = NULL;
+	unsigned bytes, bf = 0, bk = 0;
+	size_t nv = 0, hl, ret = 0, rlen, cap;
+	struct bitw bw;
+	struct renc e;
+
+	if (prefix > len)
+		prefix = 0;
+	if (limit < 16)
+		return 0;
+	bytes = !parses_as_varints(in, len, prefix);
+	v = malloc((len - prefix + 1) * sizeof(*v));
+	hist = malloc(NTOK * sizeof(*hist));
+	idx = malloc(NTOK);
+	pt = malloc(sizeof(*pt));
+	vt = malloc(sizeof(*vt));
+	cap = limit + 8;
+	rbuf = malloc(cap);
+	if (!v || !hist || !idx || !pt || !vt || !rbuf)
+		goto out;
+	if (bytes) {
+		for (size_t i = prefix; i < len; i++)
+			v[nv++] = in[i];
+	} else {
+		const uint8_t *p = in + prefix, *end = in + len;
+
+		while (p < end)
+			(void)fmt_get_varint(&p, end, &v[nv++]); /* checked */
+	}
+	pt->bits = vt->bits = 0;
+	pt->nsym = vt->nsym = 0;
+	if (prefix) {
+		unsigned ns;
+
+		/* the prefix's bytes are their own tokens (f 7, k 0) */
+		memset(hist, 0, 256 * sizeof(*hist));
+		for (size_t i = 0; i < prefix; i++)
+			hist[in[i]]++;
+		ns = 0;
+		for (unsigned t = 0; t < 256; t++)
+			if (hist[t]) {
+				tok[ns] = (uint16_t)t;
+				cnt[ns++] = hist[t];
+			}
+		plan_table(pt, tok, cnt, ns, prefix);
+	}
+	if (nv) {
+		/* the (F, K) with the fewest bits by the counts' entropy and
+		 * a rough table, then the best two of those planned exactly */
+		struct vhist *h = malloc(sizeof(*h));
+		double r1 = INFINITY, r2 = INFINITY;
+		unsigned f1 = 0, k1 = 0, f2 = 0, k2 = 0, have = 0;
+
+		if (!h)
+			goto out;
+		hist_values(h, v, nv);
+		for (unsigned f = 0; f <= FMT_VANS_FMAX; f++)
+			for (unsigned k = 0; k <= FMT_VANS_KMAX && k <= f + 1; k++) {
+				uint64_t r;
+				unsigned ns = count_tokens(h, f, k, tok, cnt, &r);
+				double e;
+
+				if (ns > TAB_SYMS)
+					continue;
+				e = rough_bits(cnt, ns, nv) + (double)r;
+				if (e < r1) {
+					r2 = r1;
+					f2 = f1;
+					k2 = k1;
+					r1 = e;
+					f1 = f;
+					k1 = k;
+				} else if (e < r2) {
+					r2 = e;
+					f2 = f;
+					k2 = k;
+				}
+				have++;
+			}
+		vt->bits = INFINITY;
+		for (unsigned i = 0; i < 2 && i < have; i++) {
+			unsigned f = i ? f2 : f1, k = i ? k2 : k1, ns;
+			uint64_t r;
+
+			ns = count_tokens(h, f, k, tok, cnt, &r);
+			plan_table(&c, tok, cnt, ns, nv);
+			if (c.bits + (double)r < vt->bits + (double)raw) {
+				*vt = c;
+				raw = r;
+				bf = f;
+				bk = k;
+			}
+		}
+		free(h);
+		if (vt->bits == INFINITY)
+			goto out;
+	}
+	/* estimate against the limit before coding */
+	if ((pt->bits + vt->bits + (double)raw) / 8 + 12 >= (double)limit)
+		goto out;
+
+	/* the header */
+	out[0] = (uint8_t)(bf | bk << 4 | bytes << 6);
+	hl = 1 + fmt_put_varint(out + 1, prefix);
+
+	/* rANS, backwards: the values, then the prefix */
+	e.x[0] = e.x[1] = RANS_L;
+	e.start = rbuf;
+	e.p = rbuf + cap;
+	e.full = 0;
+	if (nv) {
+		fill_index(vt, idx);
+		for (size_t i = nv; i-- > 0;) {
+			unsigned nr, s = idx[tok_of(v[i], bf, bk, &nr)];
+
+			renc_put(&e, (unsigned)(prefix + i), vt->lg, vt->freq[s],
+				 vt->cum[s]);
+		}
+	}
+	if (prefix) {
+		fill_index(pt, idx);
+		for (size_t i = prefix; i-- > 0;) {
+			unsigned s = idx[in[i]];
+
+			renc_put(&e, (unsigned)i, pt->lg, pt->freq[s], pt->cum[s]);
+		}
+	}
+	if (e.full || e.p - e.start < 8)
+		goto out;
+	e.p -= 8;
+	fmt_put32(e.p, e.x[0]);
+	fmt_put32(e.p + 4, e.x[1]);
+	rlen = (size_t)(rbuf + cap - e.p);
+	if (hl + 10 + rlen >= limit)
+		goto out;
+	hl += fmt_put_varint(out + hl, rlen);
+	memcpy(out + hl, e.p, rlen);
+	hl += rlen;
+
+	/* the bit stream: tables, then every value's raw bits */
+	bw.acc = 0;
+	bw.n = 0;
+	bw.p = out + hl;
+	bw.end = out + limit - 1; /* shorter than limit */
+	bw.full = 0;
+	if (prefix)
+		write_table(&bw, pt);
+	if (nv)
+		write_table(&bw, vt);
+	for (size_t i = 0; i < nv && !bw.full; i++) {
+		unsigned nr;
+
+		(void)tok_of(v[i], bf, bk, &nr);
+		if (nr)
+			bw_put(&bw, v[i], nr);
+	}
+	if (bw.n)
+		bw_put(&bw, 0, 8 - bw.n);
+	if (!bw.full)
+		ret = (size_t)(bw.p - out);
+out:
+	free(v);
+	free(hist);
+	free(idx);
+	free(pt);
+	free(vt);
+	free(rbuf);
+	return ret;
+}
+
+/* ---- decoder */
+
+/* The bit stream s[0..len), read at bit pos * 8 - n. */
+struct bitr {
+	uint64_t buf;
+	unsigned n;               /* valid bits in buf */
+	size_t pos, len;
+	const uint8_t *s;
+};
+
+/* At least 56 valid bits in buf (zeros past the end: a stream read past
+ * it is refused at the end, br_finish()). */
+static inline void br_refill(struct bitr *b)
+{
+	uint64_t w;
+
+	if (b->pos + 8 <= b->len) {
+		w = fmt_get64(b->s + b->pos);
+	} else {
+		w = 0;
+		for (size_t i = b->pos; i < b->len && i < b->pos + 8; i++)
+			w |= (uint64_t)b->s[i] << (8 * (i - b->pos));
+	}
+	b->buf |= w << b->n;
+	b->pos += (63 - b->n) >> 3;
+	b->n |= 56;
+}
+
+/* k <= 56 bits, after br_refill(). */
+static inline uint64_t br_get(struct bitr *b, unsigned k)
+{
+	uint64_t v = b->buf & (((uint64_t)1 << k) - 1);
+
+	b->buf >>= k;
+	b->n -= k;
+	return v;
+}
+
+/* An Exp-Golomb code of order k (k <= 7); -1 when its zeros run longer
+ * than EG_ZMAX (no table needs that many).  One refill holds the whole
+ * code: 2 * EG_ZMAX + 1 + 7 <= 56 bits. */
+static inline int64_t br_eg(struct bitr *b, unsigned k)
+{
+	unsigned z;
+
+	br_refill(b);
+	if (!(b->buf & ((1u << (EG_ZMAX + 1)) - 1)))
+		return -1;
+	z = (unsigned)__builtin_ctzll(b->buf);
+	b->buf >>= z + 1;
+	b->n -= z + 1;
+	return (int64_t)((br_get(b, z + k) | (uint64_t)1 << (z + k)) -
+			 ((uint64_t)1 << k));
+}
+
+/* The stream was read to its last byte, and no further; the bits left in
+ * that byte are 0. */
+static inline int br_finish(const struct bitr *b)
+{
+	uint64_t total = (uint64_t)b->len * 8;
+	uint64_t used = (uint64_t)b->pos * 8 - b->n;
+
+	if (used > total || total - used >= 8)
+		return IST_ECORRUPT;
+	if (b->buf & (((uint64_t)1 << (total - used)) - 1))
+		return IST_ECORRUPT;
+	return 0;
+}
+
+/* A decoding table: per slot, the frequency (12 bits), slot - cum (12
+ * bits) and the symbol (8 bits); per symbol its base value and raw bits. */
+struct vdec {
+	unsigned lg;
+	uint32_t slot[1u << FMT_VANS_LMAX];
+	uint64_t base[TAB_SYMS];
+	uint8_t nraw[TAB_SYMS];
+};
+
+/* Reads a table of tokens below lim under (f, k); bytes: every symbol
+ * must stand for values below 256.  0 or IST_ECORRUPT. */
+static int read_table(struct bitr *b, struct vdec *d, unsigned f, unsigned k,
+		      unsigned lim, unsigned bytes)
+{
+	uint16_t freq[TAB_SYMS];
+	unsigned lg, eg, ns, m, sum = 0, slot = 0;
+	int64_t x;
+
+	br_refill(b);
+	lg = (unsigned)br_get(b, 4);
+	eg = (unsigned)br_get(b, 3);
+	x = br_eg(b, 0);
+	if (lg < 1 || lg > FMT_VANS_LMAX || x < 0 || x >= TAB_SYMS ||
+	    x >= (int64_t)1 << lg)
+		return IST_ECORRUPT;
+	ns = (unsigned)x + 1;
+	m = 1u << lg;
+	for (unsigned s = 0, t = 0; s < ns; s++) {
+		unsigned nr;
+
+		x = br_eg(b, 0);
+		if (x < 0 || x >= (int64_t)lim)
+			return IST_ECORRUPT;
+		t += (unsigned)x + (s ? 1 : 0);
+		if (t >= lim)
+			return IST_ECORRUPT;
+		d->base[s] = tok_base(t, f, k, &nr);
+		d->nraw[s] = (uint8_t)nr;
+		if (bytes && (nr >= 8 || d->base[s] + (1u << nr) - 1 > 255))
+			return IST_ECORRUPT;
+	}
+	for (unsigned s = 0; s + 1 < ns; s++) {
+		x = br_eg(b, eg);
+		if (x < 0 || (uint64_t)x + 1 + sum >= m)
+			return IST_ECORRUPT;
+		freq[s] = (uint16_t)(x + 1);
+		sum += freq[s];
+	}
+	freq[ns - 1] = (uint16_t)(m - sum);
+	d->lg = lg;
+	for (unsigned s = 0; s < ns; s++) {
+		uint32_t e = freq[s] | s << 24;
+
+		for (unsigned j = 0; j < freq[s]; j++)
+			d->slot[slot++] = e + (j << 12);
+	}
+	return 0;
+}
+
+/*
+ * One symbol of table slot[] (L lg) from state x0, which then becomes x1
+ * and x1 the decoded one (the two states take turns); renormalises from
+ * the words at p (p < end: a word is left; past the end the state takes
+ * zeros and over is set).  Evaluates to the symbol.
+ */
+#define RD_SYM(sym, slot, lg, x0, x1, p, end, over)                          \
+	do {                                                                 \
+		uint32_t e_ = (slot)[(x0) & ((1u << (lg)) - 1)];             \
+		uint32_t y_ = (e_ & 0xfff) * ((x0) >> (lg)) +                \
+			      ((e_ >> 12) & 0xfff);                          \
+		if (y_ < RANS_L) {                                           \
+			int ok_ = (p) < (end);                               \
+			y_ = y_ << 16 | (ok_ ? fmt_get16(p) : 0);            \
+			(p) += 2 * ok_;                                      \
+			(over) |= !ok_;                                      \
+		}                                                            \
+		(x0) = (x1);                                                 \
+		(x1) = y_;                                                   \
+		(sym) = e_ >> 24;                                            \
+	} while (0)
+
+int fmt_vans_decode(const uint8_t *in, size_t inlen, uint8_t *out, size_t want)
+{
+	const uint8_t *p = in, *end = in + inlen, *rp, *rend;
+	struct vdec vd, pd;
+	unsigned f, k, bytes, over = 0, s;
+	uint64_t prefix, rlen;
+	uint32_t x0, x1;
+	struct bitr b;
+	size_t o = 0;
+
+	if (inlen < 1)
+		return IST_ECORRUPT;
+	f = in[0] & 15;
+	k = (in[0] >> 4) & 3;
+	bytes = (in[0] >> 6) & 1;
+	p++;
+	if ((in[0] & 0x80) || f > FMT_VANS_FMAX || k > f + 1 ||
+	    fmt_get_varint(&p, end, &prefix) || prefix > want ||
+	    fmt_get_varint(&p, end, &rlen) || rlen < 8 || rlen % 2 ||
+	    rlen > (uint64_t)(end - p))
+		return IST_ECORRUPT;
+	x0 = fmt_get32(p);
+	x1 = fmt_get32(p + 4);
+	rp = p + 8;
+	rend = p + rlen;
+	if (x0 < RANS_L || x1 < RANS_L)
+		return IST_ECORRUPT;
+	b.buf = 0;
+	b.n = 0;
+	b.s = rend;
+	b.pos = 0;
+	b.len = (size_t)(end - rend);
+	if (prefix) {
+		if (read_table(&b, &pd, 7, 0, 256, 1))
+			return IST_ECORRUPT;
+		for (; o < prefix; o++) {
+			RD_SYM(s, pd.slot, pd.lg, x0, x1, rp, rend, over);
+			out[o] = (uint8_t)pd.base[s];
+		}
+	}
+	if (o < want) {
+		const uint32_t *slot = vd.slot;
+		const uint64_t *base = vd.base;
+		const uint8_t *nraw = vd.nraw;
+		unsigned lg;
+
+		if (read_table(&b, &vd, f, k, tok_limit(f, k), bytes))
+			return IST_ECORRUPT;
+		lg = vd.lg;
+		if (bytes) {
+			for (; o < want; o++) {
+				RD_SYM(s, slot, lg, x0, x1, rp, rend, over);
+				br_refill(&b);
+				out[o] = (uint8_t)(base[s] | br_get(&b, nraw[s]));
+			}
+		} else {
+			while (o < want) {
+				unsigned nr;
+				uint64_t v;
+
+				RD_SYM(s, slot, lg, x0, x1, rp, rend, over);
+				nr = nraw[s];
+				br_refill(&b);
+				if (nr <= 56) {
+					v = base[s] | br_get(&b, nr);
+				} else {
+					v = br_get(&b, 32);
+					br_refill(&b);
+					v = base[s] | v |
+					    br_get(&b, nr - 32) << 32;
+				}
+				if (want - o < 10 &&
+				    fmt_varint_len(v) > want - o)
+					return IST_ECORRUPT;
+				o += fmt_put_varint(out + o, v);
+			}
+		}
+	}
+	if (over || rp != rend || x0 != RANS_L || x1 != RANS_L ||
+	    br_finish(&b))
+		return IST_ECORRUPT;
+	return 0;
+}
