@@ -427,20 +427,20 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 			for (unsigned k = 0; k <= FMT_VANS_KMAX && k <= f + 1; k++) {
 				uint64_t r;
 				unsigned ns = count_tokens(h, f, k, tok, cnt, &r);
-				double e;
+				double est;
 
 				if (ns > TAB_SYMS)
 					continue;
-				e = rough_bits(cnt, ns, nv) + (double)r;
-				if (e < r1) {
+				est = rough_bits(cnt, ns, nv) + (double)r;
+				if (est < r1) {
 					r2 = r1;
 					f2 = f1;
 					k2 = k1;
-					r1 = e;
+					r1 = est;
 					f1 = f;
 					k1 = k;
-				} else if (e < r2) {
-					r2 = e;
+				} else if (est < r2) {
+					r2 = est;
 					f2 = f;
 					k2 = k;
 				}
