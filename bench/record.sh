@@ -130,7 +130,7 @@ recorded_run() {
 	rp=$!
 	inst=/sys/kernel/tracing/instances/iostorm-record-$rp
 	for _ in $(seq 500); do
-		[ "$(cat "$inst/tracing_on" 2>/dev/null)" = 1 ] && grep -q . "$inst/set_event" && break
+		grep -q . "$inst/set_event" 2>/dev/null && [ "$(cat "$inst/tracing_on" 2>/dev/null)" = 1 ] && break
 		sleep 0.02
 	done
 	# The recorder's start (the ring buffers' allocation: 32 MB of pages

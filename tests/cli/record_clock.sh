@@ -124,13 +124,7 @@ if [ -r "$SD" ] && grep -q '^sched_clock_stable() *: 1$' "$SD"; then
 	# the same time
 	"$IOSTORM" record -d "$LOOP" -o "$TMP/mono.csv" --trace-clock mono 2>"$TMP/mono.err" &
 	P2=$!
-	inst="$TRACING/instances/iostorm-record-$P2"
-	i=0
-	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || fail "the mono recorder did not start"
-		sleep 0.05
-	done
+	record_ready "$P2"
 	REC_OPTS=
 	record_start "$TMP/local.csv" "$LOOP"
 	pid=$("$DIO" "$LOOP" $SEQ) || fail "dio_seq failed"

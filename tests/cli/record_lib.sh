@@ -8,6 +8,23 @@ TRACING=/sys/kernel/tracing
 [ -d "$TRACING/events/block" ] || skip "no tracefs block events"
 command -v losetup >/dev/null || skip "no losetup"
 
+# record_ready PID : waits until the recorder PID traces: its events
+# enabled (done while tracing is off) and then tracing on.  set_event is
+# read first: a new instance starts with tracing on, so a "1" read before
+# the recorder turned it off, then events found set, would pass before
+# the start (before --spool's meta, with I/O not yet traced).
+record_ready() {
+	inst="$TRACING/instances/iostorm-record-$1"
+	i=0
+	while ! grep -q . "$inst/set_event" 2>/dev/null || [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ]; do
+		i=$((i + 1))
+		kill -0 "$1" 2>/dev/null || { cat "$TMP/rec.err" >&2; fail "recorder exited before starting"; }
+		# generous: a sanitizer build starts slowly
+		[ $i -lt 600 ] || { kill "$1"; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
+		sleep 0.05
+	done
+}
+
 # record_start OUT DEV... : starts the recorder in the background (pid in
 # RPID, stderr in $TMP/rec.err, extra options in REC_OPTS) and waits until
 # its tracefs instance traces.
@@ -18,16 +35,7 @@ record_start() {
 	# shellcheck disable=SC2086
 	"$IOSTORM" record $args -o "$out" ${REC_OPTS:-} 2>"$TMP/rec.err" &
 	RPID=$!
-	i=0
-	# Ready: events enabled (done while tracing is off) and tracing on.
-	inst="$TRACING/instances/iostorm-record-$RPID"
-	while [ "$(cat "$inst/tracing_on" 2>/dev/null)" != 1 ] || ! grep -q . "$inst/set_event" 2>/dev/null; do
-		i=$((i + 1))
-		kill -0 $RPID 2>/dev/null || { cat "$TMP/rec.err" >&2; fail "recorder exited before starting"; }
-		# generous: a sanitizer build starts slowly
-		[ $i -lt 600 ] || { kill $RPID; cat "$TMP/rec.err" >&2; fail "recorder did not start"; }
-		sleep 0.05
-	done
+	record_ready $RPID
 }
 
 # record_stop : SIGINT, then the recorder's exit status in RSTATUS
