@@ -750,16 +750,16 @@ static int lane_feed(struct ans_lane *l, struct fmt_ans_job *jobs, size_t n,
 	return 0;
 }
 
-int fmt_ans_decode_jobs(struct fmt_ans_dec *t, struct fmt_ans_job *jobs,
-			size_t n)
+int fmt_ans_decode_jobs(struct fmt_ans_dec *const t[2],
+			struct fmt_ans_job *jobs, size_t n)
 {
 	struct ans_lane lane[2];
 	size_t next = 0;
 	int ret;
 
 	memset(lane, 0, sizeof(lane));
-	lane[0].t = &t[0];
-	lane[1].t = &t[1];
+	lane[0].t = t[0];
+	lane[1].t = t[1];
 	for (;;) {
 		struct ans_lane *a = &lane[0], *b = &lane[1];
 		size_t k, m;

@@ -362,8 +362,8 @@ struct fmt_ans_job {
 /* Decodes the n columns of jobs as fmt_ans_decode() would each, two at a
  * time (t: two table sets); 0, or IST_ECORRUPT when one of them is (not
  * saying which: the caller decodes again one by one to know). */
-int fmt_ans_decode_jobs(struct fmt_ans_dec *t, struct fmt_ans_job *jobs,
-			size_t n);
+int fmt_ans_decode_jobs(struct fmt_ans_dec *const t[2],
+			struct fmt_ans_job *jobs, size_t n);
 
 /* ---- the ARITH column storage (arith.c) */
 

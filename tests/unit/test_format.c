@@ -375,7 +375,8 @@ static void test_ans(void)
 static void test_ans_jobs(void)
 {
 	enum { NJ = 8, N = 40000 };
-	static struct fmt_ans_dec t[2];
+	static struct fmt_ans_dec t0, t1;
+	struct fmt_ans_dec *const t[2] = { &t0, &t1 };
 	struct fmt_ans_job jobs[NJ], sub[NJ];
 	uint8_t *src[NJ], *enc[NJ], *tmp = malloc(FMT_ANS_TMP(N));
 	size_t len[NJ], z[NJ];
@@ -462,7 +463,7 @@ static void test_ans_jobs(void)
 				bad.want--;
 			else
 				copy[rnd() % z[d]] ^= (uint8_t)(1 + rnd() % 255);
-			alone = fmt_ans_decode(&t[0], bad.in, bad.inlen,
+			alone = fmt_ans_decode(&t0, bad.in, bad.inlen,
 					       bad.out, bad.want);
 			memcpy(sub, jobs, sizeof(jobs));
 			sub[d] = bad;
