@@ -1532,7 +1532,11 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 		}
 		return think_end(w, s, nd, 0);
 	}
-	return ist_add_sat(s->prev_issue, ist_ns_sat((double)(h->t_ns - s->prev_t) / r->o.speed));
+	/* a record out of time order in its stream (annotate's inserted
+	 * commits may be): at once; the difference had wrapped around, a
+	 * deadline never reached, and the stream stalled */
+	return ist_add_sat(s->prev_issue, ist_ns_sat((double)(h->t_ns > s->prev_t ?
+							       h->t_ns - s->prev_t : 0) / r->o.speed));
 }
 
 static int requeue(struct rpl_worker *w, unsigned si)
@@ -1798,7 +1802,8 @@ static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 		*ready = holder_ready(w, s, h, woke_ready(w, h, think_end(w, s, h, 1)));
 	else
 		*ready = ist_add_sat(s->prev_issue,
-				     ist_ns_sat((double)(h->io.rec.t_ns - s->prev_t) / r->o.speed));
+				     ist_ns_sat((double)(h->io.rec.t_ns > s->prev_t ?
+							 h->io.rec.t_ns - s->prev_t : 0) / r->o.speed));
 	return *ready != UINT64_MAX; /* not while its holder's commit is to come */
 }
 

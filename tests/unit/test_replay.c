@@ -1229,6 +1229,42 @@ static void test_closed_holder_waits(void)
 }
 
 /*
+ * Closed loop: a stream whose records carry "dependent" flags and has one
+ * without the flag recorded before the previous one (annotate's inserted
+ * commits can be out of time order): it is issued at once after the
+ * previous one's issue.  The recorded distance had wrapped around to a
+ * deadline never reached: the stream stalled, the rest not replayed.
+ */
+static void test_closed_out_of_order(void)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 100 * us, 1, 1),
+		mkrec(500 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 1, 2),
+		mkrec(400 * us, IST_OP_WRITE, 8192, 4096, 1, 1, 3),
+		mkrec(700 * us, IST_OP_WRITE, 12288, 4096, 100 * us, 1, 4),
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	rpl_run *r;
+
+	recs[1].flags = recs[3].flags = IST_F_DEPENDENT;
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->ios, n);
+	/* 0 - 10 us; 400 us of think: 410 - 420 us; at once: 410 us; the
+	 * last after both completed (420 us) and its 100 us of think (from
+	 * the latest recorded completion, 600 us) */
+	CU_ASSERT_EQUAL(find_seq(&evl, 1)->issue_ns, 410 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 2)->issue_ns, 410 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 3)->issue_ns, 520 * us);
+	rpl_run_free(r);
+}
+
+/*
  * --cpus: 4 streams, each a 100 us read then 1 ms of think time (CPU ms of
  * it on a CPU, the rest asleep), 40 times.  Unlimited: each stream at its
  * own pace, 1 / 1.01 ms; on N CPUs the streams' CPU time queues.
@@ -2186,6 +2222,8 @@ static const struct cutest tests[] = {
 	{ "closed loop: a commit woken by another's commit", test_closed_woken_commit },
 	{ "closed loop: a commit waits for the commit whose row it waited for",
 	  test_closed_holder_waits },
+	{ "closed loop: a record out of time order in its stream does not stall it",
+	  test_closed_out_of_order },
 	{ "closed loop: run-queue waits out of think times", test_closed_think_sched },
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
