@@ -162,23 +162,6 @@ static void enc_value(struct rc_enc *e, struct arith_model *m, uint64_t v)
 	enc_direct(e, v, nm - k);
 }
 
-/* The values of [in + prefix, in + len) as canonical varints?  (Then
- * value mode reproduces the bytes exactly.) */
-static int parses_as_varints(const uint8_t *in, size_t len, size_t prefix)
-{
-	const uint8_t *p = in + prefix, *end = in + len;
-
-	while (p < end) {
-		const uint8_t *q = p;
-		uint64_t v;
-
-		if (fmt_get_varint(&p, end, &v) ||
-		    fmt_varint_len(v) != (size_t)(p - q))
-			return 0;
-	}
-	return 1;
-}
-
 size_t fmt_arith_encode(const uint8_t *in, size_t len, size_t prefix,
 			uint8_t *out, size_t limit)
 {
@@ -191,7 +174,7 @@ size_t fmt_arith_encode(const uint8_t *in, size_t len, size_t prefix,
 		prefix = 0;
 	if (limit < 16)
 		return 0;
-	mode = parses_as_varints(in, len, prefix) ? FMT_ARITH_VALUES :
+	mode = fmt_parses_as_varints(in, len, prefix) ? FMT_ARITH_VALUES :
 						     FMT_ARITH_BYTES;
 	/* fast adaptation while the model is young, finer steps later */
 	shift = len > 8192 ? 5 : 4;

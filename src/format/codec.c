@@ -1195,3 +1195,18 @@ int fmt_decode_column(struct fmt_hist *h, enum fmt_col col,
 		ret = fmt_colcur_finish(&c);
 	return ret;
 }
+
+int fmt_parses_as_varints(const uint8_t *in, size_t len, size_t prefix)
+{
+	const uint8_t *p = in + prefix, *end = in + len;
+
+	while (p < end) {
+		const uint8_t *q = p;
+		uint64_t v;
+
+		if (fmt_get_varint(&p, end, &v) ||
+		    fmt_varint_len(v) != (size_t)(p - q))
+			return 0;
+	}
+	return 1;
+}

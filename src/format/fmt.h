@@ -205,6 +205,11 @@ static inline int fmt_get_varint(const uint8_t **pp, const uint8_t *end,
 	return 0;
 }
 
+/* Whether [in + prefix, in + len) is a run of canonical varints (each in
+ * its shortest form), so that coding the values reproduces the bytes
+ * exactly (ARITH's and VANS's value modes). */
+int fmt_parses_as_varints(const uint8_t *in, size_t len, size_t prefix);
+
 /* ---- column codec (codec.c) */
 
 /* Per-device state of the offset codings, reused chunk after chunk (a

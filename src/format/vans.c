@@ -337,21 +337,6 @@ static inline void renc_put(struct renc *e, unsigned i, unsigned lg,
 	e->x[i & 1] = ((x / freq) << lg) + x % freq + cum;
 }
 
-static int parses_as_varints(const uint8_t *in, size_t len, size_t prefix)
-{
-	const uint8_t *p = in + prefix, *end = in + len;
-
-	while (p < end) {
-		const uint8_t *q = p;
-		uint64_t v;
-
-		if (fmt_get_varint(&p, end, &v) ||
-		    fmt_varint_len(v) != (size_t)(p - q))
-			return 0;
-	}
-	return 1;
-}
-
 /* Index of token t among the table's symbols (present: planned from the
  * same values). */
 static void fill_index(const struct vtab *t, uint8_t *idx)
@@ -377,7 +362,7 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		prefix = 0;
 	if (limit < 16)
 		return 0;
-	bytes = !parses_as_varints(in, len, prefix);
+	bytes = !fmt_parses_as_varints(in, len, prefix);
 	v = malloc((len - prefix + 1) * sizeof(*v));
 	hist = malloc(NTOK * sizeof(*hist));
 	idx = malloc(NTOK);
