@@ -177,6 +177,8 @@ static void plan_table(struct vtab *t, const uint16_t *tok, const uint32_t *cnt,
 		lmin++;
 	if (lg0 > lmin + 3)
 		lmin = lg0 - 3;
+	if (lmin > FMT_VANS_LMAX) /* 2^15 values or more */
+		lmin = FMT_VANS_LMAX;
 	lmax = lg0 + 1 < FMT_VANS_LMAX ? lg0 + 1 : FMT_VANS_LMAX;
 	if (lmax < lmin)
 		lmax = lmin;

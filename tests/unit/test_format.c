@@ -716,6 +716,12 @@ static void test_vans(void)
 	/* values of every magnitude (kind 0) */
 	n = vans_values(b, 8000, 0);
 	vans_roundtrip(b, n, 0, 0);
+	/* 2^15 values and more (more than a chunk the writer gives VANS):
+	 * the tables stay within L's 11 bits */
+	n = vans_values(b, 60000, 1);
+	vans_roundtrip(b, n, 0, 0);
+	n = vans_values(b, 40000, 2);
+	vans_roundtrip(b, n, 0, 0);
 	/* HIST-like symbols first, then the misses */
 	for (size_t i = 0; i < 1000; i++)
 		b[i] = (uint8_t)(rnd() % 3 ? 0 : rnd() % 17);
