@@ -1510,6 +1510,20 @@ static int head_dependent(const struct cl_stream *s, const struct ist_record *h)
 	return !s->rec_end || h->t_ns >= s->rec_end;
 }
 
+/*
+ * The issue time of a stream's I/O recorded at t that does not wait for
+ * the one before (issued while that was in flight): the recorded distance
+ * after that one's issue.  A record out of time order in its stream
+ * (annotate's inserted commits may be) goes at once; the difference had
+ * wrapped around, a deadline never reached, and the stream stalled.
+ */
+static uint64_t after_prev(const struct rpl_run *r, const struct cl_stream *s,
+			   uint64_t t)
+{
+	return ist_add_sat(s->prev_issue, ist_ns_sat((double)(t > s->prev_t ?
+							      t - s->prev_t : 0) / r->o.speed));
+}
+
 static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_t *prio)
 {
 	struct rpl_run *r = w->run;
@@ -1532,11 +1546,7 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 		}
 		return think_end(w, s, nd, 0);
 	}
-	/* a record out of time order in its stream (annotate's inserted
-	 * commits may be): at once; the difference had wrapped around, a
-	 * deadline never reached, and the stream stalled */
-	return ist_add_sat(s->prev_issue, ist_ns_sat((double)(h->t_ns > s->prev_t ?
-							       h->t_ns - s->prev_t : 0) / r->o.speed));
+	return after_prev(r, s, h->t_ns);
 }
 
 static int requeue(struct rpl_worker *w, unsigned si)
@@ -1801,9 +1811,7 @@ static int commit_waiting(struct rpl_worker *w, unsigned si, uint64_t *ready)
 	else if (head_dependent(s, &h->io.rec))
 		*ready = holder_ready(w, s, h, woke_ready(w, h, think_end(w, s, h, 1)));
 	else
-		*ready = ist_add_sat(s->prev_issue,
-				     ist_ns_sat((double)(h->io.rec.t_ns > s->prev_t ?
-							 h->io.rec.t_ns - s->prev_t : 0) / r->o.speed));
+		*ready = after_prev(r, s, h->io.rec.t_ns);
 	return *ready != UINT64_MAX; /* not while its holder's commit is to come */
 }
 
