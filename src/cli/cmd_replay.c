@@ -288,6 +288,12 @@ static void lat_log_event(void *arg, const struct rpl_io_event *ev)
 	fwrite(line, 1, (size_t)(p - line), (FILE *)arg);
 }
 
+/* An on|off option's value: 1, 0, or -1 for anything else. */
+static int on_off(const char *arg)
+{
+	return !strcmp(arg, "on") ? 1 : !strcmp(arg, "off") ? 0 : -1;
+}
+
 static int parse_target(struct rpl_opts *o, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -640,20 +646,14 @@ int cmd_replay(int argc, char **argv)
 			o.serial_commits = 1;
 			break;
 		case O_COMMIT_GROUPS:
-			if (!strcmp(optarg, "on"))
-				commit_groups = 1;
-			else if (!strcmp(optarg, "off"))
-				commit_groups = 0;
-			else
+			commit_groups = on_off(optarg);
+			if (commit_groups < 0)
 				return cli_usage_error(CMD, "bad --commit-groups '%s' (on or off)",
 						       optarg);
 			break;
 		case O_HOLDER_WAITS:
-			if (!strcmp(optarg, "on"))
-				holder_waits = 1;
-			else if (!strcmp(optarg, "off"))
-				holder_waits = 0;
-			else
+			holder_waits = on_off(optarg);
+			if (holder_waits < 0)
 				return cli_usage_error(CMD, "bad --holder-waits '%s' (on or off)",
 						       optarg);
 			break;
