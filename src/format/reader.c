@@ -587,6 +587,26 @@ static uint32_t payload_crc(const uint8_t *p, size_t len)
 #endif
 }
 
+/* Decodes stored column d at src into dst (room for its raw_len): 0 or
+ * the error its storage's decoder gives. */
+static int decode_column(ist_reader *r, const struct fmt_coldesc *d,
+			 const uint8_t *src, uint8_t *dst)
+{
+	switch (d->store) {
+	case FMT_STORE_DEFLATE:
+		return inflate_column(r, src, d->stored_len, dst, d->raw_len);
+	case FMT_STORE_ARITH:
+		return fmt_arith_decode(src, d->stored_len, dst, d->raw_len);
+	case FMT_STORE_VANS:
+		return fmt_vans_decode(src, d->stored_len, dst, d->raw_len);
+	case FMT_STORE_ANS:
+		return fmt_ans_decode(r->ans[0], src, d->stored_len, dst,
+				      d->raw_len);
+	default:
+		return 0;
+	}
+}
+
 /*
  * The stored columns of a chunk decoded one by one, in column order, up to
  * column last (FMT_NCOLS: all): the error of the first that fails, as the
@@ -600,21 +620,8 @@ static int decode_stored(ist_reader *r, const struct fmt_coldesc *desc,
 	int ret = 0;
 
 	for (unsigned c = 0; c < FMT_NCOLS && c <= last && !ret; c++) {
-		const uint8_t *src = p + data_len;
-		uint8_t *dst = r->scratch + scratch_used;
-
-		if (desc[c].store == FMT_STORE_DEFLATE)
-			ret = inflate_column(r, src, desc[c].stored_len, dst,
-					     desc[c].raw_len);
-		else if (desc[c].store == FMT_STORE_ARITH)
-			ret = fmt_arith_decode(src, desc[c].stored_len, dst,
-					       desc[c].raw_len);
-		else if (desc[c].store == FMT_STORE_VANS)
-			ret = fmt_vans_decode(src, desc[c].stored_len, dst,
-					      desc[c].raw_len);
-		else if (desc[c].store == FMT_STORE_ANS)
-			ret = fmt_ans_decode(r->ans[0], src, desc[c].stored_len,
-					     dst, desc[c].raw_len);
+		ret = decode_column(r, &desc[c], p + data_len,
+				    r->scratch + scratch_used);
 		if (desc[c].store != FMT_STORE_PLAIN)
 			scratch_used += desc[c].raw_len;
 		data_len += desc[c].stored_len;
@@ -737,16 +744,9 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 		if (desc[c].store != FMT_STORE_PLAIN) {
 			uint8_t *dst = r->scratch + scratch_used;
 
-			ret = 0;
-			if (desc[c].store == FMT_STORE_DEFLATE)
-				ret = inflate_column(r, src, desc[c].stored_len,
-						     dst, desc[c].raw_len);
-			else if (desc[c].store == FMT_STORE_ARITH)
-				ret = fmt_arith_decode(src, desc[c].stored_len,
-						       dst, desc[c].raw_len);
-			else if (desc[c].store == FMT_STORE_VANS)
-				ret = fmt_vans_decode(src, desc[c].stored_len,
-						      dst, desc[c].raw_len);
+			/* (the ANS columns later) */
+			ret = desc[c].store == FMT_STORE_ANS ? 0 :
+				decode_column(r, &desc[c], src, dst);
 			if (ret)
 				return decode_stored(r, desc, p, c);
 			colp[c] = dst;
