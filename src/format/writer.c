@@ -440,30 +440,23 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
  */
 #define ARITH_MARGIN 16
 
-/* The ARITH form of the coded column if shorter than limit, or 0. */
-static size_t try_arith(const uint8_t *col, const struct fmt_coldesc *d,
+/*
+ * The form of the coded column by enc (fmt_arith_encode or
+ * fmt_vans_encode) if shorter than limit, or 0; only in chunks of at most
+ * ARITH_MAX_RECORDS, where ANS's tables cost too much.  VANS, one static
+ * rANS symbol a value with a table of a few dozen bytes, is nearly as
+ * short as ARITH and decodes 3-4 times faster: the writer takes it
+ * whenever it is the shortest, and tries ARITH only when it is not.
+ */
+static size_t try_small(size_t (*enc)(const uint8_t *, size_t, size_t,
+				      uint8_t *, size_t),
+			const uint8_t *col, const struct fmt_coldesc *d,
 			size_t n, uint8_t *out, size_t limit)
 {
 	if (d->raw_len < 16 || n > ARITH_MAX_RECORDS)
 		return 0;
-	return fmt_arith_encode(col, d->raw_len,
-				d->coding == FMT_CODE_HIST ? n : 0, out, limit);
-}
-
-/*
- * The VANS form of the coded column if shorter than limit, or 0: in the
- * same small chunks as ARITH, where ANS's tables cost too much, one
- * static rANS symbol a value with a table of a few dozen bytes, nearly
- * as short as ARITH and decoding 3-4 times faster; the writer takes it
- * whenever it is the shortest, and tries ARITH only when it is not.
- */
-static size_t try_vans(const uint8_t *col, const struct fmt_coldesc *d,
-		       size_t n, uint8_t *out, size_t limit)
-{
-	if (d->raw_len < 16 || n > ARITH_MAX_RECORDS)
-		return 0;
-	return fmt_vans_encode(col, d->raw_len,
-			       d->coding == FMT_CODE_HIST ? n : 0, out, limit);
+	return enc(col, d->raw_len, d->coding == FMT_CODE_HIST ? n : 0, out,
+		   limit);
 }
 
 /* The ANS form of the column planned in w->plan, at the chunk's data
@@ -695,10 +688,11 @@ static int write_chunk(ist_writer *w)
 			 * beats VANS by its margin (0 of 76 columns in
 			 * test_arith_margin), and its trial cost as much
 			 * as the rest of a small chunk's writing */
-			v = try_vans(w->colbuf, d, n, w->abuf, best);
+			v = try_small(fmt_vans_encode, w->colbuf, d, n,
+				      w->abuf, best);
 			if (!v)
-				m = try_arith(w->colbuf, d, n, w->abuf,
-					      best - best / ARITH_MARGIN);
+				m = try_small(fmt_arith_encode, w->colbuf, d, n,
+					      w->abuf, best - best / ARITH_MARGIN);
 		}
 		if (m) {
 			memcpy(w->data + dlen, w->abuf, m);
