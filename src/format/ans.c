@@ -732,22 +732,19 @@ static int lane_feed(struct ans_lane *l, struct fmt_ans_job *jobs, size_t n,
 {
 	int ret;
 
-	while (l->job && l->i >= l->to) {
-		ret = lane_next(l);
-		if (ret)
-			return ret;
-	}
-	while (!l->job && *next < n) {
-		ret = lane_start(l, &jobs[(*next)++]);
-		if (ret)
-			return ret;
+	for (;;) {
+		/* past the segments that are done (or empty) */
 		while (l->job && l->i >= l->to) {
 			ret = lane_next(l);
 			if (ret)
 				return ret;
 		}
+		if (l->job || *next >= n)
+			return 0;
+		ret = lane_start(l, &jobs[(*next)++]);
+		if (ret)
+			return ret;
 	}
-	return 0;
 }
 
 int fmt_ans_decode_jobs(struct fmt_ans_dec *const t[2],
