@@ -1005,6 +1005,114 @@ DEFINE_DECODER(dec_lat, SET_LAT, UINT64_MAX)
 DEFINE_DECODER(dec_stream, SET_STREAM, UINT64_MAX)
 DEFINE_DECODER(dec_txn, SET_TXN, UINT64_MAX)
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * A varint of at most 8 bytes read without a branch on its length: the
+ * first byte without bit 7 found in the 8 bytes at p (the caller
+ * guarantees them, as for get_varint_fast()), the 7-bit groups before
+ * it packed by three shift-and-mask steps.  Returns its length, or 0
+ * when the 8 bytes all continue (9 or 10 bytes, or not a varint: the
+ * caller reads it with get_varint_fast()).
+ */
+static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x, stop;
+
+	memcpy(&x, p, 8);
+	stop = ~x & UINT64_C(0x8080808080808080);
+	if (__builtin_expect(!stop, 0))
+		return 0;
+	x &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+	x = (x & UINT64_C(0x007f007f007f007f)) |
+	    ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
+	x = (x & UINT64_C(0x00003fff00003fff)) |
+	    ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
+	x = (x & UINT64_C(0x000000000fffffff)) |
+	    ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+	*v = x;
+	return (unsigned)__builtin_ctzll(stop) / 8 + 1;
+}
+
+/*
+ * HIST offsets without a branch on hit or miss (which the symbols make
+ * unpredictable): every record reads the varint at p, and a miss
+ * (symbol FMT_HIST) both takes it and moves p past it; a hit's index
+ * and a miss's entry 0 are the same expression, (head - k) % FMT_HIST.
+ */
+static int dec_offset_hist(struct fmt_hist *h, struct fmt_colcur *c,
+			   struct ist_record *recs, size_t m)
+{
+	const uint8_t *p = c->p, *end = c->end;
+	const uint8_t *sym = c->sym + c->done;
+	const uint64_t g = c->d.param;
+
+	for (size_t i = 0; i < m; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev), k = sym[i], n;
+		uint64_t v, miss, off;
+
+		if (k > FMT_HIST)
+			return IST_ECORRUPT;
+		n = varint_word(p, &v);
+		if (__builtin_expect(!n, 0)) {
+			const uint8_t *q = NULL;
+
+			v = 0;
+			/* only a miss's varint must be one */
+			if (k == FMT_HIST && !(q = get_varint_fast(p, &v)))
+				return IST_ECORRUPT;
+			n = q ? (unsigned)(q - p) : 0;
+		}
+		miss = 0 - (uint64_t)(k == FMT_HIST);
+		off = h->v[sl][(h->head[sl] - k) & (FMT_HIST - 1)] +
+		      (((uint64_t)fmt_unzigzag(v) * g) & miss);
+		p += n & miss;
+		if (p > end)
+			return IST_ECORRUPT;
+		recs[i].offset = off;
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	c->p = p;
+	c->done += m;
+	return 0;
+}
+#define HAVE_OFFSET_HIST 1
+
+/* get_varint_fast() by varint_word(): a varint's length without a branch
+ * (9 and 10 bytes, and errors, by get_varint_fast()). */
+static inline const uint8_t *get_varint_word(const uint8_t *p, uint64_t *v)
+{
+	unsigned n = varint_word(p, v);
+
+	return __builtin_expect(n != 0, 1) ? p + n : get_varint_fast(p, v);
+}
+#else
+#define get_varint_word get_varint_fast
+#endif
+
+/* SEQ offsets: each the previous end on its device and a varint. */
+static int dec_offset_seq(struct fmt_hist *h, struct fmt_colcur *c,
+			  struct ist_record *recs, size_t m)
+{
+	const uint8_t *p = c->p, *end = c->end;
+	const uint64_t g = c->d.param;
+	uint64_t v;
+
+	for (size_t i = 0; i < m; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev);
+		uint64_t off;
+
+		p = get_varint_word(p, &v);
+		if (!p || p > end)
+			return IST_ECORRUPT;
+		off = hist_at(h, sl, 0) + (uint64_t)fmt_unzigzag(v) * g;
+		recs[i].offset = off;
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	c->p = p;
+	c->done += m;
+	return 0;
+}
+
 /* SEQ and HIST offsets; the history lives in h across blocks. */
 static int dec_offset(struct fmt_hist *h, struct fmt_colcur *c,
 		      struct ist_record *recs, size_t m)
@@ -1155,6 +1263,12 @@ int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
 int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
 		     struct ist_record *recs, size_t m)
 {
+#ifdef HAVE_OFFSET_HIST
+	if (c->d.coding == FMT_CODE_HIST)
+		return dec_offset_hist(h, c, recs, m);
+#endif
+	if (c->d.coding == FMT_CODE_SEQ)
+		return dec_offset_seq(h, c, recs, m);
 	if (c->d.coding == FMT_CODE_SEQ || c->d.coding == FMT_CODE_HIST)
 		return dec_offset(h, c, recs, m);
 	if (c->d.coding == FMT_CODE_MTF)
