@@ -1258,6 +1258,94 @@ static void test_offset_varints(void)
 			IST_ECORRUPT);
 }
 
+/*
+ * MTF devices decoded in blocks of several sizes (the list carried from
+ * one block to the next) against a plain list here: ranks 0 to 15, new
+ * devices while the list fills and once it is full (the oldest falls
+ * off), device numbers 0 and UINT32_MAX; then a rank at or past the
+ * list's length and a device past 2^32 - 1 refused.
+ */
+static void test_mtf_decode(void)
+{
+	enum { N = 3000 };
+	static struct fmt_hist h;
+	uint8_t *buf = calloc(N * 10 + FMT_PAD, 1);
+	struct ist_record *r = calloc(N, sizeof(*r));
+	uint32_t list[FMT_MTF], want[N];
+	uint64_t saved = rng; /* the tests after this one: their data */
+	unsigned nl = 0;
+	size_t z = 0;
+
+	rng = 77;
+	for (size_t i = 0; i < N; i++) {
+		uint64_t sym;
+		uint32_t dev;
+		unsigned k;
+
+		if (nl && (i < 40 ? i % 3 : rnd() % 8)) {
+			k = i < 40 ? (unsigned)(i % nl) : (unsigned)(rnd() % nl);
+			sym = k;
+			dev = list[k];
+		} else {
+			dev = i % 5 == 0 ? UINT32_MAX : i % 5 == 1 ? 0
+			    : (uint32_t)rnd();
+			sym = FMT_MTF + (uint64_t)dev;
+			if (nl < FMT_MTF)
+				nl++;
+			k = nl - 1;
+		}
+		memmove(list + 1, list, k * sizeof(list[0]));
+		list[0] = dev;
+		want[i] = dev;
+		z += fmt_put_varint(buf + z, sym);
+	}
+	for (size_t step = 1; step <= 1024; step = step * 3 + 1) {
+		struct fmt_colcur c;
+		struct fmt_coldesc d = { .coding = FMT_CODE_MTF, .param = 1,
+					 .raw_len = z };
+		int ret = fmt_colcur_init(&c, &h, FMT_COL_DEV, &d, buf, N);
+
+		for (size_t i = 0; i < N && !ret; i += step)
+			ret = fmt_decode_block(&h, &c, r + i,
+					       N - i < step ? N - i : step);
+		CU_ASSERT_EQUAL(ret, 0);
+		CU_ASSERT_EQUAL(fmt_colcur_finish(&c), 0);
+		for (size_t i = 0; i < N; i++)
+			if (r[i].dev != want[i]) {
+				CU_FAIL("MTF device differs");
+				break;
+			}
+	}
+	/* three new devices, then rank 3 (past the list) or 2 (its end) */
+	{
+		struct fmt_coldesc d = { .coding = FMT_CODE_MTF, .param = 1 };
+
+		z = 0;
+		z += fmt_put_varint(buf + z, FMT_MTF + 7);
+		z += fmt_put_varint(buf + z, FMT_MTF + 8);
+		z += fmt_put_varint(buf + z, FMT_MTF + 9);
+		buf[z++] = 3;
+		d.raw_len = z;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 4),
+				IST_ECORRUPT);
+		buf[z - 1] = 2;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 4), 0);
+		CU_ASSERT(r[0].dev == 7 && r[1].dev == 8 && r[2].dev == 9 &&
+			  r[3].dev == 7);
+		z = fmt_put_varint(buf, FMT_MTF + (1ull << 32));
+		d.raw_len = z;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1),
+				IST_ECORRUPT);
+		z = fmt_put_varint(buf, FMT_MTF + (uint64_t)UINT32_MAX);
+		d.raw_len = z;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1), 0);
+		CU_ASSERT_EQUAL(r[0].dev, UINT32_MAX);
+	}
+	free(buf);
+	free(r);
+	rng = saved;
+}
+
 /* ------------------------------------------------------------ files */
 
 static void test_chunks_and_footer(void)
@@ -3147,6 +3235,7 @@ int main(void)
 		{ "varint and zigzag", test_varint_zigzag },
 		{ "column codecs", test_column_codecs },
 		{ "offset varints", test_offset_varints },
+		{ "MTF devices in blocks", test_mtf_decode },
 		{ "ANS storage", test_ans },
 		{ "ANS columns two at a time", test_ans_jobs },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
