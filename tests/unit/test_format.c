@@ -2145,6 +2145,91 @@ static void test_writer_rules(void)
 			-ENOENT);
 }
 
+/*
+ * The running totals against a plain recount: records on five devices
+ * (runs of one and changes every record), all ops and an out-of-range
+ * one, times out of order, latencies, lengths near 2^32 and ends that
+ * saturate, added in batches of random sizes through both entries (the
+ * shifted one with its shift): ist_totals_acc_add() keeps its counts in
+ * locals and stores them at its end.
+ */
+static void test_totals_recount(void)
+{
+	enum { N = 20000 };
+	static struct ist_record r[N];
+	uint64_t cnt[IST_OP_COUNT] = { 0 }, byt[IST_OP_COUNT] = { 0 };
+	uint64_t dmax[5] = { 0 }, first = UINT64_MAX, last = 0, ooo = 0;
+	uint64_t wlat = 0, shift = 5000;
+	ist_totals_acc *a = ist_totals_acc_new();
+	const struct ist_totals *t;
+	size_t i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	for (i = 0; i < N; i++) {
+		uint64_t x = rnd();
+
+		r[i].t_ns = shift + 1000 + i * 10 - (x % 7 == 0 ? x % 300 : 0);
+		r[i].dev = (uint32_t)(i / 500 % 2 ? (x >> 8) % 5 : i / 500 % 5);
+		r[i].op = (uint8_t)((x >> 16) % IST_OP_COUNT);
+		r[i].len = (x >> 24) % 5 == 0 ? UINT32_MAX - 3 : (uint32_t)(x >> 40) % 65536;
+		r[i].offset = (x >> 28) % 97 == 0 ? UINT64_MAX - 10 : (x >> 20) % (1ull << 40);
+		r[i].lat_ns = (x >> 30) % 3 ? 0 : 100;
+	}
+	for (i = 0; i < N; i++) {
+		uint64_t tn = r[i].t_ns - shift;
+		uint64_t end = r[i].offset + r[i].len;
+
+		if (end < r[i].offset)
+			end = UINT64_MAX;
+		if (i && tn < r[i - 1].t_ns - shift)
+			ooo++;
+		first = tn < first ? tn : first;
+		last = tn > last ? tn : last;
+		cnt[r[i].op]++;
+		byt[r[i].op] += r[i].len;
+		if (end > dmax[r[i].dev])
+			dmax[r[i].dev] = end;
+		wlat += r[i].lat_ns != 0;
+	}
+	for (i = 0; i < N; i += k) {
+		k = 1 + rnd() % 700;
+		if (k > N - i)
+			k = N - i;
+		if (i / 3000 % 2) {
+			CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add_shifted(a, r + i, k, shift), 0);
+		} else {
+			CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add(a, r + i, k), 0);
+		}
+	}
+	t = ist_totals_acc_get(a);
+	/* the unshifted batches' times are shift later */
+	CU_ASSERT_EQUAL(t->records, N);
+	CU_ASSERT_EQUAL(t->ndev, 5);
+	for (unsigned d = 0; d < 5; d++)
+		CU_ASSERT_EQUAL(t->dev_max_end[d], dmax[d]);
+	for (unsigned o = 0; o < IST_OP_COUNT; o++) {
+		CU_ASSERT_EQUAL(t->count[o], cnt[o]);
+		CU_ASSERT_EQUAL(t->bytes[o], byt[o]);
+	}
+	CU_ASSERT_EQUAL(t->with_latency, wlat);
+	CU_ASSERT_EQUAL(t->streams, 0);
+	ist_totals_acc_free(a);
+	/* all shifted: the time bounds and the records out of order */
+	a = ist_totals_acc_new();
+	for (i = 0; i < N; i += k) {
+		k = 1 + rnd() % 700;
+		if (k > N - i)
+			k = N - i;
+		CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add_shifted(a, r + i, k, shift), 0);
+	}
+	t = ist_totals_acc_get(a);
+	CU_ASSERT_EQUAL(t->first_t_ns, first);
+	CU_ASSERT_EQUAL(t->last_t_ns, last);
+	CU_ASSERT_EQUAL(t->out_of_order, ooo);
+	CU_ASSERT_EQUAL(t->records, N);
+	ist_totals_acc_free(a);
+}
+
 static void test_distinct_cap(void)
 {
 	ist_totals_acc *a = ist_totals_acc_new();
@@ -3038,6 +3123,7 @@ int main(void)
 		{ "writer rules and temp file", test_writer_rules },
 		{ "writer temp file: new name, removed by a signal", test_writer_tmp },
 		{ "distinct streams cap", test_distinct_cap },
+		{ "totals against a recount", test_totals_recount },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
 		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
