@@ -923,6 +923,93 @@ static void column_roundtrip(enum fmt_col col, const struct ist_record *recs,
 	free(buf);
 }
 
+/*
+ * The time column's bytes against a plain reference (deltas, their gcd,
+ * zigzag varints written by fmt_put_varint()): the encoder takes the gcd
+ * of the first 64 deltas as the column's and writes in one pass, and
+ * writes again when a later delta is not its multiple; its varints are
+ * written 8 bytes at a time below 2^56.  Deltas of every varint length
+ * (1 to 10 bytes), a gcd that only the 3000th delta lowers (1000 to
+ * 500), one lowered to 1 by the last delta, one that holds throughout,
+ * and columns shorter than 64 records.
+ */
+static void t_column_ref(const uint64_t *t, size_t n)
+{
+	size_t cap = FMT_MAX_COL_BYTES(n) + FMT_PAD;
+	uint8_t *buf = malloc(cap), *ref = malloc(cap), *q = ref;
+	static struct fmt_hist h;
+	struct fmt_coldesc d;
+	struct fmt_cols cols;
+	uint64_t g = 0, prev = 0;
+
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, n) == 0);
+	for (size_t i = 0; i < n; i++)
+		cols.t[i] = t[i];
+	cols.known = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t dl = t[i] - prev, m = (int64_t)dl < 0 ? 0 - dl : dl;
+
+		while (m) { /* gcd(g, m) */
+			uint64_t r = g % m;
+
+			g = m;
+			m = r;
+		}
+		prev = t[i];
+	}
+	if (!g)
+		g = 1;
+	prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t dl = (int64_t)(t[i] - prev);
+
+		q += fmt_put_varint(q, fmt_zigzag(dl / (int64_t)g));
+		prev = t[i];
+	}
+	memset(buf, 0xa5, cap);
+	fmt_encode_column(&h, FMT_COL_T, &cols, n, buf, &d);
+	CU_ASSERT_EQUAL(d.coding, FMT_CODE_DELTA);
+	CU_ASSERT_EQUAL(d.param, g);
+	CU_ASSERT_EQUAL_FATAL(d.raw_len, (uint64_t)(q - ref));
+	CU_ASSERT(memcmp(buf, ref, d.raw_len) == 0);
+	fmt_cols_free(&cols);
+	free(buf);
+	free(ref);
+}
+
+static void test_time_column_bytes(void)
+{
+	enum { N = 6000 };
+	uint64_t *t = malloc(N * sizeof(*t)), v = 0;
+
+	/* every varint length, gcd 1 from the start */
+	for (size_t i = 0; i < N; i++) {
+		unsigned bits = (unsigned)(rnd() % 64);
+
+		v += (rnd() >> (63 - bits)) | 1;
+		t[i] = i % 5 == 4 ? t[i - 1] - (rnd() % 1000) : v;
+	}
+	t_column_ref(t, N);
+	/* every varint length of the quotients, gcd 1000 throughout */
+	for (size_t i = 0; i < N; i++)
+		t[i] = (rnd() >> (rnd() % 64)) / 1000 * 1000;
+	t_column_ref(t, N);
+	/* gcd 1000 in the first 64 deltas, 500 from the 3000th on */
+	v = 1000000;
+	for (size_t i = 0; i < N; i++) {
+		v += 1000 * (rnd() % 3000) + (i == 3000 ? 500 : 0);
+		t[i] = v;
+	}
+	t_column_ref(t, N);
+	/* the last delta alone makes it 1; then a short column */
+	t[N - 1] = t[N - 2] + 7;
+	t_column_ref(t, N);
+	t_column_ref(t, 40);
+	t_column_ref(t, 64);
+	t_column_ref(t, 65);
+	free(t);
+}
+
 static void test_column_codecs(void)
 {
 	enum { N = 5000 };
@@ -3124,6 +3211,7 @@ int main(void)
 		{ "writer temp file: new name, removed by a signal", test_writer_tmp },
 		{ "distinct streams cap", test_distinct_cap },
 		{ "totals against a recount", test_totals_recount },
+		{ "time column bytes against a reference", test_time_column_bytes },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
 		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
