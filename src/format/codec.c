@@ -10,6 +10,11 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__) &&                                \
+	(defined(__clang__) || __GNUC__ >= 7)
+#include <immintrin.h>
+#define HAVE_SCAN_AVX512 1
+#endif
 
 /*
  * Each column holds one field of every record of the chunk.  The writer
@@ -650,6 +655,79 @@ static void offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
 }
 #endif
 
+#ifdef HAVE_SCAN_AVX512
+/*
+ * offset_scan() with AVX-512 (F), where the CPU has it: the history in
+ * two 512-bit registers, entries 0-7 and 8-15 (lane k of the first is
+ * entry k), a push two lane shifts (valignq), the search two compares
+ * into one 16-bit mask.  The SSE2 scan's eight registers took eight
+ * compares, six packs, two mask moves and their register copies a
+ * record.  Same symbols, deltas and sizes (test_format "offset scan:
+ * AVX-512 and SSE2 agree"); the slot written back holds the same 16
+ * entries in the same order.
+ */
+__attribute__((target("avx512f"))) static void
+offset_scan_avx512(struct fmt_hist *h, const struct fmt_cols *c, size_t n,
+		   uint8_t *out, uint8_t *delta, uint64_t *raw_szp,
+		   uint64_t *seq_szp, uint64_t *hist_szp, struct divisor *dh)
+{
+	const uint64_t *offs = c->offset;
+	const uint32_t *devs = c->dev, *lens = c->len;
+	uint64_t raw_sz = 0, seq_sz = 0, hist_sz = *hist_szp;
+	__m512i z0 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
+	unsigned cur = FMT_SEQ_SLOTS; /* none yet */
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned sl = devs[i] % FMT_SEQ_SLOTS, k, len, miss, m;
+		uint64_t off = offs[i], dl, mag;
+		__m512i o;
+
+		if (__builtin_expect(sl != cur, 0)) {
+			if (cur < FMT_SEQ_SLOTS) {
+				_mm512_storeu_si512(h->v[cur], z0);
+				_mm512_storeu_si512(h->v[cur] + 8, z1);
+			}
+			cur = sl;
+			if (h->gen[sl] != h->cur) {
+				h->gen[sl] = h->cur;
+				z0 = z1 = _mm512_setzero_si512();
+			} else {
+				z0 = _mm512_loadu_si512(h->v[sl]);
+				z1 = _mm512_loadu_si512(h->v[sl] + 8);
+			}
+		}
+		dl = off - (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(z0));
+		mag = magnitude((int64_t)dl);
+		len = fmt_varint_len(fmt_zigzag((int64_t)dl));
+		o = _mm512_set1_epi64((long long)off);
+		m = (unsigned)_mm512_cmpeq_epi64_mask(z0, o) |
+		    (unsigned)_mm512_cmpeq_epi64_mask(z1, o) << 8;
+		/* none: bit 16, k = FMT_HIST */
+		k = (unsigned)__builtin_ctz(m | 1u << FMT_HIST);
+		miss = k == FMT_HIST;
+		raw_sz += fmt_varint_len(off);
+		seq_sz += len;
+		out[i] = (uint8_t)k;
+		memcpy(delta + 8 * i, &dl, 8);
+		hist_sz += miss ? len : 0;
+		gcd_add(dh, miss ? mag : 0);
+		/* entries 0-13 move to 2-15; the end, then the offset in front
+		 * (lanes 6 and 7 of the pair broadcast to every 128 bits) */
+		z1 = _mm512_alignr_epi64(z1, z0, 6);
+		z0 = _mm512_alignr_epi64(
+			z0,
+			_mm512_broadcast_i32x4(_mm_set_epi64x(
+				(long long)off, (long long)(off + lens[i]))),
+			6);
+	}
+	*raw_szp = raw_sz;
+	*seq_szp = seq_sz;
+	*hist_szp = hist_sz;
+}
+#endif
+
+int fmt_scan_no_avx512;
+
 static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d)
 {
@@ -666,6 +744,12 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	hist_reset(h);
 	gcd_start(&dv);
 	gcd_start(&dh);
+#ifdef HAVE_SCAN_AVX512
+	if (!fmt_scan_no_avx512 && __builtin_cpu_supports("avx512f"))
+		offset_scan_avx512(h, c, n, out, delta, &raw_sz, &seq_sz,
+				   &hist_sz, &dh);
+	else
+#endif
 #ifdef __SSE2__
 	offset_scan(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz, &dh);
 #else
