@@ -189,10 +189,12 @@ static int create_tmp(ist_writer *w, const char *path)
  * (the arena), in huge pages when it is large (ist_big_alloc(); 14 MiB
  * for the default 65536-record chunk): one page fault for each 2 MiB
  * touched instead of 512, which cost ~20 us each on the bench VM (the
- * writer's buffers took ~1,000 of the vscsi import's 1,464 faults).  The
- * columns that may stay lazy (latency, stream, transaction: see
- * lazy_cols()) come last among them, the stored data (sized for a full
- * chunk, never grown) last of all: parts never touched cost nothing.
+ * writer's buffers took ~1,000 of the vscsi import's 1,464 faults).  What
+ * may never be touched comes last, behind the stored data (sized for a
+ * full chunk, never grown, of which a chunk uses the start): the columns
+ * that may stay lazy (latency, stream, transaction: see lazy_cols()) and
+ * ARITH's buffer (chunks of at most ARITH_MAX_RECORDS records), so that
+ * their huge pages are not faulted in and zeroed for nothing.
  */
 static int writer_arena(ist_writer *w)
 {
@@ -209,8 +211,6 @@ static int writer_arena(ist_writer *w)
 	} while (0)
 	TAKE(o_col, colb);
 	TAKE(o_z, colb);
-	if (w->effort == IST_EFFORT_DEFAULT) /* the others do not try ARITH */
-		TAKE(o_a, colb);
 	TAKE(o_tmp, FMT_ANS_TMP(colb));
 	TAKE(o_t, n * sizeof(uint64_t));
 	TAKE(o_off, n * sizeof(uint64_t));
@@ -218,10 +218,12 @@ static int writer_arena(ist_writer *w)
 	TAKE(o_dev, n * sizeof(uint32_t));
 	TAKE(o_flags, n * sizeof(uint16_t));
 	TAKE(o_op, n);
+	TAKE(o_data, FMT_NCOLS * colb);
 	TAKE(o_lat, n * sizeof(uint64_t));
 	TAKE(o_stream, n * sizeof(uint64_t));
 	TAKE(o_txn, n * sizeof(uint64_t));
-	TAKE(o_data, FMT_NCOLS * colb);
+	if (w->effort == IST_EFFORT_DEFAULT) /* the others do not try ARITH */
+		TAKE(o_a, colb);
 #undef TAKE
 	b = w->arena = ist_big_alloc(off);
 	if (!b)
