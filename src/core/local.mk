@@ -6,6 +6,7 @@ libiostorm_core_la_SOURCES += \
 	src/core/header.c \
 	src/core/numfmt.h \
 	src/core/rwbs.h \
+	src/core/bigmem.h \
 	src/core/satmath.h \
 	src/core/textenc.c \
 	src/core/textenc.h \

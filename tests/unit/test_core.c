@@ -3,9 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/bigmem.h"
 #include "core/textenc.h"
 #include "iostorm.h"
 #include "tests/unit/cutest.h"
@@ -207,6 +210,60 @@ static void test_utf8(void)
 			       "&lt;a&amp;&#xFFFD;?\xc3\xa9&apos;&gt;");
 }
 
+/* The VmFlags line of the mapping of /proc/self/smaps holding p, in
+ * line (empty if not found). */
+static void vm_flags(const void *p, char *line, size_t cap)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char buf[512];
+	int in = 0;
+
+	line[0] = 0;
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(buf, "%lx-%lx ", &lo, &hi) == 2) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (in && !strncmp(buf, "VmFlags:", 8)) {
+			snprintf(line, cap, "%s", buf);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* ist_big_alloc(): from 1 MiB, whole 2 MiB pages, aligned to them and
+ * advised for huge pages (the "hg" flag of the mapping, where the kernel
+ * has MADV_HUGEPAGE); below, malloc's; all usable and freed by free() */
+static void test_big_alloc(void)
+{
+	size_t sizes[] = { 0, 1, 4096, IST_BIG_MIN - 1, IST_BIG_MIN,
+			   IST_BIG_PAGE + 1, 14u << 20 };
+	char flags[512];
+
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i];
+		unsigned char *p = ist_big_alloc(n);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		memset(p, 0x5a, n);
+		if (n)
+			CU_ASSERT_EQUAL(p[n - 1], 0x5a);
+		if (n >= IST_BIG_MIN) {
+			CU_ASSERT_EQUAL((uintptr_t)p % IST_BIG_PAGE, 0);
+#ifdef MADV_HUGEPAGE
+			vm_flags(p, flags, sizeof(flags));
+			if (flags[0])
+				CU_ASSERT_PTR_NOT_NULL(strstr(flags, " hg"));
+#endif
+		}
+		free(p);
+	}
+	CU_ASSERT_PTR_NULL(ist_big_alloc(SIZE_MAX - 4096));
+}
+
 int main(void)
 {
 	static const struct cutest tests[] = {
@@ -218,6 +275,7 @@ int main(void)
 		{ "header: many keys", test_header_many_keys },
 		{ "strerror", test_strerror },
 		{ "utf8 in json and xml", test_utf8 },
+		{ "big buffers in huge pages", test_big_alloc },
 		{ NULL, NULL },
 	};
 

@@ -923,6 +923,152 @@ static void column_roundtrip(enum fmt_col col, const struct ist_record *recs,
 	free(buf);
 }
 
+/*
+ * The time column's bytes against a plain reference (deltas, their gcd,
+ * zigzag varints written by fmt_put_varint()): the encoder takes the gcd
+ * of the first 64 deltas as the column's and writes in one pass, and
+ * writes again when a later delta is not its multiple; its varints are
+ * written 8 bytes at a time below 2^56.  Deltas of every varint length
+ * (1 to 10 bytes), a gcd that only the 3000th delta lowers (1000 to
+ * 500), one lowered to 1 by the last delta, one that holds throughout,
+ * and columns shorter than 64 records.
+ */
+static void t_column_ref(const uint64_t *t, size_t n)
+{
+	size_t cap = FMT_MAX_COL_BYTES(n) + FMT_PAD;
+	uint8_t *buf = malloc(cap), *ref = malloc(cap), *q = ref;
+	static struct fmt_hist h;
+	struct fmt_coldesc d;
+	struct fmt_cols cols;
+	uint64_t g = 0, prev = 0;
+
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, n) == 0);
+	for (size_t i = 0; i < n; i++)
+		cols.t[i] = t[i];
+	cols.known = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t dl = t[i] - prev, m = (int64_t)dl < 0 ? 0 - dl : dl;
+
+		while (m) { /* gcd(g, m) */
+			uint64_t r = g % m;
+
+			g = m;
+			m = r;
+		}
+		prev = t[i];
+	}
+	if (!g)
+		g = 1;
+	prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t dl = (int64_t)(t[i] - prev);
+
+		q += fmt_put_varint(q, fmt_zigzag(dl / (int64_t)g));
+		prev = t[i];
+	}
+	memset(buf, 0xa5, cap);
+	fmt_encode_column(&h, FMT_COL_T, &cols, n, buf, &d);
+	CU_ASSERT_EQUAL(d.coding, FMT_CODE_DELTA);
+	CU_ASSERT_EQUAL(d.param, g);
+	CU_ASSERT_EQUAL_FATAL(d.raw_len, (uint64_t)(q - ref));
+	CU_ASSERT(memcmp(buf, ref, d.raw_len) == 0);
+	fmt_cols_free(&cols);
+	free(buf);
+	free(ref);
+}
+
+static void test_time_column_bytes(void)
+{
+	enum { N = 6000 };
+	uint64_t *t = malloc(N * sizeof(*t)), v = 0;
+
+	/* every varint length, gcd 1 from the start */
+	for (size_t i = 0; i < N; i++) {
+		unsigned bits = (unsigned)(rnd() % 64);
+
+		v += (rnd() >> (63 - bits)) | 1;
+		t[i] = i % 5 == 4 ? t[i - 1] - (rnd() % 1000) : v;
+	}
+	t_column_ref(t, N);
+	/* every varint length of the quotients, gcd 1000 throughout */
+	for (size_t i = 0; i < N; i++)
+		t[i] = (rnd() >> (rnd() % 64)) / 1000 * 1000;
+	t_column_ref(t, N);
+	/* gcd 1000 in the first 64 deltas, 500 from the 3000th on */
+	v = 1000000;
+	for (size_t i = 0; i < N; i++) {
+		v += 1000 * (rnd() % 3000) + (i == 3000 ? 500 : 0);
+		t[i] = v;
+	}
+	t_column_ref(t, N);
+	/* the last delta alone makes it 1; then a short column */
+	t[N - 1] = t[N - 2] + 7;
+	t_column_ref(t, N);
+	t_column_ref(t, 40);
+	t_column_ref(t, 64);
+	t_column_ref(t, 65);
+	free(t);
+}
+
+/*
+ * The offsets' history scan with AVX-512 (where the CPU has it) against
+ * the SSE2 one (fmt_scan_no_avx512): the same coding, gcd and bytes for
+ * columns that repeat recent offsets (hits at every history entry,
+ * misses: HIST) on one device or switching between three (the history
+ * written back and read again), spread over 40 devices, and sequential;
+ * each column encoded twice, and the histories left equal.
+ */
+static void test_offset_scan_agree(void)
+{
+	enum { N = 20000 };
+	static struct fmt_hist h1, h2;
+	size_t cap = FMT_MAX_COL_BYTES(N) + FMT_PAD;
+	uint8_t *b1 = malloc(cap), *b2 = malloc(cap);
+	struct fmt_cols cols;
+
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, N) == 0);
+	for (int kind = 0; kind < 4; kind++) {
+		uint64_t pos = 1u << 20;
+
+		for (size_t i = 0; i < N; i++) {
+			uint64_t x = rnd();
+
+			cols.dev[i] = kind == 0 ? 3 : kind == 1 ? (uint32_t)(i / 50 % 3)
+							: (uint32_t)(x % 40);
+			cols.len[i] = (uint32_t)(1 + x % 4) * 4096;
+			if (kind == 3 || x % 5 == 0)
+				cols.offset[i] = pos, pos += cols.len[i];
+			else if (i > 20 && x % 5 < 4)
+				cols.offset[i] = cols.offset[i - 1 - (x >> 8) % 20] +
+						 ((x >> 16) % 3 == 0 ? cols.len[i - 1] : 0);
+			else
+				cols.offset[i] = (x >> 20) % (1u << 30) * 512;
+		}
+		cols.known = 0;
+		memset(&h1, 0, sizeof(h1));
+		memset(&h2, 0, sizeof(h2));
+		for (int rep = 0; rep < 2; rep++) {
+			struct fmt_coldesc d1, d2;
+
+			fmt_scan_no_avx512 = 0;
+			fmt_encode_column(&h1, FMT_COL_OFFSET, &cols, N, b1, &d1);
+			fmt_scan_no_avx512 = 1;
+			fmt_encode_column(&h2, FMT_COL_OFFSET, &cols, N, b2, &d2);
+			fmt_scan_no_avx512 = 0;
+			CU_ASSERT_EQUAL(d1.coding, d2.coding);
+			CU_ASSERT_EQUAL(d1.param, d2.param);
+			CU_ASSERT_EQUAL_FATAL(d1.raw_len, d2.raw_len);
+			CU_ASSERT(memcmp(b1, b2, d1.raw_len) == 0);
+			if (kind < 2)
+				CU_ASSERT_EQUAL(d1.coding, FMT_CODE_HIST);
+		}
+		CU_ASSERT(memcmp(&h1, &h2, sizeof(h1)) == 0);
+	}
+	fmt_cols_free(&cols);
+	free(b1);
+	free(b2);
+}
+
 static void test_column_codecs(void)
 {
 	enum { N = 5000 };
@@ -2364,6 +2510,91 @@ static void test_writer_rules(void)
 			-ENOENT);
 }
 
+/*
+ * The running totals against a plain recount: records on five devices
+ * (runs of one and changes every record), all ops and an out-of-range
+ * one, times out of order, latencies, lengths near 2^32 and ends that
+ * saturate, added in batches of random sizes through both entries (the
+ * shifted one with its shift): ist_totals_acc_add() keeps its counts in
+ * locals and stores them at its end.
+ */
+static void test_totals_recount(void)
+{
+	enum { N = 20000 };
+	static struct ist_record r[N];
+	uint64_t cnt[IST_OP_COUNT] = { 0 }, byt[IST_OP_COUNT] = { 0 };
+	uint64_t dmax[5] = { 0 }, first = UINT64_MAX, last = 0, ooo = 0;
+	uint64_t wlat = 0, shift = 5000;
+	ist_totals_acc *a = ist_totals_acc_new();
+	const struct ist_totals *t;
+	size_t i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	for (i = 0; i < N; i++) {
+		uint64_t x = rnd();
+
+		r[i].t_ns = shift + 1000 + i * 10 - (x % 7 == 0 ? x % 300 : 0);
+		r[i].dev = (uint32_t)(i / 500 % 2 ? (x >> 8) % 5 : i / 500 % 5);
+		r[i].op = (uint8_t)((x >> 16) % IST_OP_COUNT);
+		r[i].len = (x >> 24) % 5 == 0 ? UINT32_MAX - 3 : (uint32_t)(x >> 40) % 65536;
+		r[i].offset = (x >> 28) % 97 == 0 ? UINT64_MAX - 10 : (x >> 20) % (1ull << 40);
+		r[i].lat_ns = (x >> 30) % 3 ? 0 : 100;
+	}
+	for (i = 0; i < N; i++) {
+		uint64_t tn = r[i].t_ns - shift;
+		uint64_t end = r[i].offset + r[i].len;
+
+		if (end < r[i].offset)
+			end = UINT64_MAX;
+		if (i && tn < r[i - 1].t_ns - shift)
+			ooo++;
+		first = tn < first ? tn : first;
+		last = tn > last ? tn : last;
+		cnt[r[i].op]++;
+		byt[r[i].op] += r[i].len;
+		if (end > dmax[r[i].dev])
+			dmax[r[i].dev] = end;
+		wlat += r[i].lat_ns != 0;
+	}
+	for (i = 0; i < N; i += k) {
+		k = 1 + rnd() % 700;
+		if (k > N - i)
+			k = N - i;
+		if (i / 3000 % 2) {
+			CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add_shifted(a, r + i, k, shift), 0);
+		} else {
+			CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add(a, r + i, k), 0);
+		}
+	}
+	t = ist_totals_acc_get(a);
+	/* the unshifted batches' times are shift later */
+	CU_ASSERT_EQUAL(t->records, N);
+	CU_ASSERT_EQUAL(t->ndev, 5);
+	for (unsigned d = 0; d < 5; d++)
+		CU_ASSERT_EQUAL(t->dev_max_end[d], dmax[d]);
+	for (unsigned o = 0; o < IST_OP_COUNT; o++) {
+		CU_ASSERT_EQUAL(t->count[o], cnt[o]);
+		CU_ASSERT_EQUAL(t->bytes[o], byt[o]);
+	}
+	CU_ASSERT_EQUAL(t->with_latency, wlat);
+	CU_ASSERT_EQUAL(t->streams, 0);
+	ist_totals_acc_free(a);
+	/* all shifted: the time bounds and the records out of order */
+	a = ist_totals_acc_new();
+	for (i = 0; i < N; i += k) {
+		k = 1 + rnd() % 700;
+		if (k > N - i)
+			k = N - i;
+		CU_ASSERT_EQUAL_FATAL(ist_totals_acc_add_shifted(a, r + i, k, shift), 0);
+	}
+	t = ist_totals_acc_get(a);
+	CU_ASSERT_EQUAL(t->first_t_ns, first);
+	CU_ASSERT_EQUAL(t->last_t_ns, last);
+	CU_ASSERT_EQUAL(t->out_of_order, ooo);
+	CU_ASSERT_EQUAL(t->records, N);
+	ist_totals_acc_free(a);
+}
+
 static void test_distinct_cap(void)
 {
 	ist_totals_acc *a = ist_totals_acc_new();
@@ -3259,6 +3490,9 @@ int main(void)
 		{ "writer rules and temp file", test_writer_rules },
 		{ "writer temp file: new name, removed by a signal", test_writer_tmp },
 		{ "distinct streams cap", test_distinct_cap },
+		{ "totals against a recount", test_totals_recount },
+		{ "time column bytes against a reference", test_time_column_bytes },
+		{ "offset scan: AVX-512 and SSE2 agree", test_offset_scan_agree },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
 		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
