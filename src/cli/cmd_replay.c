@@ -84,11 +84,11 @@ static const char usage_text[] =
 	"                           on-CPU think time (the kernel's runtime when\n"
 	"                           recorded) on N shared CPUs, 1-4096 (default:\n"
 	"                           unlimited, each stream at its recorded pace)\n"
-	"      --cpu-queue gap|burst  with --cpus: a gap's CPU time queues for the\n"
-	"                           CPUs at once when its stream drains (gap,\n"
-	"                           default), or each on-CPU interval and each\n"
-	"                           client's CPU for a round trip on its own, when\n"
-	"                           the one before it is served (burst)\n"
+	"      --cpu-queue burst|gap  with --cpus: each on-CPU interval and each\n"
+	"                           client's CPU for a round trip queues for the\n"
+	"                           CPUs on its own, when the one before it is\n"
+	"                           served (burst, default), or a gap's CPU time\n"
+	"                           at once when its stream drains (gap)\n"
 	"      --cpu-scale F        with --cpus: that CPU time times F (the target's\n"
 	"                           CPU cost per unit of work against the\n"
 	"                           recording's; above 0, at most 1000, default 1)\n"
@@ -543,7 +543,7 @@ int cmd_replay(int argc, char **argv)
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
 	int commit_groups = -1; /* --commit-groups: -1 not given */
 	int holder_waits = -1;  /* --holder-waits: -1 not given */
-	int cpu_queue = -1;     /* --cpu-queue: -1 not given, 1 burst */
+	int cpu_queue = -1;     /* --cpu-queue: -1 not given, 1 burst, 0 gap */
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
 	struct rpl_report_info info;
@@ -854,7 +854,7 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--cpu-scale needs --cpus");
 	if (cpu_queue >= 0 && !o.cpus)
 		return cli_usage_error(CMD, "--cpu-queue needs --cpus");
-	o.cpu_bursts = cpu_queue > 0;
+	o.cpu_bursts = o.cpus && cpu_queue != 0; /* burst unless gap is asked for */
 	if ((o.wake_cost_auto || o.wake_cost_ns) && !o.cpus)
 		return cli_usage_error(CMD, "--wake-cost needs --cpus");
 	if (o.serial_commits && o.workers > 1)

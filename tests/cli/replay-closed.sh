@@ -276,8 +276,8 @@ expect_grep "^iostorm replay: --cpu-scale needs --cpus" "$TMP/err"
 # --cpu-queue burst: two streams, each 100 us on a CPU, a round trip to
 # its client (50 us of the client's CPU), 100 us on a CPU, then its next
 # read (test_closed_cpu_bursts has the schedule): on one CPU, the gap at
-# once, stream 1 reads at 260 us and stream 2 at 510; burst by burst,
-# the bursts interleave: 410 and 510 us
+# once (--cpu-queue gap), stream 1 reads at 260 us and stream 2 at 510;
+# burst by burst (the default), the bursts interleave: 410 and 510 us
 printf '%s\n' "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" \
 	"0,0,read,0,4096,100000,1,1," "5000,0,read,8192,4096,100000,2,1," \
 	"1000000,0,read,4096,4096,100000,1,2,dependent" \
@@ -287,7 +287,7 @@ printf '%s\n' "# iostorm-sched 2 runq cpu client" "c 1 100000 200000" "c 2 10500
 	"c 2 905000 1005000" >"$TMP/bursts.sched"
 expect_status 0 "$IOSTORM" convert "$TMP/bursts.csv" "$TMP/bursts.ist"
 expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
-	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 --cpu-queue gap \
 	--json "$TMP/q0.json" --lat-log "$TMP/q0.lat"
 expect_grep '^2,read,1,[0-9]+,260000,' "$TMP/q0.lat"
 expect_grep '^3,read,2,[0-9]+,510000,' "$TMP/q0.lat"
@@ -296,7 +296,7 @@ expect_grep '"wait_ns": 245000' "$TMP/q0.json"
 grep -q '"bursts"' "$TMP/q0.json" && fail "bursts counted with --cpu-queue gap"
 expect_grep "^  cpu queue  61.2 us a transaction for the 1 virtual CPU \\(each gap\\)$" "$TMP/out"
 expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
-	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 --cpu-queue burst \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 \
 	--json "$TMP/q1.json" --lat-log "$TMP/q1.lat"
 expect_grep '^2,read,1,[0-9]+,410000,' "$TMP/q1.lat"
 expect_grep '^3,read,2,[0-9]+,510000,' "$TMP/q1.lat"
@@ -304,6 +304,10 @@ expect_grep '"cpu_queue": "burst"' "$TMP/q1.json"
 expect_grep '"wait_ns": 395000' "$TMP/q1.json"
 expect_grep '"bursts": 6' "$TMP/q1.json"
 expect_grep "^  cpu queue  98.8 us a transaction for the 1 virtual CPU \\(each burst\\)$" "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 --cpu-queue burst \
+	--json "$TMP/q3.json" --quiet
+expect_grep '"wait_ns": 395000' "$TMP/q3.json"
 expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
 	--null-latency 10us --think-sched "$TMP/bursts.sched" --json "$TMP/q2.json" --quiet
 expect_grep '"cpu_queue": null' "$TMP/q2.json"
