@@ -36,7 +36,8 @@
 #   backends that pgbench ended, with pgbench's CPU time, which replay
 #   --cpus puts on the same CPUs; default pgbench; "": not recorded),
 #   AREF=1 (run A a second time, not recorded: the recorder's cost),
-#   CPU_SCALE (with CPUS: replay --cpu-scale F, a what-if),
+#   CPU_SCALE (with CPUS: replay --cpu-scale F, a what-if), CPU_QUEUE
+#   (with CPUS: replay --cpu-queue gap|burst; default: none given, gap),
 #   WAKE (with CPUS: replay --wake-cost WAKE, the recorded wake-ups the
 #   replay does not cause taken off the CPU; default auto; "": not),
 #   PAIR=1 (with WAKE: replay each capture also without --wake-cost, the
@@ -44,7 +45,10 @@
 #   medians; PAIR_IOSTORM: the binary of the paired replay and its
 #   annotate, e.g. main's; PAIR_OPTS: its replay options instead of
 #   REPLAY_OPTS; PAIR_WAKE: its --wake-cost, default none; PAIR_CPUS: its
-#   --cpus instead of CPUS, "" for none), BTWICE=1 (run B twice: B's own spread beside the error),
+#   --cpus instead of CPUS, "" for none; PAIR_CPU_QUEUE: its --cpu-queue),
+#   ALSO=1 (with PAIR=1: a third replay of each capture on the same
+#   target, "# run N: also" lines; ALSO_OPTS, ALSO_WAKE, ALSO_CPUS,
+#   ALSO_CPU_QUEUE as PAIR's, defaults REPLAY_OPTS, none, CPUS, none), BTWICE=1 (run B twice: B's own spread beside the error),
 #   PGBENCH_OPTS (pgbench's options besides the clients, time and log:
 #   e.g. -N, no updates of the branches and tellers, whose row locks
 #   the clients otherwise wait for until the holder's commit is durable),
@@ -265,22 +269,29 @@ bench() {
 }
 
 # predict CAPTURE PREFIX G A_TXNS [prev] : annotate (--group-commits G when given), replay closed-loop on C; "TPS P99_MS"
-# (TPS: the streams' summed transaction rates, transactions.tps_streams)
+# (TPS: the streams' summed transaction rates, transactions.tps_streams;
+# P99: of those streams' transactions, transactions.latency_streams_ns)
 predict() {
-	bin=$IOSTORM ropts=$REPLAY_OPTS wake=$WAKE cpus=$CPUS
+	bin=$IOSTORM ropts=$REPLAY_OPTS wake=$WAKE cpus=$CPUS cq=${CPU_QUEUE:-}
 	[ "${5:-}" = prev ] && bin=${PAIR_IOSTORM:-$IOSTORM} ropts=${PAIR_OPTS-$REPLAY_OPTS} \
-		wake=${PAIR_WAKE:-} cpus=${PAIR_CPUS-$CPUS}
+		wake=${PAIR_WAKE:-} cpus=${PAIR_CPUS-$CPUS} cq=${PAIR_CPU_QUEUE:-}
+	[ "${5:-}" = also ] && ropts=${ALSO_OPTS-$REPLAY_OPTS} \
+		wake=${ALSO_WAKE:-} cpus=${ALSO_CPUS-$CPUS} cq=${ALSO_CPU_QUEUE:-}
 	"$bin" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
 	wipefs -a -q "$DEV_C" 2>/dev/null || true
 	ts=""
 	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${cpus:+ --cpus $cpus}${cpus:+${CPU_SCALE:+ --cpu-scale $CPU_SCALE}}"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
+	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$cq" ] && ts="$ts --cpu-queue $cq"
 	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
-print("%.1f %.3f" % (t["tps_streams"], t["latency_ns"]["p99"] / 1e6))
+# the p99 of the clients' streams (those in tps_streams), as pgbench's is
+# of its clients': without the WAL writer's 200 ms cycles (cl9)
+lat = t.get("latency_streams_ns") or t["latency_ns"]
+print("%.1f %.3f" % (t["tps_streams"], lat["p99"] / 1e6))
 PY
 	# recorded CPU time (streams' "c" lines: the runtime charged when the
 	# line has it, sidecar version 3; clients' "w" CPU) per A transaction
@@ -294,7 +305,7 @@ setup "$DEV_B" "$MNT_B" "$PORT_B"
 echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE,${PGBENCH_OPTS:+ pgbench $PGBENCH_OPTS,} A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $DEV_C ($(dev_desc "$DEVB"), no filesystem)"
 echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}$([ "$NOPIN" = 1 ] && echo " --no-pin"); C written full: $CFILL; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
-echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99; errors vs B's TPS and p99"
+echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99 (latency_streams_ns); errors vs B's TPS and p99"
 echo "# A_cpu, B_cpu: us of busy time of PIN's CPUs per pgbench transaction; rec_cpu: us of recorded CPU time (streams' and clients') per A transaction"
 printf '%-4s %9s %8s %8s %9s %8s %8s %9s %8s %8s %8s %6s %6s %6s\n' run A_tps A_p99 A_sync/s B_tps B_p99 B_sync/s pred_tps pred_p99 err_tps err_p99 A_cpu B_cpu rec_cpu
 : >"$W/rows"
@@ -333,6 +344,11 @@ while [ "$i" -le "$RUNS" ]; do
 			printf "\n" }'
 		echo $a $b $cp $b2 | awk '{ printf "%.1f %.1f %s\n", 100 * ($9 - $5) / $5, 100 * ($10 - $6) / $6,
 			(NF >= 15 ? sprintf("%.1f", 100 * ($12 - $5) / $5) : "-") }' >>"$W/paired"
+		if [ "${ALSO:-0}" = 1 ]; then # a third model on the same capture
+			ca=$(predict "$p.cap.ist" "$p.also" "$g" "$na" also)
+			echo $a $b $ca | awk -v i="$i" '{ printf "# run %s: also: pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)\n",
+				i, $9, 100 * ($9 - $5) / $5, $10, 100 * ($10 - $6) / $6 }'
+		fi
 	fi
 	set -- $a $b $c
 	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v ac="$4" -v bt="$5" -v bp="$6" -v bs="$7" -v bc="$8" -v ct="$9" -v cp="${10}" -v cc="${11}" -v i="$i" 'BEGIN {

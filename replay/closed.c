@@ -150,6 +150,16 @@ struct cl_node {
 	int lock_waited;       /* its lock deadline was a wait */
 	uint64_t cpu_end;      /* --cpus: its on-CPU part served until then */
 	int cpu_served;        /* cpu_end is set */
+	/* --cpu-queue burst: the gap's CPU times in recorded order (each
+	 * on-CPU interval, each client's CPU for a round trip), queued one
+	 * by one for the virtual CPUs, each when the one before has been
+	 * served (burst_serve) */
+	uint64_t *bursts;
+	unsigned nbursts, burst_next;
+	int burst_on;          /* the first was asked for (burst_due) */
+	uint64_t burst_at;     /* when the next is asked for */
+	double burst_f;        /* their CPU time's factor (the scales, and
+				  --wake-cost's share taken off) */
 	/* --commit-groups with --think-sched: the gap holds a sleep that
 	 * another stream's commit ended (a lock wake-up) and then a wait for
 	 * the client: the CPU time (the stream's and its client's) before
@@ -225,6 +235,8 @@ struct cl_heap_ent {
 	uint64_t key;
 	uint64_t prio;  /* ties: the earliest ready first (lock waiters) */
 	unsigned stream, ver;
+	int burst;      /* --cpu-queue burst: the stream's next CPU burst
+			   is asked for at key (no I/O) */
 };
 
 static int ent_before(const struct cl_heap_ent *a, const struct cl_heap_ent *b)
@@ -328,6 +340,10 @@ struct rpl_closed {
 	unsigned nrqh;          /* heap entries (its capacity is pcap) */
 	/* --cpus: when each virtual CPU is free */
 	uint64_t *vcpu;
+	/* --cpu-queue burst: the gap's CPU times (start, CPU) being added */
+	int bursts;
+	uint64_t *bbuf;
+	unsigned nbbuf, bbcap;
 	/* --think-sched, --commit-groups: the busy runs of the I/O being added */
 	int groups;
 	uint64_t busy[2 * RQ_BUSY_MAX];
@@ -1040,6 +1056,39 @@ static void holder_scan(struct rpl_closed *c, unsigned si, struct cl_node *nd, u
 	nd->woke = 0;
 }
 
+/* --cpu-queue burst: a CPU time of the gap being added, from start (none
+ * for no CPU); 0 or -ENOMEM. */
+static int bbuf_add(struct rpl_closed *c, uint64_t start, uint64_t cpu)
+{
+	if (!cpu)
+		return 0;
+	if (c->nbbuf == c->bbcap) {
+		unsigned cap = c->bbcap ? c->bbcap * 2 : 64;
+		uint64_t *b = realloc(c->bbuf, 2 * cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		c->bbuf = b;
+		c->bbcap = cap;
+	}
+	c->bbuf[2 * c->nbbuf] = start;
+	c->bbuf[2 * c->nbbuf++ + 1] = cpu;
+	return 0;
+}
+
+/* --cpu-queue burst: nd keeps the gap's CPU times, in order of start. */
+static int bursts_keep(struct rpl_closed *c, struct cl_node *nd)
+{
+	qsort(c->bbuf, c->nbbuf, 2 * sizeof(uint64_t), cmp_u64pair);
+	nd->bursts = malloc(c->nbbuf * sizeof(*nd->bursts));
+	if (!nd->bursts)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->nbbuf; i++)
+		nd->bursts[i] = c->bbuf[2 * i + 1];
+	nd->nbursts = c->nbbuf;
+	return 0;
+}
+
 /*
  * The run-queue waits and CPU time in the think time before nd, in trace
  * order.  An interval of the stream that started before the I/O's issue t
@@ -1063,6 +1112,11 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	}
 	memcpy(sum, s->rq_acc, sizeof(sum));
 	memset(s->rq_acc, 0, sizeof(s->rq_acc));
+	c->nbbuf = 0;
+	/* --cpu-queue burst: the CPU of intervals that went stale into the
+	 * gap (read over RQ_STALE_NS before its end) comes first, as one */
+	if (c->bursts && bbuf_add(c, 0, sum[RQ_CPU_RT] + sum[RQ_CLIENT_CPU]) < 0)
+		return -ENOMEM;
 	/* the stream's intervals that started before t (the latest first:
 	 * the list is in the reverse order of reading) */
 	if (map_get(&c->rq_map, s->id, &list)) {
@@ -1074,6 +1128,8 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 				uint64_t b = iv->b < t ? iv->b : t;
 
 				rq_add(sum, s, iv, t);
+				if (c->bursts && bbuf_add(c, iv->a, iv_cpu(s, iv, t)) < 0)
+					return -ENOMEM;
 				if (c->groups && b > a && c->nbusy < RQ_BUSY_MAX) {
 					c->busy[2 * c->nbusy] = a;
 					c->busy[2 * c->nbusy++ + 1] = b;
@@ -1116,6 +1172,8 @@ static int rec_runq(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 		nd->n_iowake = (unsigned)sum[RQ_N_IOWAKE];
 		nd->n_wake = (unsigned)sum[RQ_N_WAKE];
 		nd->n_prewake = (unsigned)sum[RQ_N_PREWAKE];
+		if (c->nbbuf && bursts_keep(c, nd) < 0)
+			return -ENOMEM;
 	}
 	if (end > s->rq_from)
 		s->rq_from = end;
@@ -1142,6 +1200,7 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->lock_owner = NIL;
 	c->groups = w->run->o.commit_groups;
 	c->holder = w->run->o.holder_waits;
+	c->bursts = w->run->o.cpus && w->run->o.cpu_bursts;
 	c->pfree = NIL;
 	if (w->run->o.cpus) {
 		c->vcpu = calloc(w->run->o.cpus, sizeof(*c->vcpu));
@@ -1175,6 +1234,9 @@ void rpl_closed_free(struct rpl_worker *w)
 		return;
 	if (c->rq)
 		fclose(c->rq);
+	for (unsigned i = 0; i < c->nnodes; i++)
+		free(c->nodes[i].bursts);
+	free(c->bbuf);
 	map_free(&c->map);
 	map_free(&c->rq_map);
 	free(c->pend);
@@ -1195,9 +1257,9 @@ unsigned rpl_closed_pending(const struct rpl_worker *w)
 }
 
 static int heap_push(struct rpl_closed *c, uint64_t key, uint64_t prio, unsigned s,
-		     unsigned ver)
+		     unsigned ver, int burst)
 {
-	struct cl_heap_ent e = { key, prio, s, ver };
+	struct cl_heap_ent e = { key, prio, s, ver, burst };
 	unsigned i;
 
 	if (c->nheap == c->hcap) {
@@ -1336,6 +1398,8 @@ static uint64_t wake_drop(struct rpl_worker *w, const struct cl_stream *s, struc
 	return drop;
 }
 
+static int requeue(struct rpl_worker *w, unsigned si);
+
 static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_node *h,
 			  int lock)
 {
@@ -1352,7 +1416,11 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 	 * not take it: taken out. */
 	if (o->cpus && !lock)
 		think = think > h->gc_wait ? think - h->gc_wait : 0;
-	if (o->cpus && (h->on_cpu || h->client_cpu)) {
+	if (h->nbursts) {
+		if (!h->cpu_served)
+			return UINT64_MAX; /* its bursts queue (burst_serve) */
+		from = h->cpu_end;
+	} else if (o->cpus && (h->on_cpu || h->client_cpu)) {
 		struct rpl_closed *c = w->closed;
 
 		if (!h->cpu_served) {
@@ -1365,6 +1433,7 @@ static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_n
 			if (o->wake_cost_ns)
 				cpu -= wake_drop(w, s, h, lock, cpu);
 			cpu = ist_ns_sat((double)cpu * o->think_scale * o->cpu_scale);
+			w->cpu_wait += from > c->vcpu[k] ? 0 : c->vcpu[k] - from;
 			h->cpu_end = ist_add_sat(from > c->vcpu[k] ? from : c->vcpu[k], cpu);
 			c->vcpu[k] = h->cpu_end;
 			h->cpu_served = 1;
@@ -1549,6 +1618,66 @@ static uint64_t head_deadline(struct rpl_worker *w, struct cl_stream *s, uint64_
 	return after_prev(r, s, h->t_ns);
 }
 
+/*
+ * --cpu-queue burst: is the drained stream si's head (a dependent I/O)
+ * asking for the virtual CPUs for its gap's next CPU time, its bursts not
+ * all served?  The first is asked for at the drain; then the factor of
+ * their CPU time is fixed (think_scale, --cpu-scale and --wake-cost's
+ * share taken off, as think_end takes it off the whole).
+ */
+static int burst_due(struct rpl_worker *w, unsigned si)
+{
+	struct rpl_closed *c = w->closed;
+	struct cl_stream *s = &c->s[si];
+	const struct rpl_opts *o = &w->run->o;
+	struct cl_node *h;
+
+	if (!c->bursts || s->head == NIL || s->leader != NIL || !s->have_prev || !s->id ||
+	    s->inflight)
+		return 0;
+	h = &c->nodes[s->head];
+	if (!h->nbursts || h->cpu_served || !head_dependent(s, &h->io.rec))
+		return 0;
+	if (!h->burst_on) {
+		uint64_t cpu = 0, drop = 0;
+
+		for (unsigned i = 0; i < h->nbursts; i++)
+			cpu += h->bursts[i];
+		if (o->wake_cost_ns)
+			drop = wake_drop(w, s, h, takes_lock(w, si), cpu);
+		h->burst_f = (double)(cpu - drop) / (double)cpu * o->think_scale * o->cpu_scale;
+		h->burst_on = 1;
+		h->burst_at = s->last_done;
+	}
+	return 1;
+}
+
+/* --cpu-queue burst: stream si's next CPU time, asked for at its
+ * burst_at, goes on the first free virtual CPU; the last one served
+ * sets cpu_end (think_end goes on from there). */
+static int burst_serve(struct rpl_worker *w, unsigned si)
+{
+	struct rpl_closed *c = w->closed;
+	struct cl_node *h = &c->nodes[c->s[si].head];
+	uint64_t start;
+	unsigned k = 0;
+
+	for (unsigned i = 1; i < w->run->o.cpus; i++)
+		if (c->vcpu[i] < c->vcpu[k])
+			k = i;
+	start = h->burst_at > c->vcpu[k] ? h->burst_at : c->vcpu[k];
+	w->cpu_wait += start - h->burst_at;
+	w->cpu_bursts++;
+	h->burst_at = ist_add_sat(start, ist_ns_sat((double)h->bursts[h->burst_next++] *
+						    h->burst_f));
+	c->vcpu[k] = h->burst_at;
+	if (h->burst_next == h->nbursts) {
+		h->cpu_end = h->burst_at;
+		h->cpu_served = 1;
+	}
+	return requeue(w, si);
+}
+
 static int requeue(struct rpl_worker *w, unsigned si)
 {
 	struct rpl_closed *c = w->closed;
@@ -1558,10 +1687,13 @@ static int requeue(struct rpl_worker *w, unsigned si)
 	s->ver++;
 	if (s->head == NIL)
 		return 0;
+	if (burst_due(w, si))
+		return heap_push(c, c->nodes[s->head].burst_at, c->nodes[s->head].burst_at,
+				 si, s->ver, 1);
 	d = head_deadline(w, s, &prio);
 	if (d == UINT64_MAX)
 		return 0;
-	return heap_push(c, d, prio == UINT64_MAX ? d : prio, si, s->ver);
+	return heap_push(c, d, prio == UINT64_MAX ? d : prio, si, s->ver, 0);
 }
 
 static int stream_index(struct rpl_closed *c, uint64_t id, unsigned *si)
@@ -1714,6 +1846,10 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].client_sleep = c->nodes[n].client_cpu = 0;
 	c->nodes[n].on_cpu_rt = 0;
 	c->nodes[n].cpu_served = 0;
+	c->nodes[n].nbursts = c->nodes[n].burst_next = 0;
+	c->nodes[n].burst_on = 0;
+	c->nodes[n].burst_at = 0;
+	c->nodes[n].burst_f = 1.0;
 	c->nodes[n].n_iowake = c->nodes[n].n_wake = c->nodes[n].n_prewake = 0;
 	c->nodes[n].wake_back = 0;
 	c->nodes[n].lock_waited = 0;
@@ -1742,7 +1878,8 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	return 0;
 }
 
-int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io, uint64_t *deadline)
+int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io, uint64_t *deadline,
+		    uint64_t now)
 {
 	struct rpl_closed *c = w->closed;
 
@@ -1750,8 +1887,25 @@ int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io, uint64_t *deadline)
 		struct cl_heap_ent *e = &c->heap[0];
 		struct cl_stream *s = &c->s[e->stream];
 
-		if (e->ver != s->ver || s->head == NIL ||
-		    (takes_lock(w, e->stream) && c->lock_owner != NIL)) {
+		if (e->ver != s->ver || s->head == NIL) {
+			heap_pop(c);
+			continue;
+		}
+		if (e->burst) {
+			/* the CPU bursts asked for by now, in time order */
+			unsigned si = e->stream;
+
+			if (e->key > now) {
+				*deadline = e->key;
+				return 2;
+			}
+			heap_pop(c);
+			if (burst_serve(w, si) < 0)
+				return 0; /* out of memory: it stalls (the
+					     heap grows in requeue only) */
+			continue;
+		}
+		if (takes_lock(w, e->stream) && c->lock_owner != NIL) {
 			heap_pop(c); /* requeued when the lock is released */
 			continue;
 		}
@@ -1892,7 +2046,10 @@ static void woke_taken(struct rpl_worker *w, unsigned si, uint64_t issue)
 		if (h->woke_armed && !h->woke_wait && issue >= h->woke_from &&
 		    issue <= h->woke_from + woke_cpu(w, h->woke_pre)) {
 			h->woke_wait = 1;
-			c->s[i].ver++; /* asleep: its heap entries are stale */
+			/* asleep: its heap entries are stale (but for its
+			 * CPU bursts, --cpu-queue burst, still queued) */
+			if (!h->burst_on || h->cpu_served)
+				c->s[i].ver++;
 		}
 	}
 }
@@ -1907,6 +2064,9 @@ static void head_pop(struct rpl_worker *w, struct cl_stream *s, const struct rpl
 	s->head = c->nodes[n].next;
 	if (s->head == NIL)
 		s->tail = NIL;
+	free(c->nodes[n].bursts);
+	c->nodes[n].bursts = NULL;
+	c->nodes[n].nbursts = 0;
 	c->nodes[n].next = c->free_head;
 	c->free_head = n;
 	c->pending--;
@@ -2048,7 +2208,13 @@ struct txn_ent {
 	unsigned next_free;
 };
 
+/* Streams whose transactions' latencies are kept apart (latency_streams:
+ * those of the streams counted in tps_streams); beyond, none is told. */
+#define TX_HISTS 1024
+
 struct tx_stream {
+	struct rpl_hist lat; /* its transactions' latencies (buckets at the
+				first, for the first TX_HISTS streams) */
 	uint64_t cur_txn;   /* current transaction of the stream (0 none) */
 	uint64_t count;     /* I/Os seen (for --txn-per)                    */
 	unsigned cur_ent;   /* its table entry, NIL if none                */
@@ -2083,6 +2249,8 @@ void rpl_txn_free(struct rpl_worker *w)
 	if (!t)
 		return;
 	map_free(&t->streams);
+	for (unsigned i = 0; i < t->nst; i++)
+		rpl_hist_release(&t->st[i].lat);
 	free(t->st);
 	free(t->e);
 	free(t);
@@ -2106,6 +2274,7 @@ static struct tx_stream *tx_stream_get(struct rpl_txns *t, uint64_t id)
 	}
 	i = t->nst++;
 	t->st[i] = (struct tx_stream){ .cur_ent = NIL };
+	t->st[i].lat.min = UINT64_MAX;
 	if (map_put(&t->streams, id, i) < 0)
 		return NULL;
 	return &t->st[i];
@@ -2125,6 +2294,10 @@ static void txn_finish(struct rpl_worker *w, unsigned ei)
 			s->first_end = e->last_done;
 		if (e->last_done > s->last_end)
 			s->last_end = e->last_done;
+		if (!s->lat.b && si < TX_HISTS)
+			s->lat.b = calloc(RPL_HIST_BUCKETS, sizeof(*s->lat.b));
+		if (s->lat.b)
+			rpl_hist_add(&s->lat, lat);
 	}
 	w->txns++;
 	rpl_hist_add(&w->txn_lat, lat);
@@ -2261,11 +2434,20 @@ void rpl_txn_finish_all(struct rpl_worker *w)
 	 * worker's two journal commits, seconds apart in the recording) says
 	 * nothing of the clients' rate: its two commits may come within
 	 * microseconds in the replay, a rate of 10^5 per second. */
+	/* and their transactions' latencies apart (a database's background
+	 * writer, whose "transactions" are its flushes every 200 ms, is no
+	 * client: its cycle would be the top 1% of a pgbench capture's) */
+	w->txn_lat_streams_ok = 1;
 	for (unsigned i = 0; i < t->nst; i++) {
 		const struct tx_stream *s = &t->st[i];
 
-		if (s->done >= 2 && s->done * 100 >= total && s->last_end > s->first_end)
+		if (s->done && !s->lat.b)
+			w->txn_lat_streams_ok = 0; /* beyond TX_HISTS, or no memory */
+		if (s->done >= 2 && s->done * 100 >= total && s->last_end > s->first_end) {
 			w->tps_streams += (double)(s->done - 1) * 1e9 /
 					  (double)(s->last_end - s->first_end);
+			if (rpl_hist_merge(&w->txn_lat_streams, &s->lat) < 0)
+				w->txn_lat_streams_ok = 0;
+		}
 	}
 }

@@ -266,6 +266,8 @@ int rpl_run_new(rpl_run **rp, const struct rpl_opts *o, struct rpl_source *src)
 		return fail(r, -EINVAL, "--cpu-scale needs --cpus");
 	if ((r->o.wake_cost_ns || r->o.wake_cost_auto) && !r->o.cpus)
 		return fail(r, -EINVAL, "--wake-cost needs --cpus");
+	if (r->o.cpu_bursts && !r->o.cpus)
+		return fail(r, -EINVAL, "--cpu-queue burst needs --cpus");
 	if (r->o.wake_cost_auto) {
 		r->o.wake_cost_ns = rpl_sched_wake_cost(r->o.think_sched);
 		if (r->o.wake_cost_ns)
@@ -543,7 +545,8 @@ static uint64_t spin_until(struct rpl_worker *w, uint64_t deadline)
 }
 
 /* The next I/O to issue and its absolute deadline: 1, or 0 when none is
- * available yet, -1 at the end.  As fast as possible, the deadline is the
+ * available yet, 2 when none is before *deadline (closed: a CPU burst is
+ * due then), -1 at the end.  As fast as possible, the deadline is the
  * epoch: the epoch lies a few ms after the workers start, and an I/O
  * issued before it would fall outside the elapsed time (a short replay
  * ended before its epoch: elapsed 0, IOPS 0). */
@@ -552,7 +555,7 @@ static int worker_next(struct rpl_worker *w, struct rpl_io *io,
 {
 	struct rpl_run *r = w->run;
 	struct rpl_io *q;
-	int done;
+	int done, next;
 
 	if (w->closed) {
 		/* Keep the per-stream state fed, bounded by the queue size. */
@@ -562,8 +565,9 @@ static int worker_next(struct rpl_worker *w, struct rpl_io *io,
 				return -2;
 			queue_pop(&w->q);
 		}
-		if (rpl_closed_next(w, io, deadline))
-			return 1;
+		next = rpl_closed_next(w, io, deadline, rpl_now(w));
+		if (next)
+			return next;
 		done = atomic_load(&r->decoder_done) && !queue_peek(&w->q);
 		return done && !rpl_closed_pending(w) ? -1 : 0;
 	}
@@ -599,6 +603,15 @@ static int worker_loop(struct rpl_worker *w)
 				return -ENOMEM;
 			if (next < 0)
 				break;
+			if (next == 2) {
+				/* a CPU burst due then (--cpu-queue burst) */
+				if (stop_at && !r->o.virtual_clock && rpl_now(w) >= stop_at)
+					break;
+				ret = worker_wait(w, deadline);
+				if (ret < 0)
+					return ret;
+				continue;
+			}
 			if (!next) {
 				/* Nothing issuable: reap, or wait for the decoder.
 				 * A worker that the trace gives nothing (a device
@@ -991,6 +1004,7 @@ int rpl_run_start(rpl_run *r)
 			if (rpl_hist_init(&w->lat[k]) || rpl_hist_init(&w->rec_lat[k]))
 				return -ENOMEM;
 		if (rpl_hist_init(&w->late) || rpl_hist_init(&w->txn_lat) ||
+		    rpl_hist_init(&w->txn_lat_streams) ||
 		    rpl_hist_init(&w->rec_txn_lat) || rpl_iacc_init(&w->iacc))
 			return -ENOMEM;
 		if (r->o.timing == RPL_TIMING_CLOSED && rpl_closed_init(w) < 0)
@@ -1174,6 +1188,7 @@ void rpl_run_free(rpl_run *r)
 			}
 			rpl_hist_release(&w->late);
 			rpl_hist_release(&w->txn_lat);
+			rpl_hist_release(&w->txn_lat_streams);
 			rpl_hist_release(&w->rec_txn_lat);
 			rpl_iacc_release(&w->iacc);
 			rpl_closed_free(w);

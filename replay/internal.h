@@ -123,6 +123,9 @@ struct rpl_worker {
 	int first_error;
 	struct rpl_hist lat[IST_OP_COUNT], rec_lat[IST_OP_COUNT], late;
 	struct rpl_hist txn_lat, rec_txn_lat;
+	struct rpl_hist txn_lat_streams; /* of the streams in tps_streams */
+	int txn_lat_streams_ok;          /* every stream with transactions had
+					    its histogram (at most TX_HISTS) */
 	uint64_t txns;
 	double tps_streams; /* sum of the streams' transaction rates */
 	uint64_t starved, max_inflight;
@@ -131,6 +134,7 @@ struct rpl_worker {
 	uint64_t commits_joined, commit_groups;  /* --commit-groups */
 	uint64_t commits_after_release;  /* and commits that slept on it */
 	uint64_t holder_marked, holder_waited; /* --holder-waits */
+	uint64_t cpu_wait, cpu_bursts;   /* --cpus: the queue, bursts served */
 	uint64_t last_done;
 	/* current interval, merged into the run's table when it ends */
 	uint64_t cur_interval;
@@ -250,9 +254,11 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io);
 /* Number of I/Os held. */
 unsigned rpl_closed_pending(const struct rpl_worker *w);
 /* The earliest issuable I/O: 1 with *io and *deadline set, 0 if none
- * can issue before a completion. */
+ * can issue before a completion; 2: none before *deadline, when a stream's
+ * next CPU burst is due (--cpu-queue burst: the bursts due by now are
+ * served first), call again then. */
 int rpl_closed_next(struct rpl_worker *w, struct rpl_io *io,
-		    uint64_t *deadline);
+		    uint64_t *deadline, uint64_t now);
 void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io,
 		       uint64_t issue);
 void rpl_closed_done(struct rpl_worker *w, const struct rpl_io *io,

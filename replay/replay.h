@@ -191,6 +191,12 @@ struct rpl_opts {
 	unsigned cpus;              /* closed: the streams' on-CPU think time
 				       (think_sched's "c" lines) is served on
 				       N virtual CPUs (0 = unlimited) */
+	int cpu_bursts;             /* closed, cpus: each on-CPU interval and
+				       each client's CPU time for a round
+				       trip queues for the virtual CPUs on its
+				       own, when the one before it ends (0:
+				       the gap's CPU time at once, at the
+				       drain) */
 	double cpu_scale;           /* closed, cpus: that on-CPU time x F (the
 				       target's CPU time per unit of work
 				       against the recording's; 0 = 1.0) */
@@ -333,6 +339,10 @@ struct rpl_result {
 	uint64_t holder_marked;      /* --holder-waits: commits that waited on
 					another's commit in the recording, */
 	uint64_t holder_waited;      /* and those that waited in the replay */
+	uint64_t cpu_wait_ns;        /* --cpus: time the streams' CPU times
+					waited for a virtual CPU */
+	uint64_t cpu_bursts;         /* --cpu-queue burst: CPU times served
+					one by one */
 	uint64_t wake_margin_max_ns; /* largest spin window used              */
 	uint64_t oversleep_max_ns;   /* largest oversleep of a timed wait      */
 	/* null back-end with latency lists: I/Os of trace device d and op k
@@ -352,6 +362,8 @@ struct rpl_result {
 				     at least 1% of the txns                 */
 	struct rpl_pcts txn_lat;
 	struct rpl_pcts rec_txn_lat; /* recorded (from t/lat_ns)              */
+	struct rpl_pcts txn_lat_streams; /* txn_lat of the streams counted in
+					tps_streams (count 0: not known) */
 	/* intervals, in time order */
 	struct rpl_interval *intervals;
 	size_t nintervals;

@@ -147,6 +147,8 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "txn_latency", json_object_new_string(op->txn_latency_cycle ? "cycle" : "first"));
 	add(o, "think_sched", op->think_sched ? json_object_new_string(op->think_sched) : NULL);
 	add(o, "cpus", op->cpus ? json_object_new_int64(op->cpus) : NULL);
+	add(o, "cpu_queue", op->cpus ? json_object_new_string(op->cpu_bursts ? "burst" : "gap") :
+	    NULL);
 	add(o, "cpu_scale", json_object_new_double(op->cpu_scale));
 	add(o, "wake_cost_ns", op->wake_cost_auto || op->wake_cost_ns ?
 	    ju64(res->wake_cost_ns) : NULL);
@@ -279,6 +281,15 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 	add(tx, "count", ju64(res->txns));
 	add(tx, "tps", json_object_new_double(per_s(res->txns, el)));
 	add(tx, "tps_streams", json_object_new_double(res->tps_streams));
+	if (in->opts->cpus) {
+		json_object *cq = json_object_new_object();
+
+		add(cq, "wait_ns", ju64(res->cpu_wait_ns));
+		add(cq, "wait_per_txn_ns", ju64(res->txns ? res->cpu_wait_ns / res->txns : 0));
+		if (in->opts->cpu_bursts)
+			add(cq, "bursts", ju64(res->cpu_bursts));
+		add(tx, "cpu_queue", cq);
+	}
 	if (in->opts->wake_cost_auto || in->opts->wake_cost_ns) {
 		json_object *wk = json_object_new_object();
 
@@ -302,6 +313,8 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		add(tx, "commit_groups", cg);
 	}
 	add(tx, "latency_ns", pcts(&res->txn_lat));
+	add(tx, "latency_streams_ns", res->txn_lat_streams.count ? pcts(&res->txn_lat_streams) :
+	    NULL);
 	add(tx, "recorded_latency_ns", res->rec_txn_lat.count ? pcts(&res->rec_txn_lat) : NULL);
 	add(root, "transactions", tx);
 

@@ -176,13 +176,15 @@ static void op_summary(struct rpl_run *r, unsigned op, struct rpl_hist *tmp,
 int rpl_results_build(struct rpl_run *r)
 {
 	struct rpl_result *res = &r->res;
-	struct rpl_hist all, a, b;
+	struct rpl_hist all, a, b, st;
 	uint64_t last = 0;
-	int ret;
+	int ret, st_ok = 1;
 
-	if (rpl_hist_init(&all) || rpl_hist_init(&a) || rpl_hist_init(&b)) {
+	if (rpl_hist_init(&all) || rpl_hist_init(&a) || rpl_hist_init(&b) ||
+	    rpl_hist_init(&st)) {
 		rpl_hist_release(&all);
 		rpl_hist_release(&a);
+		rpl_hist_release(&b);
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -211,6 +213,9 @@ int rpl_results_build(struct rpl_run *r)
 		rpl_hist_merge(&a, &w->late);
 		rpl_hist_merge(&b, &w->txn_lat);
 		rpl_hist_merge(&all, &w->rec_txn_lat);
+		rpl_hist_merge(&st, &w->txn_lat_streams);
+		if (w->txns && !w->txn_lat_streams_ok)
+			st_ok = 0;
 		res->txns += w->txns;
 		res->tps_streams += w->tps_streams;
 		res->decoder_starved += w->starved;
@@ -223,6 +228,8 @@ int rpl_results_build(struct rpl_run *r)
 		res->commits_after_release += w->commits_after_release;
 		res->holder_marked += w->holder_marked;
 		res->holder_waited += w->holder_waited;
+		res->cpu_wait_ns += w->cpu_wait;
+		res->cpu_bursts += w->cpu_bursts;
 		if (w->max_inflight > res->max_inflight)
 			res->max_inflight = w->max_inflight;
 		if (w->wake_margin_max > res->wake_margin_max_ns)
@@ -237,6 +244,10 @@ int rpl_results_build(struct rpl_run *r)
 	rpl_hist_summary(&a, &res->late);
 	rpl_hist_summary(&b, &res->txn_lat);
 	rpl_hist_summary(&all, &res->rec_txn_lat);
+	if (st_ok)
+		rpl_hist_summary(&st, &res->txn_lat_streams);
+	else
+		memset(&res->txn_lat_streams, 0, sizeof(res->txn_lat_streams));
 	res->elapsed_ns = last > r->epoch ? last - r->epoch : 0;
 	res->schedule_ns = r->schedule_ns;
 	res->records_read = r->records_read;
@@ -297,6 +308,7 @@ out:
 	rpl_hist_release(&all);
 	rpl_hist_release(&a);
 	rpl_hist_release(&b);
+	rpl_hist_release(&st);
 	return ret;
 }
 

@@ -84,6 +84,11 @@ static const char usage_text[] =
 	"                           on-CPU think time (the kernel's runtime when\n"
 	"                           recorded) on N shared CPUs, 1-4096 (default:\n"
 	"                           unlimited, each stream at its recorded pace)\n"
+	"      --cpu-queue burst|gap  with --cpus: each on-CPU interval and each\n"
+	"                           client's CPU for a round trip queues for the\n"
+	"                           CPUs on its own, when the one before it is\n"
+	"                           served (burst, default), or a gap's CPU time\n"
+	"                           at once when its stream drains (gap)\n"
 	"      --cpu-scale F        with --cpus: that CPU time times F (the target's\n"
 	"                           CPU cost per unit of work against the\n"
 	"                           recording's; above 0, at most 1000, default 1)\n"
@@ -137,7 +142,7 @@ enum {
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN, O_PIN,
 	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_HOLDER_WAITS, O_TXN_LATENCY,
-	O_THINK_SCHED, O_CPUS, O_CPU_SCALE, O_WAKE_COST, O_LAT_LOG, O_NULL_LAT_FROM,
+	O_THINK_SCHED, O_CPUS, O_CPU_QUEUE, O_CPU_SCALE, O_WAKE_COST, O_LAT_LOG, O_NULL_LAT_FROM,
 };
 
 static const struct option longopts[] = {
@@ -167,6 +172,7 @@ static const struct option longopts[] = {
 	{ "holder-waits", required_argument, NULL, O_HOLDER_WAITS },
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "cpus", required_argument, NULL, O_CPUS },
+	{ "cpu-queue", required_argument, NULL, O_CPU_QUEUE },
 	{ "cpu-scale", required_argument, NULL, O_CPU_SCALE },
 	{ "wake-cost", required_argument, NULL, O_WAKE_COST },
 	{ "txn-latency", required_argument, NULL, O_TXN_LATENCY },
@@ -421,6 +427,12 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		printf("\ntransactions %" PRIu64 ", TPS-eq %.1f, streams' sum %.1f\n", res->txns,
 		       rate(res->txns, res->elapsed_ns), res->tps_streams);
 		print_pcts_row("txn", &res->txn_lat);
+		if (res->txn_lat_streams.count && res->txn_lat_streams.count < res->txn_lat.count)
+			print_pcts_row(" streams", &res->txn_lat_streams);
+		if (o->cpus)
+			printf("  cpu queue  %.1f us a transaction for the %u virtual CPU%s (%s)\n",
+			       (double)res->cpu_wait_ns / 1e3 / (double)res->txns, o->cpus,
+			       o->cpus > 1 ? "s" : "", o->cpu_bursts ? "each burst" : "each gap");
 		if (o->wake_cost_auto || o->wake_cost_ns)
 			printf("  wake-ups   %" PRIu64 " of the recorded not caused by the replay, "
 			       "%.1f ms of CPU off at %.1f us each; %" PRIu64 " kept\n",
@@ -531,6 +543,7 @@ int cmd_replay(int argc, char **argv)
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
 	int commit_groups = -1; /* --commit-groups: -1 not given */
 	int holder_waits = -1;  /* --holder-waits: -1 not given */
+	int cpu_queue = -1;     /* --cpu-queue: -1 not given, 1 burst, 0 gap */
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
 	struct rpl_report_info info;
@@ -664,6 +677,15 @@ int cmd_replay(int argc, char **argv)
 			if (cli_parse_uint(optarg, 4096, &v) || !v)
 				return cli_usage_error(CMD, "bad --cpus '%s' (1..4096)", optarg);
 			o.cpus = (unsigned)v;
+			break;
+		case O_CPU_QUEUE:
+			if (!strcmp(optarg, "burst"))
+				cpu_queue = 1;
+			else if (!strcmp(optarg, "gap"))
+				cpu_queue = 0;
+			else
+				return cli_usage_error(CMD, "bad --cpu-queue '%s' (gap or burst)",
+						       optarg);
 			break;
 		case O_CPU_SCALE:
 			if (cli_parse_double(optarg, &d) || !(d > 0) || d > 1000)
@@ -830,6 +852,9 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--cpus needs --think-sched (its on-CPU times)");
 	if (o.cpu_scale != 1.0 && !o.cpus)
 		return cli_usage_error(CMD, "--cpu-scale needs --cpus");
+	if (cpu_queue >= 0 && !o.cpus)
+		return cli_usage_error(CMD, "--cpu-queue needs --cpus");
+	o.cpu_bursts = o.cpus && cpu_queue != 0; /* burst unless gap is asked for */
 	if ((o.wake_cost_auto || o.wake_cost_ns) && !o.cpus)
 		return cli_usage_error(CMD, "--wake-cost needs --cpus");
 	if (o.serial_commits && o.workers > 1)

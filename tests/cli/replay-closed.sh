@@ -273,6 +273,84 @@ done
 expect_status 2 "$IOSTORM" replay "$TMP/cpu.ist" --null --timing closed \
 	--think-sched "$TMP/cpu.sched" --cpu-scale 0.5
 expect_grep "^iostorm replay: --cpu-scale needs --cpus" "$TMP/err"
+# --cpu-queue burst: two streams, each 100 us on a CPU, a round trip to
+# its client (50 us of the client's CPU), 100 us on a CPU, then its next
+# read (test_closed_cpu_bursts has the schedule): on one CPU, the gap at
+# once (--cpu-queue gap), stream 1 reads at 260 us and stream 2 at 510;
+# burst by burst (the default), the bursts interleave: 410 and 510 us
+printf '%s\n' "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" \
+	"0,0,read,0,4096,100000,1,1," "5000,0,read,8192,4096,100000,2,1," \
+	"1000000,0,read,4096,4096,100000,1,2,dependent" \
+	"1005000,0,read,12288,4096,100000,2,2,dependent" >"$TMP/bursts.csv"
+printf '%s\n' "# iostorm-sched 2 runq cpu client" "c 1 100000 200000" "c 2 105000 205000" \
+	"w 1 200000 900000 50000" "w 2 205000 905000 50000" "c 1 900000 1000000" \
+	"c 2 905000 1005000" >"$TMP/bursts.sched"
+expect_status 0 "$IOSTORM" convert "$TMP/bursts.csv" "$TMP/bursts.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 --cpu-queue gap \
+	--json "$TMP/q0.json" --lat-log "$TMP/q0.lat"
+expect_grep '^2,read,1,[0-9]+,260000,' "$TMP/q0.lat"
+expect_grep '^3,read,2,[0-9]+,510000,' "$TMP/q0.lat"
+expect_grep '"cpu_queue": "gap"' "$TMP/q0.json"
+expect_grep '"wait_ns": 245000' "$TMP/q0.json"
+grep -q '"bursts"' "$TMP/q0.json" && fail "bursts counted with --cpu-queue gap"
+expect_grep "^  cpu queue  61.2 us a transaction for the 1 virtual CPU \\(each gap\\)$" "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 \
+	--json "$TMP/q1.json" --lat-log "$TMP/q1.lat"
+expect_grep '^2,read,1,[0-9]+,410000,' "$TMP/q1.lat"
+expect_grep '^3,read,2,[0-9]+,510000,' "$TMP/q1.lat"
+expect_grep '"cpu_queue": "burst"' "$TMP/q1.json"
+expect_grep '"wait_ns": 395000' "$TMP/q1.json"
+expect_grep '"bursts": 6' "$TMP/q1.json"
+expect_grep "^  cpu queue  98.8 us a transaction for the 1 virtual CPU \\(each burst\\)$" "$TMP/out"
+expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --cpus 1 --cpu-queue burst \
+	--json "$TMP/q3.json" --quiet
+expect_grep '"wait_ns": 395000' "$TMP/q3.json"
+expect_status 0 "$IOSTORM" replay "$TMP/bursts.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --think-sched "$TMP/bursts.sched" --json "$TMP/q2.json" --quiet
+expect_grep '"cpu_queue": null' "$TMP/q2.json"
+grep -q '"wait_ns"' "$TMP/q2.json" && fail "a CPU queue without --cpus"
+expect_status 2 "$IOSTORM" replay "$TMP/bursts.ist" --null --timing closed \
+	--think-sched "$TMP/bursts.sched" --cpus 1 --cpu-queue each
+expect_grep "^iostorm replay: bad --cpu-queue 'each' \\(gap or burst\\)" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/bursts.ist" --null --timing closed \
+	--think-sched "$TMP/bursts.sched" --cpu-queue burst
+expect_grep "^iostorm replay: --cpu-queue needs --cpus" "$TMP/err"
+ok
+
+# the latencies of the streams counted in the streams' sum apart: a client
+# of 200 transactions (20 us of think time each) and a background stream
+# of 2, a second apart (test_closed_txn_latency_streams): its cycle of 1 s
+# is in the transactions' max, not in the streams' row
+awk 'BEGIN {
+	print "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags"
+	for (k = 0; k < 200; k++) {
+		if (k == 1)
+			print "50000,0,read,0,4096,100000,9,1,"
+		printf "%d,0,read,%d,4096,100000,1,%d,%s\n", k * 120000, (k + 1) * 4096, k + 1,
+			k ? "dependent" : ""
+	}
+	print "1000000000,0,read,0,4096,100000,9,2,dependent"
+}' >"$TMP/bg.csv"
+expect_status 0 "$IOSTORM" convert "$TMP/bg.csv" "$TMP/bg.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/bg.ist" --null --virtual-time --timing closed \
+	--null-latency 10us --txn-latency cycle --json "$TMP/bg.json"
+expect_grep "^transactions 202, " "$TMP/out"
+expect_grep "^   streams +10.0 us +29.9 us +30.0 us .* 30.0 us +1.4 us$" "$TMP/out"
+if command -v python3 >/dev/null; then
+	python3 - "$TMP/bg.json" <<'PY' || fail "latency_streams_ns: not the client's 200 transactions"
+import json, sys
+t = json.load(open(sys.argv[1]))["transactions"]
+s = t["latency_streams_ns"]
+assert t["latency_ns"]["max"] == 999860000, t["latency_ns"]
+assert s["count"] == 200 and s["max"] == 30000 and s["min"] == 10000, s
+PY
+	ok
+else
+	expect_grep '"latency_streams_ns": \{' "$TMP/bg.json"
+fi
 # --wake-cost: the same two clients, each gap's 840 us on a CPU after a
 # wake-up by its read's completion (the sleep began before it).  Taken off
 # only where the I/O completes in the issuing thread (--inline always on

@@ -567,6 +567,50 @@ static void test_null_latency_dev_lists(void)
 	rpl_run_free(r);
 }
 
+/*
+ * The transactions' latencies of the streams counted in tps_streams apart
+ * (latency_streams): a client stream of 200 transactions (one read each,
+ * 20 us of think time) and a background stream of 2, a second apart (a
+ * database's WAL writer, a journal): with --txn-latency cycle its second
+ * takes a second, in txn_lat, not in txn_lat_streams.
+ */
+static void test_closed_txn_latency_streams(void)
+{
+	const uint64_t us = 1000;
+	static struct ist_record recs[202];
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	size_t n = 0;
+	rpl_run *r;
+
+	for (uint64_t k = 0; k < 200; k++) {
+		if (k == 1)
+			recs[n++] = mkrec(50 * us, IST_OP_READ, 0, 4096, 100 * us, 9, 1);
+		recs[n] = mkrec(k * 120 * us, IST_OP_READ, (k + 1) * 4096, 4096, 100 * us, 1, k + 1);
+		recs[n++].flags = k ? IST_F_DEPENDENT : 0;
+	}
+	recs[n] = mkrec(1000000 * us, IST_OP_READ, 0, 4096, 100 * us, 9, 2);
+	recs[n++].flags = IST_F_DEPENDENT;
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.txn_latency_cycle = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 202);
+	/* stream 9: from its first end (60 us) to 1 s - 150 us of think + 10 us */
+	CU_ASSERT_EQUAL(res->txn_lat.max, 1000000 * us - 140 * us);
+	CU_ASSERT_EQUAL(res->txn_lat_streams.count, 200);
+	CU_ASSERT_EQUAL(res->txn_lat_streams.max, 30 * us);
+	CU_ASSERT_EQUAL(res->txn_lat_streams.min, 10 * us);
+	rpl_run_free(r);
+	/* without cycle, each from its first issue: 10 us */
+	o.txn_latency_cycle = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txn_lat_streams.count, 200);
+	CU_ASSERT_EQUAL(res->txn_lat_streams.max, 10 * us);
+	rpl_run_free(r);
+}
+
 static void test_closed_txn_tps(void)
 {
 	struct ist_record recs[64];
@@ -1391,6 +1435,113 @@ static void run_client_scaled(const char *text, unsigned cpus, double cpu_scale,
 static void run_client(const char *text, unsigned cpus, uint64_t *b, uint64_t *e)
 {
 	run_client_scaled(text, cpus, 1.0, b, e);
+}
+
+/*
+ * --cpu-queue burst: each on-CPU interval and each client's CPU time for a
+ * round trip queues for the virtual CPUs on its own.  Streams 1 and 2
+ * read at 0 and 5 us (100 us recorded), then, each: 100 us on a CPU, a
+ * round trip to its client (700 us asleep, 50 us of the client's CPU), 100
+ * us on a CPU, and their next read at 1000 and 1005 us; no think time is
+ * left besides.  Null latency 10 us: they drain at 10 and 15 us.  One CPU,
+ * a gap at once: stream 1's 250 us 10 - 260, stream 2's 260 - 510.  Burst
+ * by burst, in the order they are asked for: 1: 10 - 110, 2: 110 - 210,
+ * 1 (client): 210 - 260, 2: 260 - 310, 1: 310 - 410, 2: 410 - 510; stream
+ * 1 issues at 410 us, stream 2 at 510.  Two CPUs: no queue either way
+ * (260, 265 us).
+ */
+static void run_bursts(int bursts, unsigned cpus, double think_scale, double cpu_scale,
+		       uint64_t *i1, uint64_t *i2, const struct rpl_result **resp, rpl_run **r)
+{
+	const uint64_t us = 1000;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_READ, 0, 4096, 100 * us, 1, 1),
+		mkrec(5 * us, IST_OP_READ, 8192, 4096, 100 * us, 2, 1),
+		mkrec(1000 * us, IST_OP_READ, 4096, 4096, 100 * us, 1, 2),
+		mkrec(1005 * us, IST_OP_READ, 12288, 4096, 100 * us, 2, 2),
+	};
+	const char *text = "# iostorm-sched 2 runq cpu client\n"
+			   "c 1 100000 200000\n"
+			   "c 2 105000 205000\n"
+			   "w 1 200000 900000 50000\n"
+			   "w 2 205000 905000 50000\n"
+			   "c 1 900000 1000000\n"
+			   "c 2 905000 1005000\n";
+	struct rpl_opts o;
+	char path[64];
+
+	recs[2].flags = recs[3].flags = IST_F_DEPENDENT;
+	write_tmp(path, text);
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 10 * us;
+	o.think_sched = path;
+	o.cpus = cpus;
+	o.cpu_bursts = bursts;
+	o.think_scale = think_scale;
+	o.cpu_scale = cpu_scale;
+	*resp = run_null(&o, recs, 4, &evl, r);
+	CU_ASSERT_EQUAL((*resp)->ios, 4);
+	*i1 = find_seq(&evl, 2)->issue_ns;
+	*i2 = find_seq(&evl, 3)->issue_ns;
+	unlink(path);
+}
+
+static void test_closed_cpu_bursts(void)
+{
+	const uint64_t us = 1000;
+	const struct rpl_result *res;
+	struct rpl_source *src;
+	struct ist_record rec = mkrec(0, IST_OP_READ, 0, 4096, 100000, 1, 1);
+	struct rpl_opts o;
+	uint64_t a, b;
+	rpl_run *r;
+
+	/* one CPU: the gap at once, then burst by burst */
+	run_bursts(0, 1, 1.0, 1.0, &a, &b, &res, &r);
+	CU_ASSERT_EQUAL(a, 260 * us);
+	CU_ASSERT_EQUAL(b, 510 * us);
+	CU_ASSERT_EQUAL(res->cpu_wait_ns, 245 * us);
+	CU_ASSERT_EQUAL(res->cpu_bursts, 0);
+	rpl_run_free(r);
+	run_bursts(1, 1, 1.0, 1.0, &a, &b, &res, &r);
+	CU_ASSERT_EQUAL(a, 410 * us);
+	CU_ASSERT_EQUAL(b, 510 * us);
+	/* the waits: 95 + 100 + 50 + 50 + 100 us */
+	CU_ASSERT_EQUAL(res->cpu_wait_ns, 395 * us);
+	CU_ASSERT_EQUAL(res->cpu_bursts, 6);
+	rpl_run_free(r);
+	/* two CPUs: no queue, the same either way */
+	run_bursts(0, 2, 1.0, 1.0, &a, &b, &res, &r);
+	CU_ASSERT_EQUAL(a, 260 * us);
+	CU_ASSERT_EQUAL(b, 265 * us);
+	rpl_run_free(r);
+	run_bursts(1, 2, 1.0, 1.0, &a, &b, &res, &r);
+	CU_ASSERT_EQUAL(a, 260 * us);
+	CU_ASSERT_EQUAL(b, 265 * us);
+	CU_ASSERT_EQUAL(res->cpu_wait_ns, 0);
+	rpl_run_free(r);
+	/* the scales apply to each burst: --cpu-scale 2 on two CPUs (500 us
+	 * each); --think-scale 0.5 on one: 1: 10 - 60, 2: 60 - 110, 1: 110 -
+	 * 135, 2: 135 - 160, 1: 160 - 210, 2: 210 - 260 */
+	run_bursts(1, 2, 1.0, 2.0, &a, &b, &res, &r);
+	CU_ASSERT_EQUAL(a, 510 * us);
+	CU_ASSERT_EQUAL(b, 515 * us);
+	rpl_run_free(r);
+	run_bursts(1, 1, 0.5, 1.0, &a, &b, &res, &r);
+	CU_ASSERT_EQUAL(a, 210 * us);
+	CU_ASSERT_EQUAL(b, 260 * us);
+	rpl_run_free(r);
+
+	/* refused without --cpus */
+	rpl_opts_init(&o);
+	o.backend = RPL_BACKEND_NULL;
+	o.timing = RPL_TIMING_CLOSED;
+	o.cpu_bursts = 1;
+	CU_ASSERT_FATAL(rpl_source_array(&src, &rec, 1, NULL) == 0);
+	CU_ASSERT(rpl_run_new(&r, &o, src) == -EINVAL);
+	CU_ASSERT(strstr(rpl_run_errmsg(r), "--cpu-queue burst needs --cpus") != NULL);
+	rpl_run_free(r);
 }
 
 static void test_closed_client(void)
@@ -2228,6 +2379,10 @@ static const struct cutest tests[] = {
 	{ "closed loop: a large run-queue sidecar", test_closed_think_sched_large },
 	{ "closed loop: on-CPU think time on N virtual CPUs", test_closed_cpus },
 	{ "closed loop: a client's CPU for the sleeps it ended", test_closed_client },
+	{ "closed loop: the latencies of the streams counted in tps_streams",
+	  test_closed_txn_latency_streams },
+	{ "closed loop: each CPU burst queued on its own (--cpu-queue burst)",
+	  test_closed_cpu_bursts },
 	{ "closed loop: the runtime of sidecar version 3", test_closed_runtime },
 	{ "closed loop: wake-ups the replay does not cause (--wake-cost)", test_closed_wake_cost },
 	{ "closed loop: a lock wake-up the replay redoes is kept", test_closed_wake_lock },
