@@ -288,6 +288,7 @@ struct fmt_colcur {
 	unsigned k, w;          /* DICT entries and index width */
 	uint32_t mtf[FMT_MTF];  /* MTF: recent devices, newest first */
 	unsigned nmtf;
+	int hist_masks;         /* HIST: decoded without the hit/miss branch */
 	size_t done;            /* values decoded so far */
 };
 

@@ -1274,14 +1274,104 @@ static void test_column_codecs(void)
 }
 
 /*
- * SEQ and HIST offsets as the decoder reads them (every record looks at
- * the 8 bytes at its varint, a hit as well as a miss, and only a miss
- * takes them): varints of 1 to 10 bytes, a hit standing before a varint
- * of 9 or 10 bytes or before bytes that are no varint at all, the
- * column's last records hits with no bytes left; and damaged columns
- * refused: a miss's varint of 11 bytes, one running past the column, a
- * symbol above FMT_HIST, a SEQ varint cut short.
+ * SEQ and HIST offsets as the decoder reads them (in a column of more
+ * than 8192 records, every record looks at the 8 bytes at its varint, a
+ * hit as well as a miss, and only a miss takes them; a smaller column
+ * branches): varints of 1 to 10 bytes, a hit standing before a varint of
+ * 9 or 10 bytes or before bytes that are no varint at all, the column's
+ * last records hits with no bytes left; and damaged columns refused: a
+ * miss's varint of 11 bytes, one running past the column, a symbol above
+ * FMT_HIST, a SEQ varint cut short.  HIST is checked both ways: as is,
+ * and after PAD hits of offset 0 (which leave the history as it starts).
  */
+enum { PAD = 8200 };
+
+static void hist_case(size_t pad)
+{
+	static struct fmt_hist h;
+	struct ist_record *r = calloc(pad + 64, sizeof(*r));
+	uint8_t *buf = calloc(pad + 512 + FMT_PAD, 1), *b;
+	const uint64_t deltas[] = { 0, 1, 127, 128, 1ull << 20, 1ull << 35,
+				    (1ull << 56) - 1, 1ull << 56, 1ull << 62,
+				    UINT64_MAX - 1, UINT64_MAX };
+	enum { ND = sizeof(deltas) / sizeof(deltas[0]) };
+	struct fmt_coldesc d = { .coding = FMT_CODE_HIST, .param = 3 };
+	uint64_t want[64], end = 0;
+	size_t n = 0, z;
+
+	/* a miss of each length, each followed by a hit of the previous
+	 * end and a hit of the offset before (k = 0, 1); then two hits at
+	 * the end with the varints all read */
+	b = buf + pad;
+	for (size_t j = 0; j < ND; j++) {
+		b[n++] = FMT_HIST;
+		b[n++] = 0;
+		b[n++] = 1;
+	}
+	b[n++] = 3;
+	b[n++] = 0;
+	z = pad + n;
+	for (size_t j = 0; j < ND; j++)
+		z += fmt_put_varint(buf + z, deltas[j]);
+	d.raw_len = z;
+	for (size_t i = 0; i < n; i++) {
+		r[pad + i].len = (uint32_t)(4096 * (i % 5));
+		if (b[i] == FMT_HIST)
+			want[i] = end + (uint64_t)fmt_unzigzag(deltas[i / 3]) * 3;
+		else if (b[i] == 0)
+			want[i] = end;
+		else if (b[i] == 1)
+			want[i] = want[i - 1];
+		else /* 3: the offset two records back */
+			want[i] = want[i - 2];
+		end = want[i] + r[pad + i].len;
+	}
+	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r,
+					  pad + n), 0);
+	for (size_t i = 0; i < pad; i++)
+		CU_ASSERT_EQUAL_FATAL(r[i].offset, 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(r[pad + i].offset, want[i]);
+
+	/* two hits before bytes that are no varint: not read */
+	memset(b, 0xff, 32);
+	b[0] = 0;
+	b[1] = 0;
+	memset(r, 0, (pad + 2) * sizeof(r[0]));
+	/* 12 bytes no miss takes: left over, corrupt */
+	d.raw_len = pad + 2 + 12;
+	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r,
+					  pad + 2), IST_ECORRUPT);
+	d.raw_len = pad + 2;
+	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r,
+					  pad + 2), 0);
+	CU_ASSERT(r[pad].offset == 0 && r[pad + 1].offset == 0);
+	/* a miss there: 11 continuation bytes are no varint */
+	b[1] = FMT_HIST;
+	d.raw_len = pad + 2 + 12;
+	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r,
+					  pad + 2), IST_ECORRUPT);
+	/* a symbol above FMT_HIST */
+	b[1] = FMT_HIST + 1;
+	d.raw_len = pad + 2;
+	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r,
+					  pad + 2), IST_ECORRUPT);
+	/* a miss's varint running past the column (its bytes there) */
+	b[1] = FMT_HIST;
+	z = pad + 2 + fmt_put_varint(b + 2, UINT64_MAX);
+	for (size_t k = pad + 2; k < z; k++) {
+		d.raw_len = k;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf,
+						  r, pad + 2), IST_ECORRUPT);
+	}
+	d.raw_len = z;
+	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r,
+					  pad + 2), 0);
+	CU_ASSERT_EQUAL(r[pad + 1].offset, (uint64_t)fmt_unzigzag(UINT64_MAX));
+	free(r);
+	free(buf);
+}
+
 static void test_offset_varints(void)
 {
 	static struct fmt_hist h;
@@ -1291,104 +1381,23 @@ static void test_offset_varints(void)
 				    (1ull << 56) - 1, 1ull << 56, 1ull << 62,
 				    UINT64_MAX - 1, UINT64_MAX };
 	enum { ND = sizeof(deltas) / sizeof(deltas[0]) };
-	struct fmt_coldesc d = { .coding = FMT_CODE_HIST, .param = 3 };
-	uint64_t want[64];
-	size_t n = 0, z;
+	struct fmt_coldesc d = { .coding = FMT_CODE_SEQ, .param = 512 };
+	uint64_t want[64], end[2] = { 0, 0 };
+	size_t z = 0;
 
+	hist_case(0);
+	hist_case(PAD);
+	/* SEQ: varints of every length, two devices */
 	memset(r, 0, sizeof(r));
 	memset(buf, 0, sizeof(buf));
-	/* HIST: a miss of each length, each followed by a hit of the
-	 * previous end and a hit of the offset before (k = 0, 1); then
-	 * two hits at the end with the varints all read */
-	for (size_t j = 0; j < ND; j++) {
-		buf[n++] = FMT_HIST;
-		buf[n++] = 0;
-		buf[n++] = 1;
-	}
-	buf[n++] = 3;
-	buf[n++] = 0;
-	z = n;
 	for (size_t j = 0; j < ND; j++)
 		z += fmt_put_varint(buf + z, deltas[j]);
 	d.raw_len = z;
-	{
-		uint64_t end = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			r[i].len = (uint32_t)(4096 * (i % 5));
-			if (buf[i] == FMT_HIST)
-				want[i] = end + (uint64_t)fmt_unzigzag(
-							deltas[i / 3]) * 3;
-			else if (buf[i] == 0)
-				want[i] = end;
-			else if (buf[i] == 1)
-				want[i] = want[i - 1];
-			else /* 3: the offset two records back */
-				want[i] = want[i - 2];
-			end = want[i] + r[i].len;
-		}
-	}
-	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r, n), 0);
-	for (size_t i = 0; i < n; i++)
-		CU_ASSERT_EQUAL(r[i].offset, want[i]);
-	/* a hit before bytes that are no varint: not read */
-	{
-		uint8_t b2[32 + FMT_PAD];
-		struct fmt_coldesc e = { .coding = FMT_CODE_HIST, .param = 1 };
-
-		memset(b2, 0xff, sizeof(b2));
-		b2[0] = 0;
-		b2[1] = 0;
-		e.raw_len = 2 + 12;
-		memset(r, 0, 2 * sizeof(r[0]));
-		/* two hits and 12 bytes no miss takes: consumed wrongly */
-		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &e, b2, r, 2),
-				IST_ECORRUPT);
-		e.raw_len = 2;
-		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &e, b2, r, 2),
-				0);
-		CU_ASSERT(r[0].offset == 0 && r[1].offset == 0);
-		/* a miss there: 11 continuation bytes are no varint */
-		b2[1] = FMT_HIST;
-		e.raw_len = 2 + 12;
-		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &e, b2, r, 2),
-				IST_ECORRUPT);
-		/* a symbol above FMT_HIST */
-		b2[1] = FMT_HIST + 1;
-		e.raw_len = 2;
-		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &e, b2, r, 2),
-				IST_ECORRUPT);
-		/* a miss's varint running past the column (its bytes there) */
-		b2[1] = FMT_HIST;
-		z = 2 + fmt_put_varint(b2 + 2, UINT64_MAX);
-		for (size_t k = 2; k < z; k++) {
-			e.raw_len = k;
-			CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET,
-							  &e, b2, r, 2),
-					IST_ECORRUPT);
-		}
-		e.raw_len = z;
-		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &e, b2, r, 2),
-				0);
-		CU_ASSERT_EQUAL(r[1].offset, (uint64_t)fmt_unzigzag(UINT64_MAX));
-	}
-	/* SEQ: varints of every length, two devices */
-	d.coding = FMT_CODE_SEQ;
-	d.param = 512;
-	z = 0;
-	for (size_t j = 0; j < ND; j++)
-		z += fmt_put_varint(buf + z, deltas[j]);
-	d.raw_len = z;
-	{
-		uint64_t end[2] = { 0, 0 };
-
-		for (size_t i = 0; i < ND; i++) {
-			r[i].dev = (uint32_t)(i % 2);
-			r[i].len = (uint32_t)(512 * i);
-			want[i] = end[i % 2] +
-				  (uint64_t)fmt_unzigzag(deltas[i]) * 512;
-			end[i % 2] = want[i] + r[i].len;
-		}
+	for (size_t i = 0; i < ND; i++) {
+		r[i].dev = (uint32_t)(i % 2);
+		r[i].len = (uint32_t)(512 * i);
+		want[i] = end[i % 2] + (uint64_t)fmt_unzigzag(deltas[i]) * 512;
+		end[i % 2] = want[i] + r[i].len;
 	}
 	CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_OFFSET, &d, buf, r, ND), 0);
 	for (size_t i = 0; i < ND; i++)
