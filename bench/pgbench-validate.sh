@@ -30,14 +30,15 @@
 #   captures and logs), PGBIN (/usr/lib/postgresql/15/bin), SCHED (1: record
 #   --sched and replay --think-sched, the run-queue waits behind other
 #   threads taken out of the think times; 0: not), CPUS (with SCHED=1: replay
-#   --cpus N, the backends' on-CPU think time on N CPUs; auto (default): the
+#   --cpus N, the backends' on-CPU think time on N CPUs, each burst queued
+#   on its own (replay's default --cpu-queue burst, 2026-12-04); auto (default): the
 #   CPUs of PIN's "taskset -c LIST", none without PIN; "": unlimited),
 #   CLIENT (with SCHED=1: record --sched-comm CLIENT, the sleeps of the
 #   backends that pgbench ended, with pgbench's CPU time, which replay
 #   --cpus puts on the same CPUs; default pgbench; "": not recorded),
 #   AREF=1 (run A a second time, not recorded: the recorder's cost),
 #   CPU_SCALE (with CPUS: replay --cpu-scale F, a what-if), CPU_QUEUE
-#   (with CPUS: replay --cpu-queue gap|burst; default: none given, gap),
+#   (with CPUS: replay --cpu-queue burst|gap; default: none given, burst),
 #   WAKE (with CPUS: replay --wake-cost WAKE, the recorded wake-ups the
 #   replay does not cause taken off the CPU; default auto; "": not),
 #   PAIR=1 (with WAKE: replay each capture also without --wake-cost, the
@@ -45,7 +46,8 @@
 #   medians; PAIR_IOSTORM: the binary of the paired replay and its
 #   annotate, e.g. main's; PAIR_OPTS: its replay options instead of
 #   REPLAY_OPTS; PAIR_WAKE: its --wake-cost, default none; PAIR_CPUS: its
-#   --cpus instead of CPUS, "" for none; PAIR_CPU_QUEUE: its --cpu-queue),
+#   --cpus instead of CPUS, "" for none; PAIR_CPU_QUEUE: its --cpu-queue,
+#   e.g. gap, the model before 2026-12-04),
 #   ALSO=1 (with PAIR=1: a third replay of each capture on the same
 #   target, "# run N: also" lines; ALSO_OPTS, ALSO_WAKE, ALSO_CPUS,
 #   ALSO_CPU_QUEUE as PAIR's, defaults REPLAY_OPTS, none, CPUS, none), BTWICE=1 (run B twice: B's own spread beside the error),

@@ -1398,8 +1398,6 @@ static uint64_t wake_drop(struct rpl_worker *w, const struct cl_stream *s, struc
 	return drop;
 }
 
-static int requeue(struct rpl_worker *w, unsigned si);
-
 static uint64_t think_end(struct rpl_worker *w, struct cl_stream *s, struct cl_node *h,
 			  int lock)
 {
