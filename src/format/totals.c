@@ -299,6 +299,8 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
  * record) wait together. */
 #define ACC_BLOCK 64
 
+#define NO_DEV UINT64_MAX
+
 /* The adding of both calls below; shift is a constant 0 in the first,
  * which the compiler then drops.
  *
@@ -322,8 +324,9 @@ acc_add(ist_totals_acc *a, const struct ist_record *recs, size_t n,
 	uint64_t ooo = t->out_of_order, wlat = t->with_latency;
 	uint64_t lstream = a->last_stream, ltxn = a->last_txn;
 	uint64_t cnt[2][IST_OP_COUNT] = { { 0 } }, byt[2][IST_OP_COUNT] = { { 0 } };
-	uint64_t dmax = 0;
-	uint32_t dcur = UINT32_MAX; /* dmax is dev_max_end[dcur] */
+	/* dmax is dev_max_end[dcur]; dcur NO_DEV: none (a value no
+	 * record's dev has, UINT32_MAX included) */
+	uint64_t dmax = 0, dcur = NO_DEV;
 	int any = a->any, ret = 0;
 	size_t i0;
 
@@ -338,15 +341,18 @@ acc_add(ist_totals_acc *a, const struct ist_record *recs, size_t n,
 
 			if (__builtin_expect(r->dev != dcur, 0)) {
 				if (r->dev >= t->ndev) {
-					if (dcur != UINT32_MAX)
+					if (dcur != NO_DEV)
 						t->dev_max_end[dcur] = dmax;
-					dcur = UINT32_MAX;
-					ret = ist_totals_acc_reserve_dev(
-						a, r->dev + 1);
+					dcur = NO_DEV;
+					/* (r->dev + 1 wraps at UINT32_MAX) */
+					ret = r->dev < IST_MAX_FOOTER_DEVICES ?
+						ist_totals_acc_reserve_dev(
+							a, r->dev + 1) :
+						IST_EDEVICE;
 					if (ret)
 						goto out;
 				}
-				if (dcur != UINT32_MAX)
+				if (dcur != NO_DEV)
 					t->dev_max_end[dcur] = dmax;
 				dcur = r->dev;
 				dmax = t->dev_max_end[dcur];
@@ -387,7 +393,7 @@ acc_add(ist_totals_acc *a, const struct ist_record *recs, size_t n,
 		t->txns = a->txns.count;
 	}
 out:
-	if (dcur != UINT32_MAX)
+	if (dcur != NO_DEV)
 		t->dev_max_end[dcur] = dmax;
 	t->records = records;
 	t->first_t_ns = first;

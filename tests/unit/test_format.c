@@ -2604,6 +2604,54 @@ static void test_totals_recount(void)
 	ist_totals_acc_free(a);
 }
 
+/*
+ * ist_totals_acc_add() refuses a device past IST_MAX_FOOTER_DEVICES with
+ * IST_EDEVICE (iostorm.h), UINT32_MAX too: as the batch's first record
+ * (which equalled the "no device yet" mark of the loop and was counted
+ * without its device) and after another device (whose end was read from
+ * dev_max_end[UINT32_MAX]: r->dev + 1 wrapped to 0 devices to reserve).
+ */
+static void test_totals_dev_limit(void)
+{
+	static const uint32_t bad[] = { UINT32_MAX, IST_MAX_FOOTER_DEVICES,
+					UINT32_MAX - 1 };
+	struct ist_record r[2];
+	const struct ist_totals *t;
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (int first = 0; first < 2; first++) {
+			ist_totals_acc *a = ist_totals_acc_new();
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+			memset(r, 0, sizeof(r));
+			r[0].dev = first ? bad[i] : 1;
+			r[1].dev = bad[i];
+			r[0].offset = r[1].offset = 4096;
+			r[0].len = r[1].len = 512;
+			CU_ASSERT_EQUAL(ist_totals_acc_add(a, r, 2), IST_EDEVICE);
+			CU_ASSERT_EQUAL(ist_totals_acc_add_shifted(a, r + 1, 1, 7),
+					IST_EDEVICE);
+			t = ist_totals_acc_get(a);
+			CU_ASSERT(t->ndev <= IST_MAX_FOOTER_DEVICES);
+			ist_totals_acc_free(a);
+		}
+	}
+	/* the last device allowed is taken */
+	{
+		ist_totals_acc *a = ist_totals_acc_new();
+
+		memset(r, 0, sizeof(r));
+		r[0].dev = IST_MAX_FOOTER_DEVICES - 1;
+		r[0].offset = 4096;
+		r[0].len = 512;
+		CU_ASSERT_EQUAL(ist_totals_acc_add(a, r, 1), 0);
+		t = ist_totals_acc_get(a);
+		CU_ASSERT_EQUAL(t->ndev, IST_MAX_FOOTER_DEVICES);
+		CU_ASSERT_EQUAL(t->dev_max_end[IST_MAX_FOOTER_DEVICES - 1], 4608);
+		ist_totals_acc_free(a);
+	}
+}
+
 static void test_distinct_cap(void)
 {
 	ist_totals_acc *a = ist_totals_acc_new();
@@ -3499,6 +3547,7 @@ int main(void)
 		{ "writer rules and temp file", test_writer_rules },
 		{ "writer temp file: new name, removed by a signal", test_writer_tmp },
 		{ "distinct streams cap", test_distinct_cap },
+		{ "totals: a device past the limit refused", test_totals_dev_limit },
 		{ "totals against a recount", test_totals_recount },
 		{ "time column bytes against a reference", test_time_column_bytes },
 		{ "offset scan: AVX-512 and SSE2 agree", test_offset_scan_agree },
