@@ -2706,6 +2706,34 @@ static void test_distinct_cap(void)
 }
 
 /* Millions of random records with extreme values, several chunk sizes. */
+/* A closed writer's arena is kept for the next writer (writer.c,
+ * arena_take()): a small one (chunks of 16 records) must not serve a
+ * writer of 65536-record chunks, nor a kept large one hold stale bytes
+ * that a smaller writer's output shows.  Writers of both sizes opened
+ * alternately, each file read back exact (a small arena reused for a
+ * large chunk is a heap overflow that the sanitizer run reports). */
+static void test_arena_reuse(void)
+{
+	enum { N = 70000 };
+	static const unsigned chunks[] = { 16, 0, 16, 0, 1000, 0, 0, 16 };
+	struct ist_record *r = malloc(N * sizeof(*r));
+	uint64_t t = 0, saved = rng; /* the tests after this one: their data */
+	size_t n;
+
+	CU_ASSERT_FATAL(r != NULL);
+	rng = 777;
+	for (size_t i = 0; i < N; i++)
+		random_record(&r[i], &t);
+	for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+		struct ist_writer_opts o = { .chunk_records = chunks[k] };
+
+		n = chunks[k] == 16 ? 100 : N;
+		write_read_back(tmp_path("arena.ist"), &o, r, n, 4096);
+	}
+	free(r);
+	rng = saved;
+}
+
 static void test_random_roundtrip(void)
 {
 	enum { N = 2000000, B = 65536 };
@@ -3557,6 +3585,7 @@ int main(void)
 		{ "fastest effort: same records, no ANS or ARITH", test_fastest_effort },
 		{ "fastest effort: long repeats deflated", test_fastest_effort_repeats },
 		{ "write_shifted: bytes of a shifted copy", test_write_shifted },
+		{ "writer arenas of two sizes kept and reused", test_arena_reuse },
 		{ "constant columns copied lazily: records exact", test_lazy_columns },
 		{ "default effort: deflate kept without ANS's plan", test_plan_skip },
 		{ "default effort: a large column's deflate beats ANS by 1/8", test_defl_gain },
