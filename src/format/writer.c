@@ -207,18 +207,25 @@ static int create_tmp(ist_writer *w, const char *path)
  * atomically: writers may be opened and closed in several threads.
  */
 static void *spare_arena;
+unsigned long fmt_arena_reused, fmt_arena_too_small;
 
-static void *arena_take(size_t size)
+/* An arena of at least size bytes (its size, maybe more, in *cap). */
+static void *arena_take(size_t size, size_t *cap)
 {
 	void *p = __atomic_exchange_n(&spare_arena, NULL, __ATOMIC_ACQ_REL);
 	size_t have;
 
 	if (p) {
 		memcpy(&have, p, sizeof(have));
-		if (have >= size)
+		if (have >= size) {
+			__atomic_fetch_add(&fmt_arena_reused, 1, __ATOMIC_RELAXED);
+			*cap = have;
 			return p;
+		}
+		__atomic_fetch_add(&fmt_arena_too_small, 1, __ATOMIC_RELAXED);
 		free(p);
 	}
+	*cap = size;
 	return ist_big_alloc(size);
 }
 
@@ -259,8 +266,7 @@ static int writer_arena(ist_writer *w)
 	if (w->effort == IST_EFFORT_DEFAULT) /* the others do not try ARITH */
 		TAKE(o_a, colb);
 #undef TAKE
-	w->arena_size = off;
-	b = w->arena = arena_take(off);
+	b = w->arena = arena_take(off, &w->arena_size);
 	if (!b)
 		return -ENOMEM;
 	memset(&w->cols, 0, sizeof(w->cols));

@@ -2707,29 +2707,41 @@ static void test_distinct_cap(void)
 
 /* Millions of random records with extreme values, several chunk sizes. */
 /* A closed writer's arena is kept for the next writer (writer.c,
- * arena_take()): a small one (chunks of 16 records) must not serve a
- * writer of 65536-record chunks, nor a kept large one hold stale bytes
- * that a smaller writer's output shows.  Writers of both sizes opened
- * alternately, each file read back exact (a small arena reused for a
- * large chunk is a heap overflow that the sanitizer run reports). */
+ * arena_take()), when it is large enough.  Two writers open at once,
+ * one of 65536-record chunks and one of 16, closed in that order, leave
+ * the small arena kept: the next large writer must not take it (a heap
+ * overflow), a small one after a large one takes the large arena.  Each
+ * file read back exact. */
 static void test_arena_reuse(void)
 {
 	enum { N = 70000 };
-	static const unsigned chunks[] = { 16, 0, 16, 0, 1000, 0, 0, 16 };
+	struct ist_writer_opts big = { .chunk_records = 0 };
+	struct ist_writer_opts small = { .chunk_records = 16 };
 	struct ist_record *r = malloc(N * sizeof(*r));
 	uint64_t t = 0, saved = rng; /* the tests after this one: their data */
-	size_t n;
+	unsigned long reused, too_small;
+	ist_writer *a, *b;
 
 	CU_ASSERT_FATAL(r != NULL);
 	rng = 777;
 	for (size_t i = 0; i < N; i++)
 		random_record(&r[i], &t);
-	for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
-		struct ist_writer_opts o = { .chunk_records = chunks[k] };
-
-		n = chunks[k] == 16 ? 100 : N;
-		write_read_back(tmp_path("arena.ist"), &o, r, n, 4096);
-	}
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&a, tmp_path("arena-a.ist"), NULL, &big), 0);
+	CU_ASSERT_EQUAL_FATAL(ist_writer_open(&b, tmp_path("arena-b.ist"), NULL, &small), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(a, r, N), 0);
+	CU_ASSERT_EQUAL(ist_writer_write(b, r, 100), 0);
+	CU_ASSERT_EQUAL(ist_writer_close(a), 0);
+	CU_ASSERT_EQUAL(ist_writer_close(b), 0); /* its arena kept */
+	reused = fmt_arena_reused;
+	too_small = fmt_arena_too_small;
+	write_read_back(tmp_path("arena.ist"), &big, r, N, 4096);
+	CU_ASSERT_EQUAL(fmt_arena_too_small, too_small + 1);
+	CU_ASSERT_EQUAL(fmt_arena_reused, reused);
+	write_read_back(tmp_path("arena.ist"), &small, r, 100, 7);
+	CU_ASSERT_EQUAL(fmt_arena_reused, reused + 1);
+	write_read_back(tmp_path("arena.ist"), &big, r, N, 4096);
+	CU_ASSERT_EQUAL(fmt_arena_reused, reused + 2);
+	CU_ASSERT_EQUAL(fmt_arena_too_small, too_small + 1);
 	free(r);
 	rng = saved;
 }
