@@ -364,18 +364,26 @@ int fmt_ans_decode(struct fmt_ans_dec *t, const uint8_t *in, size_t inlen,
 		   uint8_t *out, size_t want);
 
 /* One column of fmt_ans_decode_jobs(): its stored bytes, and where its
- * want bytes go. */
+ * want bytes go.  limit: the bytes from in up to limit (at or past
+ * in + inlen; NULL: in + inlen) may be read, so that the lanes read
+ * their words unchecked to the end of their columns (a chunk's columns
+ * lie in one buffer with FMT_PAD bytes after it); only a damaged column
+ * reads past in + inlen, and is refused. */
 struct fmt_ans_job {
 	const uint8_t *in;
 	size_t inlen;
 	uint8_t *out;
 	size_t want;
+	const uint8_t *limit;
 };
 /* Decodes the n columns of jobs as fmt_ans_decode() would each, two at a
  * time (t: two table sets); 0, or IST_ECORRUPT when one of them is (not
  * saying which: the caller decodes again one by one to know). */
 int fmt_ans_decode_jobs(struct fmt_ans_dec *const t[2],
 			struct fmt_ans_job *jobs, size_t n);
+/* Bytes fmt_ans_decode_jobs() decoded with one lane alone, in this
+ * thread (for the tests: the lanes should run to the end together). */
+extern __thread unsigned long fmt_ans_alone_bytes;
 
 /* ---- the ARITH column storage (arith.c) */
 

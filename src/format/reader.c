@@ -740,6 +740,7 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 			j->inlen = desc[c].stored_len;
 			j->out = r->scratch + scratch_used;
 			j->want = desc[c].raw_len;
+			j->limit = r->payload + plen + FMT_PAD;
 		}
 		if (desc[c].store != FMT_STORE_PLAIN) {
 			uint8_t *dst = r->scratch + scratch_used;

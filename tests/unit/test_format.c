@@ -431,6 +431,11 @@ static void test_ans_jobs(void)
 		jobs[j].inlen = z[j];
 		jobs[j].out = malloc(N + FMT_PAD);
 		jobs[j].want = n;
+		/* readable past the column's end (its pad, and for some
+		 * the rest of the buffer): the lanes may read ahead */
+		jobs[j].limit = j % 2 ? enc[j] + z[j] + FMT_PAD : NULL;
+		if (j == 3)
+			jobs[j].limit = enc[j] + N + FMT_PAD;
 	}
 	/* subsets of 0..NJ jobs, in turned orders */
 	for (unsigned k = 0; k <= NJ; k++) {
@@ -455,6 +460,9 @@ static void test_ans_jobs(void)
 
 			memcpy(copy, enc[d], z[d] + FMT_PAD);
 			bad.in = copy;
+			/* readable to the pad's end: a stream cut short
+			 * reads on into it, and is refused all the same */
+			bad.limit = copy + z[d] + FMT_PAD;
 			if (how == 0)
 				bad.inlen -= 2;
 			else if (how == 1)
@@ -483,6 +491,7 @@ static void test_ans_jobs(void)
 		sub[k % NJ].inlen = n;
 		sub[k % NJ].out = out;
 		sub[k % NJ].want = rnd() % 64;
+		sub[k % NJ].limit = k % 2 ? g + n + FMT_PAD : NULL;
 		(void)fmt_ans_decode_jobs(t, sub, NJ);
 	}
 	for (unsigned j = 0; j < NJ; j++) {
@@ -491,6 +500,102 @@ static void test_ans_jobs(void)
 		free((void *)jobs[j].out);
 	}
 	free(tmp);
+}
+
+/*
+ * Two ANS columns of the same length stored back to back, as in a chunk:
+ * one coded in a few words (nearly all zeros, as tencent-cbs' times), one
+ * in many (varints).  Given the buffer as readable, the lanes run both to
+ * the end together (no more than a segment's last bytes decoded by one
+ * lane alone), where a lane used to stop pairing once the short stream
+ * had fewer than 16 bytes left; without it (limit NULL) the bytes and the
+ * result are the same.  A column cut short, with the next column's bytes
+ * after it, or with a damaged last word, is refused as alone.
+ */
+static void test_ans_jobs_together(void)
+{
+	enum { N = 50000 };
+	static struct fmt_ans_dec t0, t1;
+	struct fmt_ans_dec *const t[2] = { &t0, &t1 };
+	struct fmt_ans_job jobs[2], bad[2];
+	uint8_t *a = malloc(N), *b = malloc(N), *tmp = malloc(FMT_ANS_TMP(N));
+	uint8_t *buf = malloc(4 * N + FMT_PAD);
+	uint8_t *oa = malloc(N + FMT_PAD), *ob = malloc(N + FMT_PAD);
+	size_t za, zb, nb = 0;
+	unsigned long before;
+
+	rng = 777;
+	for (size_t i = 0; i < N; i++)
+		a[i] = rnd() % 500 ? 0 : 1 + rnd() % 2;
+	while (nb + 10 < N)
+		nb += fmt_put_varint(b + nb, rnd() % 100000);
+	while (nb < N)
+		b[nb++] = (uint8_t)(rnd() % 100);
+	za = fmt_ans_encode(a, N, 0, buf, N, tmp);
+	zb = fmt_ans_encode(b, N, 0, buf + za, 2 * N, tmp);
+	CU_ASSERT_FATAL(za > 0 && za < 1000 && zb > 10000);
+	memset(buf + za + zb, 0, FMT_PAD);
+	for (int lim = 0; lim < 2; lim++) {
+		jobs[0] = (struct fmt_ans_job){ buf, za, oa, N,
+						lim ? buf + za + zb + FMT_PAD : NULL };
+		jobs[1] = (struct fmt_ans_job){ buf + za, zb, ob, N,
+						lim ? buf + za + zb + FMT_PAD : NULL };
+		memset(oa, 0xee, N);
+		memset(ob, 0xee, N);
+		before = fmt_ans_alone_bytes;
+		CU_ASSERT_EQUAL(fmt_ans_decode_jobs(t, jobs, 2), 0);
+		CU_ASSERT(memcmp(oa, a, N) == 0 && memcmp(ob, b, N) == 0);
+		if (lim) {
+			CU_ASSERT(fmt_ans_alone_bytes - before < 16);
+		} else {
+			CU_ASSERT(fmt_ans_alone_bytes - before > 1000);
+		}
+	}
+	/* the short column cut by a word, or ending a word early (the
+	 * next column's bytes readable after it), in either lane */
+	for (int how = 0; how < 4; how++) {
+		memcpy(bad, jobs, sizeof(bad));
+		if (how == 0)
+			bad[0].inlen -= 2;
+		else if (how == 1)
+			bad[1].inlen -= 2;
+		else if (how == 2)
+			bad[0].want -= 1;
+		else
+			bad[0].want += 1;
+		if (how == 1) {
+			CU_ASSERT_EQUAL(fmt_ans_decode(&t0, bad[1].in, bad[1].inlen,
+						       ob, bad[1].want),
+					IST_ECORRUPT);
+		} else {
+			CU_ASSERT_EQUAL(fmt_ans_decode(&t0, bad[0].in, bad[0].inlen,
+						       oa, bad[0].want),
+					IST_ECORRUPT);
+		}
+		CU_ASSERT_EQUAL(fmt_ans_decode_jobs(t, bad, 2), IST_ECORRUPT);
+		/* the other order of lanes */
+		{
+			struct fmt_ans_job sw[2] = { bad[1], bad[0] };
+
+			CU_ASSERT_EQUAL(fmt_ans_decode_jobs(t, sw, 2), IST_ECORRUPT);
+		}
+	}
+	/* a flipped byte anywhere in the short column: as alone */
+	for (size_t k = 0; k < za; k++) {
+		uint8_t save = buf[k];
+		int alone;
+
+		buf[k] ^= (uint8_t)(1 + rnd() % 255);
+		alone = fmt_ans_decode(&t0, buf, za, oa, N);
+		CU_ASSERT_EQUAL(fmt_ans_decode_jobs(t, jobs, 2), alone);
+		buf[k] = save;
+	}
+	free(a);
+	free(b);
+	free(tmp);
+	free(buf);
+	free(oa);
+	free(ob);
 }
 
 /* ------------------------------------------------------------ ARITH */
@@ -3566,6 +3671,7 @@ int main(void)
 		{ "MTF devices in blocks", test_mtf_decode },
 		{ "ANS storage", test_ans },
 		{ "ANS columns two at a time", test_ans_jobs },
+		{ "ANS lanes run to the end together", test_ans_jobs_together },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
 		{ "ARITH storage", test_arith },
 		{ "VANS storage", test_vans },
