@@ -230,13 +230,23 @@ cpu_ticks() {
 
 wal_syncs() { pg psql -h "$1" -p "$2" -Atq -c 'select wal_sync from pg_stat_wal' postgres; }
 
+# writes the throttle counted for the script's cgroup on the disk so far
+# (blkio.throttle.io_serviced; 0 without a throttle): B's WAL writes
+# reach the disk through the page cache's writeback, which cgroup v1
+# charges to the root, so B is counted its fdatasyncs' flushes only; C
+# each write the replay issues, and not its flushes (2026-12-04, cl10)
+charged() {
+	[ -n "$CG" ] || { echo 0; return; }
+	awk -v d="$DISK" '$1 == d && $2 == "Write" { n = $3 } END { print n + 0 }' "$CG/blkio.throttle.io_serviced"
+}
+
 # bench MNT PORT PREFIX [DEV] : one pgbench run, recorded on DEV into
 # PREFIX.cap.ist when given; prints "TPS P99_MS WAL_SYNCS_PER_S"
 bench() {
 	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
 	sync
 	s0=$(wal_syncs "$1" "$2")
-	k0=$(cpu_ticks) st0=$(cpu_ticks steal)
+	k0=$(cpu_ticks) st0=$(cpu_ticks steal) q0=$(charged)
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
@@ -254,8 +264,9 @@ bench() {
 		kill -INT "$rec"
 		wait "$rec" || true
 	fi
-	k1=$(cpu_ticks) st1=$(cpu_ticks steal)
+	k1=$(cpu_ticks) st1=$(cpu_ticks steal) q1=$(charged)
 	s1=$(wal_syncs "$1" "$2")
+	echo $((q1 - q0)) >"$3.charged"
 	cat "$1"/pgbench_log.* >"$3.txlog"
 	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
@@ -285,8 +296,10 @@ predict() {
 	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${cpus:+ --cpus $cpus}${cpus:+${CPU_SCALE:+ --cpu-scale $CPU_SCALE}}"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$cq" ] && ts="$ts --cpu-queue $cq"
+	q0=$(charged)
 	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
+	echo $(($(charged) - q0)) >"$2.charged"
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
@@ -351,6 +364,18 @@ while [ "$i" -le "$RUNS" ]; do
 			echo $a $b $ca | awk -v i="$i" '{ printf "# run %s: also: pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)\n",
 				i, $9, 100 * ($9 - $5) / $5, $10, 100 * ($10 - $6) / $6 }'
 		fi
+	fi
+	if [ -n "$CG" ]; then # what the throttle counted: B's run against C's replay
+		nb=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.b.pgbench")
+		python3 - "$p.json" "$(cat "$p.b.charged")" "${nb:-0}" "$SECS" "$(cat "$p.charged")" "$i" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+qb, nb, secs, qc, run = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+nc = j["transactions"]["count"]
+el = nc / j["transactions"]["tps"] if j["transactions"].get("tps") else 0
+print("# run %s: throttle-charged writes: B %.1f/s, %.2f a transaction; C %.1f/s, %.2f a transaction"
+      % (run, qb / secs, qb / max(nb, 1), qc / max(el, 1e-9), qc / max(nc, 1)))
+PY
 	fi
 	set -- $a $b $c
 	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v ac="$4" -v bt="$5" -v bp="$6" -v bs="$7" -v bc="$8" -v ct="$9" -v cp="${10}" -v cc="${11}" -v i="$i" 'BEGIN {
