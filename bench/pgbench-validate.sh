@@ -8,6 +8,18 @@
 # pgbench then runs for real on device B (by default zram, ext4).
 # Each run prints real TPS / p99 on A and B and the predicted TPS / p99 on
 # B, and the error; the last lines are the medians over the runs.
+# C of B's kind (DEVB=throttle, 2026-12-04, cl10; bench/throttle-kind.sh):
+# the blkio v1 throttle counts each of C's direct writes and none of its
+# flushes (the loop device turns a flush into an fsync of its backing
+# file, whose journal commit and disk flush the root's jbd2 issues), and
+# each of B's fdatasyncs and none of B's WAL writes (the page cache's
+# writeback, charged to the root cgroup under v1): one count a commit on
+# either, and at a fixed rate below the limit neither stalls (200/s: p99
+# 1.9 ms C, 9.1 ms write + fdatasync), at the limit both do, ~90 ms at
+# p99 (the throttle's 100 ms slice on a rotational disk).  A run prints
+# the counts ("throttle-charged writes": B's run, C's replay, a second and
+# a transaction): the replay's p99 follows its count a second, so its p99
+# error follows its TPS error near the limit.
 #
 # Usage: bench/pgbench-validate.sh [RUNS]     (as root, from the build tree)
 # Environment: DEVA, DEVB: the kinds of A and B (and C): disk (a loop
