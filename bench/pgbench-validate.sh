@@ -258,7 +258,7 @@ bench() {
 	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
 	sync
 	s0=$(wal_syncs "$1" "$2")
-	k0=$(cpu_ticks) st0=$(cpu_ticks steal) q0=$(charged)
+	k0=$(cpu_ticks) st0=$(cpu_ticks steal) q0=$(charged) w0=$(date +%s.%N)
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
@@ -276,9 +276,12 @@ bench() {
 		kill -INT "$rec"
 		wait "$rec" || true
 	fi
-	k1=$(cpu_ticks) st1=$(cpu_ticks steal) q1=$(charged)
+	k1=$(cpu_ticks) st1=$(cpu_ticks steal) q1=$(charged) w1=$(date +%s.%N)
 	s1=$(wal_syncs "$1" "$2")
 	echo $((q1 - q0)) >"$3.charged"
+	# PIN's CPUs' busy share over the run (anyone's work, steal excluded)
+	awk -v a="$k0" -v b="$k1" -v t0="$w0" -v t1="$w1" -v n="$(echo "$PINCPUS" | grep -c .)" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.0f\n", (n > 0 && t1 > t0 ? 100 * (b - a) / hz / (t1 - t0) / n : 0) }' >"$3.busy"
 	cat "$1"/pgbench_log.* >"$3.txlog"
 	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
@@ -377,6 +380,9 @@ while [ "$i" -le "$RUNS" ]; do
 				i, $9, 100 * ($9 - $5) / $5, $10, 100 * ($10 - $6) / $6 }'
 		fi
 	fi
+	# PIN's CPUs busy during A's and B's runs (anyone's work: near 100%, B
+	# was held by its CPU, not its device, and the replay cannot know it)
+	[ -z "$PINCPUS" ] || echo "# run $i: PIN's CPUs busy: A $(cat "$p.busy")%, B $(cat "$p.b.busy")%"
 	if [ -n "$CG" ]; then # what the throttle counted: B's run against C's replay
 		nb=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.b.pgbench")
 		python3 - "$p.json" "$(cat "$p.b.charged")" "${nb:-0}" "$SECS" "$(cat "$p.charged")" "$i" <<'PY'
