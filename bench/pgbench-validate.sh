@@ -8,6 +8,18 @@
 # pgbench then runs for real on device B (by default zram, ext4).
 # Each run prints real TPS / p99 on A and B and the predicted TPS / p99 on
 # B, and the error; the last lines are the medians over the runs.
+# C of B's kind (DEVB=throttle, 2026-12-04, cl10; bench/throttle-kind.sh):
+# the blkio v1 throttle counts each of C's direct writes and none of its
+# flushes (the loop device turns a flush into an fsync of its backing
+# file, whose journal commit and disk flush the root's jbd2 issues), and
+# each of B's fdatasyncs and none of B's WAL writes (the page cache's
+# writeback, charged to the root cgroup under v1): one count a commit on
+# either, and at a fixed rate below the limit neither stalls (200/s: p99
+# 1.9 ms C, 9.1 ms write + fdatasync), at the limit both do, ~90 ms at
+# p99 (the throttle's 100 ms slice on a rotational disk).  A run prints
+# the counts ("throttle-charged writes": B's run, C's replay, a second and
+# a transaction): the replay's p99 follows its count a second, so its p99
+# error follows its TPS error near the limit.
 #
 # Usage: bench/pgbench-validate.sh [RUNS]     (as root, from the build tree)
 # Environment: DEVA, DEVB: the kinds of A and B (and C): disk (a loop
@@ -230,13 +242,23 @@ cpu_ticks() {
 
 wal_syncs() { pg psql -h "$1" -p "$2" -Atq -c 'select wal_sync from pg_stat_wal' postgres; }
 
+# writes the throttle counted for the script's cgroup on the disk so far
+# (blkio.throttle.io_serviced; 0 without a throttle): B's WAL writes
+# reach the disk through the page cache's writeback, which cgroup v1
+# charges to the root, so B is counted its fdatasyncs' flushes only; C
+# each write the replay issues, and not its flushes (2026-12-04, cl10)
+charged() {
+	[ -n "$CG" ] || { echo 0; return; }
+	awk -v d="$DISK" '$1 == d && $2 == "Write" { n = $3 } END { print n + 0 }' "$CG/blkio.throttle.io_serviced"
+}
+
 # bench MNT PORT PREFIX [DEV] : one pgbench run, recorded on DEV into
 # PREFIX.cap.ist when given; prints "TPS P99_MS WAL_SYNCS_PER_S"
 bench() {
 	pg psql -h "$1" -p "$2" -q -c checkpoint postgres >/dev/null
 	sync
 	s0=$(wal_syncs "$1" "$2")
-	k0=$(cpu_ticks) st0=$(cpu_ticks steal)
+	k0=$(cpu_ticks) st0=$(cpu_ticks steal) q0=$(charged) w0=$(date +%s.%N)
 	rm -f "$1"/pgbench_log.*
 	rec=""
 	if [ $# -gt 3 ]; then
@@ -254,8 +276,12 @@ bench() {
 		kill -INT "$rec"
 		wait "$rec" || true
 	fi
-	k1=$(cpu_ticks) st1=$(cpu_ticks steal)
+	k1=$(cpu_ticks) st1=$(cpu_ticks steal) q1=$(charged) w1=$(date +%s.%N)
 	s1=$(wal_syncs "$1" "$2")
+	echo $((q1 - q0)) >"$3.charged"
+	# PIN's CPUs' busy share over the run (anyone's work, steal excluded)
+	awk -v a="$k0" -v b="$k1" -v t0="$w0" -v t1="$w1" -v n="$(echo "$PINCPUS" | grep -c .)" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.0f\n", (n > 0 && t1 > t0 ? 100 * (b - a) / hz / (t1 - t0) / n : 0) }' >"$3.busy"
 	cat "$1"/pgbench_log.* >"$3.txlog"
 	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$3.pgbench" | head -1)
 	p99=$(awk '{ print $3 }' "$3.txlog" | sort -n |
@@ -285,8 +311,10 @@ predict() {
 	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${cpus:+ --cpus $cpus}${cpus:+${CPU_SCALE:+ --cpu-scale $CPU_SCALE}}"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$cq" ] && ts="$ts --cpu-queue $cq"
+	q0=$(charged)
 	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
 		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
+	echo $(($(charged) - q0)) >"$2.charged"
 	python3 - "$2.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["transactions"]
@@ -351,6 +379,21 @@ while [ "$i" -le "$RUNS" ]; do
 			echo $a $b $ca | awk -v i="$i" '{ printf "# run %s: also: pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)\n",
 				i, $9, 100 * ($9 - $5) / $5, $10, 100 * ($10 - $6) / $6 }'
 		fi
+	fi
+	# PIN's CPUs busy during A's and B's runs (anyone's work: near 100%, B
+	# was held by its CPU, not its device, and the replay cannot know it)
+	[ -z "$PINCPUS" ] || echo "# run $i: PIN's CPUs busy: A $(cat "$p.busy")%, B $(cat "$p.b.busy")%"
+	if [ -n "$CG" ]; then # what the throttle counted: B's run against C's replay
+		nb=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$p.b.pgbench")
+		python3 - "$p.json" "$(cat "$p.b.charged")" "${nb:-0}" "$SECS" "$(cat "$p.charged")" "$i" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+qb, nb, secs, qc, run = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+nc = j["transactions"]["count"]
+el = nc / j["transactions"]["tps"] if j["transactions"].get("tps") else 0
+print("# run %s: throttle-charged writes: B %.1f/s, %.2f a transaction; C %.1f/s, %.2f a transaction"
+      % (run, qb / secs, qb / max(nb, 1), qc / max(el, 1e-9), qc / max(nc, 1)))
+PY
 	fi
 	set -- $a $b $c
 	row=$(awk -v at="$1" -v ap="$2" -v as="$3" -v ac="$4" -v bt="$5" -v bp="$6" -v bs="$7" -v bc="$8" -v ct="$9" -v cp="${10}" -v cc="${11}" -v i="$i" 'BEGIN {
