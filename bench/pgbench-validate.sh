@@ -19,7 +19,9 @@
 # p99 (the throttle's 100 ms slice on a rotational disk).  A run prints
 # the counts ("throttle-charged writes": B's run, C's replay, a second and
 # a transaction): the replay's p99 follows its count a second, so its p99
-# error follows its TPS error near the limit.
+# error follows its TPS error near the limit.  A run prints too the busy
+# share of PIN's CPUs during A's and B's runs ("PIN's CPUs busy"; anyone's
+# work): near 100% in B, B was held by its CPU, not by its device.
 #
 # Usage: bench/pgbench-validate.sh [RUNS]     (as root, from the build tree)
 # Environment: DEVA, DEVB: the kinds of A and B (and C): disk (a loop
