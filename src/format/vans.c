@@ -269,20 +269,23 @@ struct vhist {
 	uint32_t bcnt[SMALL + 65 * (1u << FMT_VANS_KMAX)];
 };
 
-static void hist_values(struct vhist *h, const uint64_t *v, size_t nv)
+/* Counts value x in h (its counts zeroed before the first). */
+static inline void hist_add(struct vhist *h, uint64_t x)
 {
-	memset(h, 0, sizeof(*h));
-	for (size_t i = 0; i < nv; i++) {
-		unsigned b, nm;
+	unsigned b, nm;
 
-		if (v[i] < SMALL) {
-			h->small[v[i]]++;
-			continue;
-		}
-		b = 64 - (unsigned)__builtin_clzll(v[i]);
-		nm = b - 1;
-		h->big[b][(v[i] >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+	if (x < SMALL) {
+		h->small[x]++;
+		return;
 	}
+	b = 64 - (unsigned)__builtin_clzll(x);
+	nm = b - 1;
+	h->big[b][(x >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+}
+
+/* The bins in use, from h's counts. */
+static void hist_bins(struct vhist *h)
+{
 	h->nbin = 0;
 	for (unsigned x = 0; x < SMALL; x++)
 		if (h->small[x]) {
@@ -375,12 +378,13 @@ static void fill_rcp(const struct vtab *t, uint64_t *rcp)
  * The values' symbols of table t, backwards (symbol prefix + i with state
  * prefix + i mod 2), as renc_put() codes them but with the two states in
  * registers: a state kept in memory and indexed made each step wait for
- * the store of the one before.
+ * the store of the one before.  Each value's count of raw bits goes to
+ * nrs[i] for the bit stream's pass.
  */
 static void enc_values(struct renc *e, const struct vtab *t,
 		       const uint8_t *idx, const uint64_t *rcp,
 		       const uint64_t *v, size_t nv, size_t prefix, unsigned f,
-		       unsigned k)
+		       unsigned k, uint8_t *nrs)
 {
 	uint32_t xs[2] = { e->x[0], e->x[1] };
 	uint32_t x0 = xs[(prefix + nv - 1) & 1], x1 = xs[(prefix + nv) & 1];
@@ -394,6 +398,8 @@ static void enc_values(struct renc *e, const struct vtab *t,
 	do {                                                                   \
 		unsigned nr_, s_ = idx[tok_of(v[i - 1], f, k, &nr_)];          \
 		unsigned fr_ = t->freq[s_];                                    \
+                                                                               \
+		nrs[i - 1] = (uint8_t)nr_;                                     \
 		uint32_t q_;                                                   \
                                                                                \
 		if ((uint64_t)(x) >= (uint64_t)fr_ << (32 - lg)) {             \
@@ -474,7 +480,8 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	uint32_t *hist = NULL, cnt[TAB_SYMS];
 	uint64_t rcp[TAB_SYMS];
 	uint16_t tok[TAB_SYMS];
-	uint8_t *idx = NULL, *rbuf = NULL;
+	uint8_t *idx = NULL, *rbuf = NULL, *nrs = NULL;
+	struct vhist *h = NULL;
 	unsigned bytes, bf = 0, bk = 0;
 	size_t nv = 0, hl, ret = 0, rlen, cap;
 	struct bitw bw;
@@ -492,8 +499,12 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	vt = malloc(sizeof(*vt));
 	cap = limit + 8;
 	rbuf = malloc(cap);
-	if (!v || !hist || !idx || !pt || !vt || !rbuf)
+	nrs = malloc(len - prefix + 1);
+	h = malloc(sizeof(*h));
+	if (!v || !hist || !idx || !pt || !vt || !rbuf || !nrs || !h)
 		goto out;
+	memset(h->small, 0, sizeof(h->small));
+	memset(h->big, 0, sizeof(h->big));
 	{
 		const uint8_t *p = in + prefix, *end = in + len;
 
@@ -512,12 +523,17 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 				bytes = 1;
 				break;
 			}
+			hist_add(h, v[nv]);
 			nv++;
 		}
 		if (bytes) {
+			memset(h->small, 0, sizeof(h->small));
+			memset(h->big, 0, sizeof(h->big));
 			nv = 0;
-			for (size_t i = prefix; i < len; i++)
+			for (size_t i = prefix; i < len; i++) {
 				v[nv++] = in[i];
+				h->small[in[i]]++;
+			}
 		}
 	}
 	pt->bits = vt->bits = 0;
@@ -540,13 +556,10 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	if (nv) {
 		/* the (F, K) with the fewest bits by the counts' entropy and
 		 * a rough table, then the best two of those planned exactly */
-		struct vhist *h = malloc(sizeof(*h));
 		double r1 = INFINITY, r2 = INFINITY;
 		unsigned f1 = 0, k1 = 0, f2 = 0, k2 = 0, have = 0;
 
-		if (!h)
-			goto out;
-		hist_values(h, v, nv);
+		hist_bins(h);
 		for (unsigned f = 0; f <= FMT_VANS_FMAX; f++)
 			for (unsigned k = 0; k <= FMT_VANS_KMAX && k <= f + 1; k++) {
 				uint64_t r;
@@ -584,7 +597,6 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 				bk = k;
 			}
 		}
-		free(h);
 		if (vt->bits == INFINITY)
 			goto out;
 	}
@@ -604,7 +616,7 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	if (nv) {
 		fill_index(vt, idx);
 		fill_rcp(vt, rcp);
-		enc_values(&e, vt, idx, rcp, v, nv, prefix, bf, bk);
+		enc_values(&e, vt, idx, rcp, v, nv, prefix, bf, bk, nrs);
 	}
 	if (prefix) {
 		fill_index(pt, idx);
@@ -638,19 +650,16 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		write_table(&bw, pt);
 	if (nv)
 		write_table(&bw, vt);
-	for (size_t i = 0; i < nv && !bw.full; i++) {
-		unsigned nr;
-
-		(void)tok_of(v[i], bf, bk, &nr);
-		if (nr)
-			bw_put(&bw, v[i], nr);
-	}
+	for (size_t i = 0; i < nv && !bw.full; i++)
+		bw_put(&bw, v[i], nrs[i]);
 	if (bw.n)
 		bw_put(&bw, 0, 8 - bw.n);
 	if (!bw.full)
 		ret = (size_t)(bw.p - out);
 out:
 	free(v);
+	free(nrs);
+	free(h);
 	free(hist);
 	free(idx);
 	free(pt);
