@@ -561,50 +561,6 @@ static size_t ans_write(ist_writer *w, const struct fmt_coldesc *d,
 }
 
 /*
- * In chunks of more records VANS is tried on the columns whose coding the
- * reader's value decoders take (RAW, DELTA, SEQ, HIST, CDELTA), where
- * ANS codes the column and deflate did not win: a column VANS codes is
- * decoded into 64-bit values that the column decoders read without
- * parsing varints, one rANS symbol a value instead of one a byte.  It is
- * kept only where it is shorter than ANS; when it is shorter than ANS's
- * estimate by more than the estimate's error, ANS is not written at all.
- * Returns VANS's size in w->abuf, or 0.
- *
- * Its trial costs ~10 ns a value (parse, count, plan, code), where the
- * decode gains ~2 ns for each ANS byte a value no longer decodes, so it
- * is tried only on columns of more than VANS_MIN_BYTES(n) bytes of
- * varints (3.25 a value): the synthetic trace's offsets (3.7 bytes a
- * value, VANS 3 % shorter than ANS: its decode 21 -> 25 M records/s,
- * encode 12.8 -> 10.6 in one paired set); with its latencies (3.0, VANS
- * 0.5 % shorter) and transactions (1.9, 0.4 %) as well the decode
- * reached 31.5 but the encode fell to 8 M/s, under issue 2's 10.
- */
-#define VANS_MIN_BYTES(n) (3 * (n) + (n) / 4)
-
-static size_t try_vans_large(ist_writer *w, const struct fmt_coldesc *d,
-			     size_t n, size_t e, size_t limit, size_t dlen,
-			     size_t *a)
-{
-	size_t err = FMT_ANS_EST_ERR(d->raw_len), v;
-
-	if (w->effort != IST_EFFORT_DEFAULT || n <= ARITH_MAX_RECORDS ||
-	    !fmt_colcur_takes_values(d->coding) || !e ||
-	    d->raw_len - (d->coding == FMT_CODE_HIST ? n : 0) <
-		    VANS_MIN_BYTES(n))
-		return 0;
-	v = fmt_vans_encode(w->colbuf, d->raw_len,
-			    d->coding == FMT_CODE_HIST ? n : 0, w->abuf,
-			    e + err < limit ? e + err : limit);
-	if (v && v + err >= e) {
-		/* within the estimate's error: ANS written to know */
-		*a = ans_write(w, d, dlen);
-		if (*a && *a <= v)
-			v = 0;
-	}
-	return v;
-}
-
-/*
  * The default writer's column whose whole deflate won by far (under 15/16
  * of ANS's planned size, a coded column of PLAN_SKIP_MIN bytes or more:
  * plan_skippable()) is deflated straight away in the next PLAN_SKIP chunks, without
@@ -804,10 +760,8 @@ static int write_chunk(ist_writer *w)
 				w->defl_skip[c] = DEFL_BACKOFF;
 		}
 		if (e && !z && !a)
-			v = try_vans_large(w, d, n, e, limit, dlen, &a);
-		if (e && !z && !a && !v)
 			a = ans_write(w, d, dlen);
-		if (w->effort == IST_EFFORT_DEFAULT && !v) {
+		if (w->effort == IST_EFFORT_DEFAULT) {
 			size_t best = z ? z : a ? a : d->raw_len;
 
 			/* ARITH only where VANS does not pay: it rarely
