@@ -1474,6 +1474,183 @@ static int dec_lat_cdelta(struct fmt_colcur *c, struct ist_record *recs,
 	return 0;
 }
 
+/*
+ * The same codings from values decoded already (a VANS column,
+ * fmt_colcur_values()): a load where the varint was parsed.  Every
+ * coding but HIST takes one value a record, which fmt_colcur_values()
+ * checked, so the loops need no bounds check.
+ */
+#define DEFINE_VDECODER(name, SET, MAX)                                        \
+	static int name(struct fmt_colcur *c, struct ist_record *recs,        \
+			size_t m)                                              \
+	{                                                                      \
+		const uint64_t *vp = c->vp, g = c->d.param;                    \
+		uint64_t prev = c->prev;                                       \
+		size_t i;                                                      \
+                                                                               \
+		if (c->d.coding == FMT_CODE_RAW) {                             \
+			const uint64_t qmax = (MAX) / g;                       \
+                                                                               \
+			for (i = 0; i < m; i++) {                              \
+				if ((MAX) != UINT64_MAX && vp[i] > qmax)       \
+					return IST_ECORRUPT;                   \
+				SET(&recs[i], vp[i] * g);                      \
+			}                                                      \
+		} else {                                                       \
+			for (i = 0; i < m; i++) {                              \
+				prev += (uint64_t)fmt_unzigzag(vp[i]) * g;     \
+				if ((MAX) != UINT64_MAX && prev > (MAX))       \
+					return IST_ECORRUPT;                   \
+				SET(&recs[i], prev);                           \
+			}                                                      \
+		}                                                              \
+		c->vp = vp + m;                                                \
+		c->prev = prev;                                                \
+		c->done += m;                                                  \
+		return 0;                                                      \
+	}
+
+DEFINE_VDECODER(vdec_t, SET_T, UINT64_MAX)
+DEFINE_VDECODER(vdec_dev, SET_DEV, UINT32_MAX)
+DEFINE_VDECODER(vdec_op, SET_OP, (uint64_t)(IST_OP_COUNT - 1))
+DEFINE_VDECODER(vdec_flags, SET_FLAGS, UINT16_MAX)
+DEFINE_VDECODER(vdec_len, SET_LEN, UINT32_MAX)
+DEFINE_VDECODER(vdec_raw_offset, SET_OFFSET, UINT64_MAX)
+DEFINE_VDECODER(vdec_lat, SET_LAT, UINT64_MAX)
+DEFINE_VDECODER(vdec_stream, SET_STREAM, UINT64_MAX)
+DEFINE_VDECODER(vdec_txn, SET_TXN, UINT64_MAX)
+
+/* SEQ offsets from values. */
+static int vdec_offset_seq(struct fmt_hist *h, struct fmt_colcur *c,
+			   struct ist_record *recs, size_t m)
+{
+	const uint64_t *vp = c->vp, g = c->d.param;
+
+	for (size_t i = 0; i < m; i++) {
+		unsigned sl = hist_slot(h, recs[i].dev);
+		uint64_t off = hist_at(h, sl, 0) + (uint64_t)fmt_unzigzag(vp[i]) * g;
+
+		recs[i].offset = off;
+		hist_push(h, sl, off, off + recs[i].len);
+	}
+	c->vp = vp + m;
+	c->done += m;
+	return 0;
+}
+
+/* HIST offsets from values: a miss takes the next value.  In large
+ * chunks without a branch on hit or miss (as dec_offset_hist(): the
+ * entry after the last value is readable, and taken by no hit). */
+static int vdec_offset_hist(struct fmt_hist *h, struct fmt_colcur *c,
+			    struct ist_record *recs, size_t m)
+{
+	const uint64_t *vp = c->vp, *vend = c->vend, g = c->d.param;
+	const uint8_t *sym = c->sym + c->done;
+
+	if (c->hist_masks) {
+		for (size_t i = 0; i < m; i++) {
+			unsigned sl = hist_slot(h, recs[i].dev), k = sym[i];
+			uint64_t miss, off;
+
+			if (k > FMT_HIST || vp > vend)
+				return IST_ECORRUPT;
+			miss = 0 - (uint64_t)(k == FMT_HIST);
+			off = h->v[sl][(h->head[sl] - k) & (FMT_HIST - 1)] +
+			      (((uint64_t)fmt_unzigzag(*vp) * g) & miss);
+			vp += miss & 1;
+			recs[i].offset = off;
+			hist_push(h, sl, off, off + recs[i].len);
+		}
+		if (vp > vend)
+			return IST_ECORRUPT;
+	} else {
+		for (size_t i = 0; i < m; i++) {
+			unsigned sl = hist_slot(h, recs[i].dev), k = sym[i];
+			uint64_t off;
+
+			if (k < FMT_HIST) {
+				off = hist_at(h, sl, k);
+			} else if (k == FMT_HIST && vp < vend) {
+				off = hist_at(h, sl, 0) +
+				      (uint64_t)fmt_unzigzag(*vp++) * g;
+			} else {
+				return IST_ECORRUPT;
+			}
+			recs[i].offset = off;
+			hist_push(h, sl, off, off + recs[i].len);
+		}
+	}
+	c->vp = vp;
+	c->done += m;
+	return 0;
+}
+
+/* CDELTA latencies from values. */
+static int vdec_lat_cdelta(struct fmt_colcur *c, struct ist_record *recs,
+			   size_t m)
+{
+	const uint64_t *vp = c->vp, g = c->d.param;
+	uint64_t prev = c->prev;
+
+	for (size_t i = 0; i < m; i++) {
+		prev += (uint64_t)fmt_unzigzag(vp[i]) * g;
+		recs[i].lat_ns = prev - recs[i].t_ns;
+	}
+	c->vp = vp + m;
+	c->prev = prev;
+	c->done += m;
+	return 0;
+}
+
+/* The value decoders' dispatch (fmt_decode_block()). */
+static int vdec_block(struct fmt_hist *h, struct fmt_colcur *c,
+		      struct ist_record *recs, size_t m)
+{
+	switch (c->d.coding) {
+	case FMT_CODE_SEQ: return vdec_offset_seq(h, c, recs, m);
+	case FMT_CODE_HIST: return vdec_offset_hist(h, c, recs, m);
+	case FMT_CODE_CDELTA: return vdec_lat_cdelta(c, recs, m);
+	default: break;
+	}
+	switch (c->col) {
+	case FMT_COL_T: return vdec_t(c, recs, m);
+	case FMT_COL_DEV: return vdec_dev(c, recs, m);
+	case FMT_COL_OP: return vdec_op(c, recs, m);
+	case FMT_COL_FLAGS: return vdec_flags(c, recs, m);
+	case FMT_COL_LEN: return vdec_len(c, recs, m);
+	case FMT_COL_OFFSET: return vdec_raw_offset(c, recs, m);
+	case FMT_COL_LAT: return vdec_lat(c, recs, m);
+	case FMT_COL_STREAM: return vdec_stream(c, recs, m);
+	case FMT_COL_TXN: return vdec_txn(c, recs, m);
+	}
+	return IST_ECORRUPT;
+}
+
+int fmt_colcur_values(struct fmt_colcur *c, struct fmt_hist *h,
+		      enum fmt_col col, const struct fmt_coldesc *d,
+		      const uint8_t *sym, const uint64_t *vals, size_t nv,
+		      size_t n)
+{
+	int ret;
+
+	if (!fmt_colcur_takes_values(d->coding))
+		return 1;
+	/* the checks of the varints' form: coding, column, param, and the
+	 * HIST symbols' n bytes */
+	ret = fmt_colcur_init(c, h, col, d, sym, n);
+	if (ret)
+		return ret;
+	if ((d->coding == FMT_CODE_HIST) != (sym != NULL))
+		return IST_ECORRUPT;
+	/* one value a record, but for HIST's hits */
+	if (d->coding == FMT_CODE_HIST ? nv > n : nv != n)
+		return IST_ECORRUPT;
+	c->p = c->end = NULL;
+	c->vp = vals;
+	c->vend = vals + nv;
+	return 0;
+}
+
 int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
 		    const struct fmt_coldesc *d, const uint8_t *in, size_t n)
 {
@@ -1529,6 +1706,8 @@ int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
 int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
 		     struct ist_record *recs, size_t m)
 {
+	if (c->vp)
+		return vdec_block(h, c, recs, m);
 #ifdef HAVE_OFFSET_HIST
 	if (c->d.coding == FMT_CODE_HIST && c->hist_masks)
 		return dec_offset_hist(h, c, recs, m);
@@ -1559,6 +1738,8 @@ int fmt_colcur_finish(const struct fmt_colcur *c)
 {
 	if (c->d.coding == FMT_CODE_DICT || c->d.coding == FMT_CODE_CONST)
 		return 0; /* sizes checked at init */
+	if (c->vp)
+		return c->vp == c->vend ? 0 : IST_ECORRUPT;
 	return c->p == c->end ? 0 : IST_ECORRUPT;
 }
 

@@ -293,12 +293,33 @@ struct fmt_colcur {
 	unsigned nmtf;
 	int hist_masks;         /* HIST: decoded without the hit/miss branch */
 	size_t done;            /* values decoded so far */
+	/* a VANS column decoded into values (fmt_colcur_values()): the
+	 * next one and the end; NULL: the varints at p */
+	const uint64_t *vp, *vend;
 };
 
 /* Checks d and positions c at the start of the column [in, in + raw_len)
  * of n values (FMT_PAD readable bytes must follow it); 0 or IST_ECORRUPT. */
 int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
 		    const struct fmt_coldesc *d, const uint8_t *in, size_t n);
+/* fmt_colcur_init() for a column whose values (the varints its raw_len
+ * bytes hold after its HIST symbols) were decoded already into
+ * vals[0..nv), which has a readable entry after them: sym the n HIST
+ * symbols (NULL for other codings).  The column decoders then read the
+ * values instead of the varints.  RAW, DELTA, SEQ, HIST and CDELTA only
+ * (1 for the others: the caller decodes the varints instead); 0 or
+ * IST_ECORRUPT. */
+int fmt_colcur_values(struct fmt_colcur *c, struct fmt_hist *h,
+		      enum fmt_col col, const struct fmt_coldesc *d,
+		      const uint8_t *sym, const uint64_t *vals, size_t nv,
+		      size_t n);
+/* Whether fmt_colcur_values() takes columns of coding coding. */
+static inline int fmt_colcur_takes_values(unsigned coding)
+{
+	return coding == FMT_CODE_RAW || coding == FMT_CODE_DELTA ||
+	       coding == FMT_CODE_SEQ || coding == FMT_CODE_HIST ||
+	       coding == FMT_CODE_CDELTA;
+}
 /* Decodes the next m values of the column into recs[0..m). */
 int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
 		     struct ist_record *recs, size_t m);
@@ -423,6 +444,20 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
  * bytes); 0 or IST_ECORRUPT. */
 int fmt_vans_decode(const uint8_t *in, size_t inlen, uint8_t *out,
 		    size_t want);
+/* Whether the stored VANS column [in, in + inlen) is in value mode (its
+ * bytes canonical varints after the prefix), from its first byte. */
+int fmt_vans_values(const uint8_t *in, size_t inlen);
+/*
+ * A value-mode column as fmt_vans_decode() would decode it, but its
+ * values into vals[0..*nv) (at most maxv, or IST_ECORRUPT) instead of
+ * their varints: the prefix's bytes into pre[0..*npre), and the values,
+ * whose varints must fill the rest of want bytes exactly.  The column
+ * decoders then read the values without parsing varints.  0 or
+ * IST_ECORRUPT (also for a column in byte mode).
+ */
+int fmt_vans_decode_values(const uint8_t *in, size_t inlen, uint8_t *pre,
+			   size_t want, uint64_t *vals, size_t maxv,
+			   size_t *npre, size_t *nv);
 
 /* ---- running totals (totals.c; the rest of the API is public) */
 

@@ -60,6 +60,9 @@ struct ist_reader {
 	 * of msr and systor 20 % slower) */
 	struct fmt_ans_dec *ans[2];
 	struct fmt_colcur cur[FMT_NCOLS];
+	/* VANS columns decoded into values (count + 1 entries each) */
+	uint64_t *vals;
+	size_t vals_cap;
 };
 
 /* Records decoded per block (48 KiB of records: they stay in L2). */
@@ -479,6 +482,7 @@ void ist_reader_close(ist_reader *r)
 	free(r->check_buf);
 	free(r->payload);
 	free(r->scratch);
+	free(r->vals);
 	free(r->hist);
 	free(r->ans[0]);
 	if (r->ans[1])
@@ -648,7 +652,8 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	uint32_t count, plen, rawsize;
 	struct fmt_ans_job jobs[FMT_NCOLS];
 	uint64_t ncols, data_len = 0, scratch_used = 0;
-	size_t njobs = 0;
+	size_t njobs = 0, nvcols = 0;
+	unsigned valued = 0;
 	int ret;
 
 	r->cur_count = r->cur_done = 0;
@@ -728,10 +733,52 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 			return IST_ECORRUPT;
 		p = dp;
 	}
+	/* VANS columns of values whose coding reads values: decoded into
+	 * r->vals, the column decoders then parse no varints */
+	for (unsigned c = 0, off = 0; c < FMT_NCOLS; c++, off += desc[c - 1].stored_len)
+		if (desc[c].store == FMT_STORE_VANS &&
+		    fmt_colcur_takes_values(desc[c].coding) &&
+		    fmt_vans_values(p + off, desc[c].stored_len))
+			nvcols++;
+	if (nvcols && grow((void **)&r->vals, &r->vals_cap,
+			   nvcols * ((size_t)count + 1) * sizeof(uint64_t)))
+		return -ENOMEM;
 	/* column data: plain columns are decoded in place, stored ones
 	 * into scratch; the ANS columns after the others, two at a time */
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		const uint8_t *src = p + data_len;
+
+		if (desc[c].store == FMT_STORE_VANS &&
+		    fmt_colcur_takes_values(desc[c].coding) &&
+		    fmt_vans_values(src, desc[c].stored_len)) {
+			uint64_t *v = r->vals + (size_t)valued++ * (count + 1);
+			uint8_t *dst = r->scratch + scratch_used;
+			int hist = desc[c].coding == FMT_CODE_HIST;
+			size_t npre, nv;
+
+			ret = fmt_vans_decode_values(src, desc[c].stored_len,
+						     dst, desc[c].raw_len, v,
+						     count, &npre, &nv);
+			if (ret)
+				return decode_stored(r, desc, p, c);
+			v[nv] = 0; /* the readable entry after the values */
+			if (npre == (hist ? count : 0)) {
+				ret = fmt_colcur_values(&r->cur[c], r->hist,
+							(enum fmt_col)c, &desc[c],
+							hist ? dst : NULL, v,
+							nv, count);
+				if (ret < 0)
+					return ret;
+				if (!ret) {
+					colp[c] = NULL;
+					scratch_used += desc[c].raw_len;
+					data_len += desc[c].stored_len;
+					continue;
+				}
+			}
+			/* a form the value decoders do not take: the
+			 * varints, as before */
+		}
 
 		if (desc[c].store == FMT_STORE_ANS) {
 			struct fmt_ans_job *j = &jobs[njobs++];
@@ -772,6 +819,8 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	}
 	memset(r->scratch + scratch_used, 0, FMT_PAD);
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		if (!colp[c])
+			continue; /* values: set up above */
 		ret = fmt_colcur_init(&r->cur[c], r->hist, (enum fmt_col)c, &desc[c],
 				      colp[c], count);
 		if (ret)

@@ -77,23 +77,45 @@ struct bitw {
 	int full;
 };
 
-static inline void bw_put(struct bitw *w, uint64_t v, unsigned k)
+/* k <= 32 bits (inlined into the loop of raw bits: a call a value
+ * was a fifth of the encoder's time). */
+static inline __attribute__((always_inline)) void
+bw_put32(struct bitw *w, uint64_t v, unsigned k)
+{
+	unsigned nb;
+
+	w->acc |= (v & (((uint64_t)1 << k) - 1)) << w->n;
+	w->n += k; /* at most 39 */
+	nb = w->n >> 3;
+	if (!nb)
+		return;
+	if (w->end - w->p >= 8) {
+		/* the whole bytes in one store (the bytes past them are
+		 * written again by the next one) */
+		fmt_put64(w->p, w->acc);
+		w->p += nb;
+	} else {
+		for (unsigned j = 0; j < nb; j++) {
+			if (w->p < w->end)
+				*w->p++ = (uint8_t)(w->acc >> (8 * j));
+			else
+				w->full = 1;
+		}
+	}
+	w->acc >>= 8 * nb;
+	w->n -= 8 * nb;
+}
+
+/* k <= 64 bits. */
+static inline __attribute__((always_inline)) void
+bw_put(struct bitw *w, uint64_t v, unsigned k)
 {
 	if (k > 32) {
-		bw_put(w, v & 0xffffffffu, 32);
-		bw_put(w, v >> 32, k - 32);
-		return;
+		bw_put32(w, v & 0xffffffffu, 32);
+		v >>= 32;
+		k -= 32;
 	}
-	w->acc |= (v & (((uint64_t)1 << k) - 1)) << w->n;
-	w->n += k;
-	while (w->n >= 8) {
-		if (w->p < w->end)
-			*w->p++ = (uint8_t)w->acc;
-		else
-			w->full = 1;
-		w->acc >>= 8;
-		w->n -= 8;
-	}
+	bw_put32(w, v, k);
 }
 
 /* Exp-Golomb code of order k for u: z zero bits, a one, then the n = z + k
@@ -247,20 +269,23 @@ struct vhist {
 	uint32_t bcnt[SMALL + 65 * (1u << FMT_VANS_KMAX)];
 };
 
-static void hist_values(struct vhist *h, const uint64_t *v, size_t nv)
+/* Counts value x in h (its counts zeroed before the first). */
+static inline void hist_add(struct vhist *h, uint64_t x)
 {
-	memset(h, 0, sizeof(*h));
-	for (size_t i = 0; i < nv; i++) {
-		unsigned b, nm;
+	unsigned b, nm;
 
-		if (v[i] < SMALL) {
-			h->small[v[i]]++;
-			continue;
-		}
-		b = 64 - (unsigned)__builtin_clzll(v[i]);
-		nm = b - 1;
-		h->big[b][(v[i] >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+	if (x < SMALL) {
+		h->small[x]++;
+		return;
 	}
+	b = 64 - (unsigned)__builtin_clzll(x);
+	nm = b - 1;
+	h->big[b][(x >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+}
+
+/* The bins in use, from h's counts. */
+static void hist_bins(struct vhist *h)
+{
 	h->nbin = 0;
 	for (unsigned x = 0; x < SMALL; x++)
 		if (h->small[x]) {
@@ -323,9 +348,9 @@ struct renc {
 };
 
 static inline void renc_put(struct renc *e, unsigned i, unsigned lg,
-			    unsigned freq, unsigned cum)
+			    unsigned freq, unsigned cum, uint64_t rcp)
 {
-	uint32_t x = e->x[i & 1];
+	uint32_t x = e->x[i & 1], q;
 
 	if ((uint64_t)x >= (uint64_t)freq << (32 - lg)) {
 		if (e->p - e->start >= 2) {
@@ -336,7 +361,79 @@ static inline void renc_put(struct renc *e, unsigned i, unsigned lg,
 		}
 		x >>= 16;
 	}
-	e->x[i & 1] = ((x / freq) << lg) + x % freq + cum;
+	/* x / freq by a multiplication: rcp = ceil(2^64 / freq) gives the
+	 * exact quotient of a 32-bit x (freq <= 2^11) */
+	q = freq == 1 ? x : (uint32_t)(((unsigned __int128)x * rcp) >> 64);
+	e->x[i & 1] = (q << lg) + (x - q * freq) + cum;
+}
+
+/* The reciprocals renc_put() divides by, per symbol of t. */
+static void fill_rcp(const struct vtab *t, uint64_t *rcp)
+{
+	for (unsigned s = 0; s < t->nsym; s++)
+		rcp[s] = t->freq[s] >= 2 ? UINT64_MAX / t->freq[s] + 1 : 0;
+}
+
+/*
+ * The values' symbols of table t, backwards (symbol prefix + i with state
+ * prefix + i mod 2), as renc_put() codes them but with the two states in
+ * registers: a state kept in memory and indexed made each step wait for
+ * the store of the one before.  Each value's count of raw bits goes to
+ * nrs[i] for the bit stream's pass.
+ */
+static void enc_values(struct renc *e, const struct vtab *t,
+		       const uint8_t *idx, const uint64_t *rcp,
+		       const uint64_t *v, size_t nv, size_t prefix, unsigned f,
+		       unsigned k, uint8_t *nrs)
+{
+	uint32_t xs[2] = { e->x[0], e->x[1] };
+	uint32_t x0 = xs[(prefix + nv - 1) & 1], x1 = xs[(prefix + nv) & 1];
+	uint8_t *p = e->p, *start = e->start;
+	const unsigned lg = t->lg;
+	int full = 0;
+	size_t i = nv;
+
+	/* x0: the state of symbol prefix + i - 1, x1 of the one before */
+#define ENC1(x)                                                                \
+	do {                                                                   \
+		unsigned nr_, s_ = idx[tok_of(v[i - 1], f, k, &nr_)];          \
+		unsigned fr_ = t->freq[s_];                                    \
+                                                                               \
+		nrs[i - 1] = (uint8_t)nr_;                                     \
+		uint32_t q_;                                                   \
+                                                                               \
+		if ((uint64_t)(x) >= (uint64_t)fr_ << (32 - lg)) {             \
+			if (p - start >= 2) {                                  \
+				p -= 2;                                        \
+				fmt_put16(p, (uint16_t)(x));                   \
+			} else {                                               \
+				full = 1;                                      \
+			}                                                      \
+			(x) >>= 16;                                            \
+		}                                                              \
+		q_ = fr_ == 1 ? (x) :                                          \
+		     (uint32_t)(((unsigned __int128)(x) * rcp[s_]) >> 64);     \
+		(x) = (q_ << lg) + ((x) - q_ * fr_) + t->cum[s_];              \
+		i--;                                                           \
+	} while (0)
+	while (i >= 2) {
+		ENC1(x0);
+		ENC1(x1);
+	}
+	if (i) {
+		ENC1(x0);
+		/* the last state coded is x0's, prefix + 0's parity */
+		xs[prefix & 1] = x0;
+		xs[(prefix + 1) & 1] = x1;
+	} else {
+		xs[prefix & 1] = x1;
+		xs[(prefix + 1) & 1] = x0;
+	}
+#undef ENC1
+	e->x[0] = xs[0];
+	e->x[1] = xs[1];
+	e->p = p;
+	e->full |= full;
 }
 
 /* Index of token t among the table's symbols (present: planned from the
@@ -347,14 +444,44 @@ static void fill_index(const struct vtab *t, uint8_t *idx)
 		idx[t->tok[s]] = (uint8_t)s;
 }
 
+/* A varint of at most 8 bytes from the 8 bytes at p, without a branch
+ * on its length; its length, or 0 (longer, or not a varint: the caller
+ * parses it byte by byte). */
+static inline unsigned word_varint(const uint8_t *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x, stop;
+
+	memcpy(&x, p, 8);
+	stop = ~x & UINT64_C(0x8080808080808080);
+	if (!stop)
+		return 0;
+	x &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+	x = (x & UINT64_C(0x007f007f007f007f)) |
+	    ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
+	x = (x & UINT64_C(0x00003fff00003fff)) |
+	    ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
+	x = (x & UINT64_C(0x000000000fffffff)) |
+	    ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+	*v = x;
+	return (unsigned)__builtin_ctzll(stop) / 8 + 1;
+#else
+	(void)p;
+	(void)v;
+	return 0;
+#endif
+}
+
 size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		       uint8_t *out, size_t limit)
 {
 	struct vtab *pt = NULL, *vt = NULL, c;
 	uint64_t *v = NULL, raw = 0;
 	uint32_t *hist = NULL, cnt[TAB_SYMS];
+	uint64_t rcp[TAB_SYMS];
 	uint16_t tok[TAB_SYMS];
-	uint8_t *idx = NULL, *rbuf = NULL;
+	uint8_t *idx = NULL, *rbuf = NULL, *nrs = NULL;
+	struct vhist *h = NULL;
 	unsigned bytes, bf = 0, bk = 0;
 	size_t nv = 0, hl, ret = 0, rlen, cap;
 	struct bitw bw;
@@ -364,7 +491,7 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		prefix = 0;
 	if (limit < 16)
 		return 0;
-	bytes = !fmt_parses_as_varints(in, len, prefix);
+	bytes = 0;
 	v = malloc((len - prefix + 1) * sizeof(*v));
 	hist = malloc(NTOK * sizeof(*hist));
 	idx = malloc(NTOK);
@@ -372,16 +499,42 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	vt = malloc(sizeof(*vt));
 	cap = limit + 8;
 	rbuf = malloc(cap);
-	if (!v || !hist || !idx || !pt || !vt || !rbuf)
+	nrs = malloc(len - prefix + 1);
+	h = malloc(sizeof(*h));
+	if (!v || !hist || !idx || !pt || !vt || !rbuf || !nrs || !h)
 		goto out;
-	if (bytes) {
-		for (size_t i = prefix; i < len; i++)
-			v[nv++] = in[i];
-	} else {
+	memset(h->small, 0, sizeof(h->small));
+	memset(h->big, 0, sizeof(h->big));
+	{
 		const uint8_t *p = in + prefix, *end = in + len;
 
-		while (p < end)
-			(void)fmt_get_varint(&p, end, &v[nv++]); /* checked */
+		/* the values of canonical varints, else the bytes */
+		while (p < end) {
+			const uint8_t *q = p;
+			unsigned w = end - p >= 8 ? word_varint(p, &v[nv]) : 0;
+
+			if (w) {
+				p += w;
+			} else if (fmt_get_varint(&p, end, &v[nv])) {
+				bytes = 1;
+				break;
+			}
+			if (fmt_varint_len(v[nv]) != (size_t)(p - q)) {
+				bytes = 1;
+				break;
+			}
+			hist_add(h, v[nv]);
+			nv++;
+		}
+		if (bytes) {
+			memset(h->small, 0, sizeof(h->small));
+			memset(h->big, 0, sizeof(h->big));
+			nv = 0;
+			for (size_t i = prefix; i < len; i++) {
+				v[nv++] = in[i];
+				h->small[in[i]]++;
+			}
+		}
 	}
 	pt->bits = vt->bits = 0;
 	pt->nsym = vt->nsym = 0;
@@ -403,13 +556,10 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	if (nv) {
 		/* the (F, K) with the fewest bits by the counts' entropy and
 		 * a rough table, then the best two of those planned exactly */
-		struct vhist *h = malloc(sizeof(*h));
 		double r1 = INFINITY, r2 = INFINITY;
 		unsigned f1 = 0, k1 = 0, f2 = 0, k2 = 0, have = 0;
 
-		if (!h)
-			goto out;
-		hist_values(h, v, nv);
+		hist_bins(h);
 		for (unsigned f = 0; f <= FMT_VANS_FMAX; f++)
 			for (unsigned k = 0; k <= FMT_VANS_KMAX && k <= f + 1; k++) {
 				uint64_t r;
@@ -447,7 +597,6 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 				bk = k;
 			}
 		}
-		free(h);
 		if (vt->bits == INFINITY)
 			goto out;
 	}
@@ -466,19 +615,17 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 	e.full = 0;
 	if (nv) {
 		fill_index(vt, idx);
-		for (size_t i = nv; i-- > 0;) {
-			unsigned nr, s = idx[tok_of(v[i], bf, bk, &nr)];
-
-			renc_put(&e, (unsigned)(prefix + i), vt->lg, vt->freq[s],
-				 vt->cum[s]);
-		}
+		fill_rcp(vt, rcp);
+		enc_values(&e, vt, idx, rcp, v, nv, prefix, bf, bk, nrs);
 	}
 	if (prefix) {
 		fill_index(pt, idx);
+		fill_rcp(pt, rcp);
 		for (size_t i = prefix; i-- > 0;) {
 			unsigned s = idx[in[i]];
 
-			renc_put(&e, (unsigned)i, pt->lg, pt->freq[s], pt->cum[s]);
+			renc_put(&e, (unsigned)i, pt->lg, pt->freq[s], pt->cum[s],
+				 rcp[s]);
 		}
 	}
 	if (e.full || e.p - e.start < 8)
@@ -503,19 +650,16 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		write_table(&bw, pt);
 	if (nv)
 		write_table(&bw, vt);
-	for (size_t i = 0; i < nv && !bw.full; i++) {
-		unsigned nr;
-
-		(void)tok_of(v[i], bf, bk, &nr);
-		if (nr)
-			bw_put(&bw, v[i], nr);
-	}
+	for (size_t i = 0; i < nv && !bw.full; i++)
+		bw_put(&bw, v[i], nrs[i]);
 	if (bw.n)
 		bw_put(&bw, 0, 8 - bw.n);
 	if (!bw.full)
 		ret = (size_t)(bw.p - out);
 out:
 	free(v);
+	free(nrs);
+	free(h);
 	free(hist);
 	free(idx);
 	free(pt);
@@ -674,86 +818,202 @@ static int read_table(struct bitr *b, struct vdec *d, unsigned f, unsigned k,
 		(sym) = e_ >> 24;                                            \
 	} while (0)
 
-int fmt_vans_decode(const uint8_t *in, size_t inlen, uint8_t *out, size_t want)
-{
-	const uint8_t *p = in, *end = in + inlen, *rp, *rend;
-	struct vdec vd, pd;
-	unsigned f, k, bytes, over = 0, s;
-	uint64_t prefix, rlen;
+/* A column being decoded: its mode, the rANS states and words, the bit
+ * stream, and its prefix decoded. */
+struct vans_cur {
+	unsigned f, k, bytes, over;
+	uint64_t prefix;
 	uint32_t x0, x1;
+	const uint8_t *rp, *rend;
 	struct bitr b;
-	size_t o = 0;
+};
+
+/* Reads the header and the states of [in, in + inlen) (a column of want
+ * bytes) and decodes its prefix into out[0..prefix); 0 or IST_ECORRUPT. */
+static int vans_start(struct vans_cur *v, const uint8_t *in, size_t inlen,
+		      uint8_t *out, size_t want)
+{
+	const uint8_t *p = in, *end = in + inlen;
+	uint64_t rlen;
 
 	if (inlen < 1)
 		return IST_ECORRUPT;
-	f = in[0] & 15;
-	k = (in[0] >> 4) & 3;
-	bytes = (in[0] >> 6) & 1;
+	v->f = in[0] & 15;
+	v->k = (in[0] >> 4) & 3;
+	v->bytes = (in[0] >> 6) & 1;
+	v->over = 0;
 	p++;
-	if ((in[0] & 0x80) || f > FMT_VANS_FMAX || k > f + 1 ||
-	    fmt_get_varint(&p, end, &prefix) || prefix > want ||
+	if ((in[0] & 0x80) || v->f > FMT_VANS_FMAX || v->k > v->f + 1 ||
+	    fmt_get_varint(&p, end, &v->prefix) || v->prefix > want ||
 	    fmt_get_varint(&p, end, &rlen) || rlen < 8 || rlen % 2 ||
 	    rlen > (uint64_t)(end - p))
 		return IST_ECORRUPT;
-	x0 = fmt_get32(p);
-	x1 = fmt_get32(p + 4);
-	rp = p + 8;
-	rend = p + rlen;
-	if (x0 < RANS_L || x1 < RANS_L)
+	v->x0 = fmt_get32(p);
+	v->x1 = fmt_get32(p + 4);
+	v->rp = p + 8;
+	v->rend = p + rlen;
+	if (v->x0 < RANS_L || v->x1 < RANS_L)
 		return IST_ECORRUPT;
-	b.buf = 0;
-	b.n = 0;
-	b.s = rend;
-	b.pos = 0;
-	b.len = (size_t)(end - rend);
-	if (prefix) {
-		if (read_table(&b, &pd, 7, 0, 256, 1))
+	v->b.buf = 0;
+	v->b.n = 0;
+	v->b.s = v->rend;
+	v->b.pos = 0;
+	v->b.len = (size_t)(end - v->rend);
+	if (v->prefix) {
+		struct vdec pd;
+		uint32_t x0 = v->x0, x1 = v->x1;
+		const uint8_t *rp = v->rp;
+		unsigned s;
+
+		if (read_table(&v->b, &pd, 7, 0, 256, 1))
 			return IST_ECORRUPT;
-		for (; o < prefix; o++) {
-			RD_SYM(s, pd.slot, pd.lg, x0, x1, rp, rend, over);
+		for (size_t o = 0; o < v->prefix; o++) {
+			RD_SYM(s, pd.slot, pd.lg, x0, x1, rp, v->rend, v->over);
 			out[o] = (uint8_t)pd.base[s];
 		}
+		v->x0 = x0;
+		v->x1 = x1;
+		v->rp = rp;
 	}
+	return 0;
+}
+
+/* The column ended where it should: every word and bit read. */
+static int vans_end(const struct vans_cur *v)
+{
+	if (v->over || v->rp != v->rend || v->x0 != RANS_L ||
+	    v->x1 != RANS_L || br_finish(&v->b))
+		return IST_ECORRUPT;
+	return 0;
+}
+
+int fmt_vans_values(const uint8_t *in, size_t inlen)
+{
+	return inlen >= 1 && !(in[0] & 0x40);
+}
+
+/*
+ * The value-mode decoding shared by the two outputs: VALUE(v) is run for
+ * each value, in order, after checking that its varint still fits in the
+ * column's want bytes (o counts them).
+ */
+#define VANS_VALUES(VALUE)                                                     \
+	do {                                                                   \
+		while (o < want) {                                             \
+			unsigned nr;                                           \
+			uint64_t v;                                            \
+                                                                               \
+			RD_SYM(s, slot, lg, x0, x1, rp, rend, over);           \
+			nr = nraw[s];                                          \
+			br_refill(&b);                                         \
+			if (__builtin_expect(nr <= 56, 1)) {                   \
+				v = base[s] | br_get(&b, nr);                  \
+			} else {                                               \
+				v = br_get(&b, 32);                            \
+				br_refill(&b);                                 \
+				v = base[s] | v | br_get(&b, nr - 32) << 32;   \
+			}                                                      \
+			VALUE(v);                                              \
+		}                                                              \
+	} while (0)
+
+int fmt_vans_decode(const uint8_t *in, size_t inlen, uint8_t *out, size_t want)
+{
+	struct vans_cur c;
+	struct vdec vd;
+	size_t o;
+	int ret = vans_start(&c, in, inlen, out, want);
+
+	if (ret)
+		return ret;
+	o = (size_t)c.prefix;
 	if (o < want) {
 		const uint32_t *slot = vd.slot;
 		const uint64_t *base = vd.base;
 		const uint8_t *nraw = vd.nraw;
-		unsigned lg;
+		const uint8_t *rp = c.rp, *rend = c.rend;
+		uint32_t x0 = c.x0, x1 = c.x1;
+		unsigned lg, s, over = c.over;
+		struct bitr b = c.b;
 
-		if (read_table(&b, &vd, f, k, tok_limit(f, k), bytes))
+		if (read_table(&b, &vd, c.f, c.k, tok_limit(c.f, c.k), c.bytes))
 			return IST_ECORRUPT;
 		lg = vd.lg;
-		if (bytes) {
+		if (c.bytes) {
 			for (; o < want; o++) {
 				RD_SYM(s, slot, lg, x0, x1, rp, rend, over);
 				br_refill(&b);
 				out[o] = (uint8_t)(base[s] | br_get(&b, nraw[s]));
 			}
 		} else {
-			while (o < want) {
-				unsigned nr;
-				uint64_t v;
-
-				RD_SYM(s, slot, lg, x0, x1, rp, rend, over);
-				nr = nraw[s];
-				br_refill(&b);
-				if (nr <= 56) {
-					v = base[s] | br_get(&b, nr);
-				} else {
-					v = br_get(&b, 32);
-					br_refill(&b);
-					v = base[s] | v |
-					    br_get(&b, nr - 32) << 32;
-				}
-				if (want - o < 10 &&
-				    fmt_varint_len(v) > want - o)
-					return IST_ECORRUPT;
-				o += fmt_put_varint(out + o, v);
-			}
+#define PUT_VARINT(v)                                                          \
+	do {                                                                   \
+		if (want - o < 10 && fmt_varint_len(v) > want - o)             \
+			return IST_ECORRUPT;                                   \
+		o += fmt_put_varint(out + o, v);                               \
+	} while (0)
+			VANS_VALUES(PUT_VARINT);
+#undef PUT_VARINT
 		}
+		c.rp = rp;
+		c.x0 = x0;
+		c.x1 = x1;
+		c.over = over;
+		c.b = b;
 	}
-	if (over || rp != rend || x0 != RANS_L || x1 != RANS_L ||
-	    br_finish(&b))
+	return vans_end(&c);
+}
+
+int fmt_vans_decode_values(const uint8_t *in, size_t inlen, uint8_t *pre,
+			   size_t want, uint64_t *vals, size_t maxv,
+			   size_t *npre, size_t *nv)
+{
+	struct vans_cur c;
+	struct vdec vd;
+	size_t o, n = 0;
+	int ret;
+
+	*nv = *npre = 0;
+	if (!fmt_vans_values(in, inlen))
 		return IST_ECORRUPT;
-	return 0;
+	ret = vans_start(&c, in, inlen, pre, want);
+	if (ret)
+		return ret;
+	o = (size_t)c.prefix;
+	if (o < want) {
+		const uint32_t *slot = vd.slot;
+		const uint64_t *base = vd.base;
+		const uint8_t *nraw = vd.nraw;
+		const uint8_t *rp = c.rp, *rend = c.rend;
+		uint32_t x0 = c.x0, x1 = c.x1;
+		unsigned lg, s, over = c.over;
+		struct bitr b = c.b;
+
+		if (read_table(&b, &vd, c.f, c.k, tok_limit(c.f, c.k), 0))
+			return IST_ECORRUPT;
+		lg = vd.lg;
+		/* the same values as fmt_vans_decode() would write as
+		 * varints: as many, and their varints filling want - prefix
+		 * bytes exactly */
+#define PUT_VALUE(v)                                                           \
+	do {                                                                   \
+		o += fmt_varint_len(v);                                        \
+		if (o > want || n == maxv)                                     \
+			return IST_ECORRUPT;                                   \
+		vals[n++] = (v);                                               \
+	} while (0)
+		VANS_VALUES(PUT_VALUE);
+#undef PUT_VALUE
+		c.rp = rp;
+		c.x0 = x0;
+		c.x1 = x1;
+		c.over = over;
+		c.b = b;
+	}
+	ret = vans_end(&c);
+	if (!ret) {
+		*npre = (size_t)c.prefix;
+		*nv = n;
+	}
+	return ret;
 }
