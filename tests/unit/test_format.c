@@ -503,6 +503,93 @@ static void test_ans_jobs(void)
 }
 
 /*
+ * The decoding tables fmt_ans_decode() builds (four entries a store with
+ * SSE2, the last vector of a symbol running into the next one's slots,
+ * one by one past a row's end): every entry of every used row as the
+ * model's table bytes say, symbol | (frequency - 1) << 8 | (slot -
+ * start) << 20, for tables of many rare symbols (frequencies 1-3, the
+ * last symbol of a row 1, 2, 3 or more slots wide), one symbol, and
+ * the contexts and prefix of models 1 and 2.
+ */
+static void test_ans_tables(void)
+{
+	enum { N = 30000 };
+	static struct fmt_ans_dec t;
+	uint8_t *in = malloc(N), *enc = malloc(2 * N + 64);
+	uint8_t *out = malloc(N + FMT_PAD), *tmp = malloc(FMT_ANS_TMP(N));
+
+	rng = 99;
+	for (int k = 0; k < 40; k++) {
+		size_t n = 0, prefix = 0, z, rows_checked = 0;
+		const uint8_t *q, *end;
+		unsigned kind, nrows;
+		uint64_t v;
+
+		switch (k % 4) {
+		case 0: /* many symbols, most rare; the top one rarest */
+			for (; n < N; n++)
+				in[n] = (uint8_t)(rnd() % 8 ? rnd() % (8 + k) :
+						  255 - rnd() % 200);
+			in[N / 2] = 255;
+			break;
+		case 1: /* one symbol, a second rare one */
+			memset(in, 0x21, n = N - k);
+			/* the rare one after the common one, or before:
+			 * the last symbol of the row 4095 slots wide */
+			in[n / 3] = (uint8_t)(k % 8 < 4 ? 0x22 + k : 0x10);
+			break;
+		case 2: /* varints (model 1) */
+			while (n + 10 < N)
+				n += fmt_put_varint(in + n, rnd() >> (rnd() % 64));
+			break;
+		default: /* a HIST prefix, then varints (model 2) */
+			prefix = 2000 + (size_t)k;
+			for (; n < prefix; n++)
+				in[n] = (uint8_t)(rnd() % 3 ? 16 : rnd() % 17);
+			while (n + 10 < N)
+				n += fmt_put_varint(in + n, rnd() % (1000u << k % 13));
+			break;
+		}
+		z = fmt_ans_encode(in, n, prefix, enc, 2 * N, tmp);
+		CU_ASSERT_FATAL(z > 0);
+		memset(out, 0xee, n);
+		CU_ASSERT_EQUAL_FATAL(fmt_ans_decode(&t, enc, z, out, n), 0);
+		CU_ASSERT(memcmp(out, in, n) == 0);
+		/* the rows as the table bytes say */
+		q = enc;
+		end = enc + z;
+		kind = *q++;
+		nrows = kind == 0 ? 1 : kind == 1 ? FMT_ANS_CTX : FMT_ANS_CTX + 1;
+		if (kind == 2)
+			CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
+		for (unsigned c = 0; c < nrows; c++) {
+			uint64_t nsym = 0, gap = 0, f = 0;
+			unsigned sym = 0, st = 0, bad = 0;
+
+			CU_ASSERT_FATAL(fmt_get_varint(&q, end, &nsym) == 0);
+			for (uint64_t y = 0; y < nsym; y++) {
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &gap) == 0);
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &f) == 0);
+				sym += (unsigned)gap;
+				for (unsigned j = 0; j <= f; j++)
+					bad += t.tab[c][st + j] !=
+					       (sym | (uint32_t)f << 8 | j << 20);
+				st += (unsigned)f + 1;
+				sym++;
+			}
+			CU_ASSERT(nsym == 0 || st == 1u << FMT_ANS_BITS);
+			CU_ASSERT_EQUAL(bad, 0);
+			rows_checked += nsym != 0;
+		}
+		CU_ASSERT(rows_checked >= 1);
+	}
+	free(in);
+	free(enc);
+	free(out);
+	free(tmp);
+}
+
+/*
  * Two ANS columns of the same length stored back to back, as in a chunk:
  * one coded in a few words (nearly all zeros, as tencent-cbs' times), one
  * in many (varints).  Given the buffer as readable, the lanes run both to
@@ -3832,6 +3919,7 @@ int main(void)
 		{ "offset varints", test_offset_varints },
 		{ "MTF devices in blocks", test_mtf_decode },
 		{ "ANS storage", test_ans },
+		{ "ANS decoding tables", test_ans_tables },
 		{ "ANS columns two at a time", test_ans_jobs },
 		{ "ANS lanes run to the end together", test_ans_jobs_together },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
