@@ -1734,6 +1734,43 @@ int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
 	return IST_ECORRUPT;
 }
 
+int fmt_colcur_const(const struct fmt_colcur *c, struct ist_record *tpl)
+{
+	const uint64_t v = c->d.param;
+	uint64_t max = UINT64_MAX;
+
+	if (c->d.coding != FMT_CODE_CONST || c->d.raw_len)
+		return IST_ECORRUPT;
+	switch (c->col) {
+	case FMT_COL_DEV:
+	case FMT_COL_LEN:
+		max = UINT32_MAX;
+		break;
+	case FMT_COL_OP:
+		max = IST_OP_COUNT - 1;
+		break;
+	case FMT_COL_FLAGS:
+		max = UINT16_MAX;
+		break;
+	default:
+		break;
+	}
+	if (v > max)
+		return IST_ECORRUPT;
+	switch (c->col) {
+	case FMT_COL_T: SET_T(tpl, v); break;
+	case FMT_COL_DEV: SET_DEV(tpl, v); break;
+	case FMT_COL_OP: SET_OP(tpl, v); break;
+	case FMT_COL_FLAGS: SET_FLAGS(tpl, v); break;
+	case FMT_COL_LEN: SET_LEN(tpl, v); break;
+	case FMT_COL_OFFSET: SET_OFFSET(tpl, v); break;
+	case FMT_COL_LAT: SET_LAT(tpl, v); break;
+	case FMT_COL_STREAM: SET_STREAM(tpl, v); break;
+	case FMT_COL_TXN: SET_TXN(tpl, v); break;
+	}
+	return 0;
+}
+
 int fmt_colcur_finish(const struct fmt_colcur *c)
 {
 	if (c->d.coding == FMT_CODE_DICT || c->d.coding == FMT_CODE_CONST)

@@ -323,6 +323,13 @@ static inline int fmt_colcur_takes_values(unsigned coding)
 /* Decodes the next m values of the column into recs[0..m). */
 int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
 		     struct ist_record *recs, size_t m);
+/* A CONST column's value set in the template record tpl, which then
+ * stands for the column: the reader copies tpl into each record before
+ * the other columns' blocks (one pass for all the CONST fields, where
+ * each took a pass of fmt_decode_block()); 0, or IST_ECORRUPT as
+ * fmt_decode_block() for the column (bytes, or a value too large for
+ * the field). */
+int fmt_colcur_const(const struct fmt_colcur *c, struct ist_record *tpl);
 /* After the last block: the column was consumed exactly?  0 or IST_ECORRUPT. */
 int fmt_colcur_finish(const struct fmt_colcur *c);
 

@@ -503,6 +503,93 @@ static void test_ans_jobs(void)
 }
 
 /*
+ * The decoding tables fmt_ans_decode() builds (four entries a store with
+ * SSE2, the last vector of a symbol running into the next one's slots,
+ * one by one past a row's end): every entry of every used row as the
+ * model's table bytes say, symbol | (frequency - 1) << 8 | (slot -
+ * start) << 20, for tables of many rare symbols (frequencies 1-3, the
+ * last symbol of a row 1, 2, 3 or more slots wide), one symbol, and
+ * the contexts and prefix of models 1 and 2.
+ */
+static void test_ans_tables(void)
+{
+	enum { N = 30000 };
+	static struct fmt_ans_dec t;
+	uint8_t *in = malloc(N), *enc = malloc(2 * N + 64);
+	uint8_t *out = malloc(N + FMT_PAD), *tmp = malloc(FMT_ANS_TMP(N));
+
+	rng = 99;
+	for (int k = 0; k < 40; k++) {
+		size_t n = 0, prefix = 0, z, rows_checked = 0;
+		const uint8_t *q, *end;
+		unsigned kind, nrows;
+		uint64_t v;
+
+		switch (k % 4) {
+		case 0: /* many symbols, most rare; the top one rarest */
+			for (; n < N; n++)
+				in[n] = (uint8_t)(rnd() % 8 ? rnd() % (8 + k) :
+						  255 - rnd() % 200);
+			in[N / 2] = 255;
+			break;
+		case 1: /* one symbol, a second rare one */
+			memset(in, 0x21, n = N - k);
+			/* the rare one after the common one, or before:
+			 * the last symbol of the row 4095 slots wide */
+			in[n / 3] = (uint8_t)(k % 8 < 4 ? 0x22 + k : 0x10);
+			break;
+		case 2: /* varints (model 1) */
+			while (n + 10 < N)
+				n += fmt_put_varint(in + n, rnd() >> (rnd() % 64));
+			break;
+		default: /* a HIST prefix, then varints (model 2) */
+			prefix = 2000 + (size_t)k;
+			for (; n < prefix; n++)
+				in[n] = (uint8_t)(rnd() % 3 ? 16 : rnd() % 17);
+			while (n + 10 < N)
+				n += fmt_put_varint(in + n, rnd() % (1000u << k % 13));
+			break;
+		}
+		z = fmt_ans_encode(in, n, prefix, enc, 2 * N, tmp);
+		CU_ASSERT_FATAL(z > 0);
+		memset(out, 0xee, n);
+		CU_ASSERT_EQUAL_FATAL(fmt_ans_decode(&t, enc, z, out, n), 0);
+		CU_ASSERT(memcmp(out, in, n) == 0);
+		/* the rows as the table bytes say */
+		q = enc;
+		end = enc + z;
+		kind = *q++;
+		nrows = kind == 0 ? 1 : kind == 1 ? FMT_ANS_CTX : FMT_ANS_CTX + 1;
+		if (kind == 2)
+			CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
+		for (unsigned c = 0; c < nrows; c++) {
+			uint64_t nsym = 0, gap = 0, f = 0;
+			unsigned sym = 0, st = 0, bad = 0;
+
+			CU_ASSERT_FATAL(fmt_get_varint(&q, end, &nsym) == 0);
+			for (uint64_t y = 0; y < nsym; y++) {
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &gap) == 0);
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &f) == 0);
+				sym += (unsigned)gap;
+				for (unsigned j = 0; j <= f; j++)
+					bad += t.tab[c][st + j] !=
+					       (sym | (uint32_t)f << 8 | j << 20);
+				st += (unsigned)f + 1;
+				sym++;
+			}
+			CU_ASSERT(nsym == 0 || st == 1u << FMT_ANS_BITS);
+			CU_ASSERT_EQUAL(bad, 0);
+			rows_checked += nsym != 0;
+		}
+		CU_ASSERT(rows_checked >= 1);
+	}
+	free(in);
+	free(enc);
+	free(out);
+	free(tmp);
+}
+
+/*
  * Two ANS columns of the same length stored back to back, as in a chunk:
  * one coded in a few words (nearly all zeros, as tencent-cbs' times), one
  * in many (varints).  Given the buffer as readable, the lanes run both to
@@ -3893,6 +3980,168 @@ static void test_ans_lanes_errors(void)
 	free(pf);
 }
 
+/*
+ * CONST columns by the reader's template record (fmt_colcur_const(): one
+ * pass copies a chunk's constant fields into every record, before its
+ * other columns).  Chunks of constant devices, ops, flags, lengths,
+ * latencies, streams and transactions (each chunk its own values)
+ * between chunks where they vary: every field of every record as
+ * written, reserved 0, in a caller's buffer full of garbage, whatever
+ * the reads' sizes; the offsets (HIST, reading each record's device and
+ * length) right after constant devices and lengths.  A CONST value the
+ * field cannot hold, or CONST bytes, is refused by fmt_colcur_const(),
+ * and the reader refuses a chunk whose constant op is out of range.
+ */
+static void test_const_template(void)
+{
+	enum { N = 5000, CH = 1200 };
+	static const size_t steps[] = { 1, 333, CH, N };
+	char *pf = strdup(tmp_path("const-tpl.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r));
+	struct ist_record *got = malloc((N + 1) * sizeof(*got));
+	size_t len;
+	uint8_t *b;
+
+	rng = 4711;
+	for (size_t i = 0; i < N; i++) {
+		size_t ch = i / CH;
+
+		r[i].t_ns = i * 1000 + rnd() % 900;
+		r[i].offset = (rnd() % 64) * 4096;
+		if (ch % 2 == 0) {
+			r[i].dev = (uint32_t)(1 + ch % 2);
+			r[i].op = IST_OP_WRITE;
+			r[i].flags = (uint16_t)(IST_F_SYNC << ch % 3);
+			r[i].len = 4096u << ch;
+			r[i].lat_ns = 12345 + ch;
+			r[i].stream = (1ull << 40) + ch;
+			r[i].txn = UINT64_MAX - ch;
+		} else {
+			r[i].dev = (uint32_t)(rnd() % 3);
+			r[i].op = (uint8_t)(rnd() % 2);
+			r[i].flags = (uint16_t)(rnd() & IST_F_ALL);
+			r[i].len = 512u << (rnd() % 4);
+			r[i].lat_ns = rnd() % 100000;
+			r[i].stream = rnd() % 7;
+			r[i].txn = rnd() % 1000;
+		}
+		if (i % 5 == 0 && i)
+			r[i].offset = r[i - 1].offset + r[i - 1].len; /* a hit */
+	}
+	CU_ASSERT_EQUAL_FATAL(write_file(pf, r, N, CH), 0);
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		ist_reader *rd;
+		size_t n = 0, bad = 0, resv = 0;
+		ssize_t m;
+
+		memset(got, 0xa5, (N + 1) * sizeof(*got));
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, pf), 0);
+		while ((m = ist_reader_read(rd, got + n, steps[k])) > 0)
+			n += (size_t)m;
+		CU_ASSERT_EQUAL(m, 0);
+		CU_ASSERT_EQUAL(n, N);
+		for (size_t i = 0; i < n && i < N; i++) {
+			bad += !rec_eq(&got[i], &r[i]);
+			resv += got[i].reserved != 0;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT_EQUAL(resv, 0);
+		ist_reader_close(rd);
+	}
+	/* the first chunk's CONST op made 127: that chunk is refused */
+	b = slurp(pf, &len);
+	CU_ASSERT_FATAL(b != NULL);
+	{
+		size_t p = fmt_get32(b + 12), plen = fmt_get32(b + p + 28);
+		const uint8_t *q = b + p + FMT_CHUNK_HDR + 1, *end = b + len;
+		ist_reader *rd;
+
+		for (unsigned c = 0; c < FMT_NCOLS; c++) {
+			uint64_t v;
+
+			if (c == FMT_COL_OP) {
+				CU_ASSERT_EQUAL_FATAL(q[0], FMT_CODE_CONST);
+				CU_ASSERT_EQUAL_FATAL(q[2], IST_OP_WRITE);
+				b[q + 2 - b] = 0x7f;
+				break;
+			}
+			q += 2;
+			for (int j = 0; j < 3; j++)
+				CU_ASSERT_FATAL(fmt_get_varint(&q, end, &v) == 0);
+		}
+		fmt_put32(b + p + 32, (uint32_t)crc32(0, b + p + FMT_CHUNK_HDR, plen));
+		fmt_put32(b + p + 36, (uint32_t)crc32(0, b + p, 36));
+		spit(pf, b, len);
+		CU_ASSERT_EQUAL_FATAL(ist_reader_open(&rd, pf), 0);
+		CU_ASSERT_EQUAL(ist_reader_read(rd, got, CH), IST_ECORRUPT);
+		/* the next chunk still reads */
+		CU_ASSERT_EQUAL(ist_reader_read(rd, got, CH), CH);
+		CU_ASSERT(rec_eq(&got[0], &r[CH]));
+		ist_reader_close(rd);
+	}
+	/* fmt_colcur_const(): each field's largest value, one more, bytes */
+	{
+		static const struct {
+			enum fmt_col col;
+			uint64_t max;
+		} lim[] = {
+			{ FMT_COL_T, UINT64_MAX },
+			{ FMT_COL_DEV, UINT32_MAX },
+			{ FMT_COL_OP, IST_OP_COUNT - 1 },
+			{ FMT_COL_FLAGS, UINT16_MAX },
+			{ FMT_COL_LEN, UINT32_MAX },
+			{ FMT_COL_OFFSET, UINT64_MAX },
+			{ FMT_COL_LAT, UINT64_MAX },
+			{ FMT_COL_STREAM, UINT64_MAX },
+			{ FMT_COL_TXN, UINT64_MAX },
+		};
+		struct fmt_hist *h = calloc(1, sizeof(*h));
+		uint8_t buf[FMT_PAD] = { 0 };
+
+		for (size_t k = 0; k < sizeof(lim) / sizeof(lim[0]); k++) {
+			struct fmt_coldesc d = { .coding = FMT_CODE_CONST,
+						 .param = lim[k].max };
+			struct fmt_colcur c;
+			struct ist_record t;
+
+			memset(&t, 0, sizeof(t));
+			CU_ASSERT_EQUAL(fmt_colcur_init(&c, h, lim[k].col, &d, buf, 10), 0);
+			CU_ASSERT_EQUAL(fmt_colcur_const(&c, &t), 0);
+			switch (lim[k].col) {
+			case FMT_COL_T: CU_ASSERT_EQUAL(t.t_ns, lim[k].max); break;
+			case FMT_COL_DEV: CU_ASSERT_EQUAL(t.dev, lim[k].max); break;
+			case FMT_COL_OP: CU_ASSERT_EQUAL(t.op, lim[k].max); break;
+			case FMT_COL_FLAGS: CU_ASSERT_EQUAL(t.flags, lim[k].max); break;
+			case FMT_COL_LEN: CU_ASSERT_EQUAL(t.len, lim[k].max); break;
+			case FMT_COL_OFFSET: CU_ASSERT_EQUAL(t.offset, lim[k].max); break;
+			case FMT_COL_LAT: CU_ASSERT_EQUAL(t.lat_ns, lim[k].max); break;
+			case FMT_COL_STREAM: CU_ASSERT_EQUAL(t.stream, lim[k].max); break;
+			case FMT_COL_TXN: CU_ASSERT_EQUAL(t.txn, lim[k].max); break;
+			}
+			if (lim[k].max != UINT64_MAX) {
+				d.param = lim[k].max + 1;
+				CU_ASSERT_EQUAL(fmt_colcur_init(&c, h, lim[k].col, &d, buf, 10), 0);
+				CU_ASSERT_EQUAL(fmt_colcur_const(&c, &t), IST_ECORRUPT);
+			}
+			d.param = 0;
+			d.raw_len = 1;
+			CU_ASSERT_EQUAL(fmt_colcur_init(&c, h, lim[k].col, &d, buf, 10), 0);
+			CU_ASSERT_EQUAL(fmt_colcur_const(&c, &t), IST_ECORRUPT);
+			d.coding = FMT_CODE_RAW;
+			d.param = 1;
+			d.raw_len = 10;
+			CU_ASSERT_EQUAL(fmt_colcur_init(&c, h, lim[k].col, &d, buf, 10), 0);
+			CU_ASSERT_EQUAL(fmt_colcur_const(&c, &t), IST_ECORRUPT);
+		}
+		free(h);
+	}
+	free(b);
+	free(r);
+	free(got);
+	unlink(pf);
+	free(pf);
+}
+
 static void test_lazy_columns(void)
 {
 	enum { N = 30000 };
@@ -4051,9 +4300,11 @@ int main(void)
 		{ "offset varints", test_offset_varints },
 		{ "MTF devices in blocks", test_mtf_decode },
 		{ "ANS storage", test_ans },
+		{ "ANS decoding tables", test_ans_tables },
 		{ "ANS columns two at a time", test_ans_jobs },
 		{ "ANS lanes run to the end together", test_ans_jobs_together },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
+		{ "CONST columns by a template record", test_const_template },
 		{ "ARITH storage", test_arith },
 		{ "VANS storage", test_vans },
 		{ "VANS header and table rules", test_vans_header },
