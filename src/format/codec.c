@@ -640,13 +640,11 @@ static inline uint64_t delta_at(const uint8_t *delta, size_t i)
  */
 _Static_assert(FMT_HIST == 16, "eight registers of two entries");
 
-static size_t offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
-			  size_t n, uint8_t *out, uint8_t *delta,
-			  uint64_t *raw_szp, uint64_t *seq_szp,
-			  uint64_t *hist_szp, struct divisor *dh, int compact)
+static void offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
+			size_t n, uint8_t *out, uint8_t *delta,
+			uint64_t *raw_szp, uint64_t *seq_szp,
+			uint64_t *hist_szp, struct divisor *dh)
 {
-	const unsigned every = !compact;
-	size_t nm = 0;
 	const uint64_t *offs = c->offset;
 	const uint32_t *devs = c->dev, *lens = c->len;
 	uint64_t raw_sz = 0, seq_sz = 0, hist_sz = *hist_szp;
@@ -710,8 +708,7 @@ static size_t offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
 		raw_sz += fmt_varint_len(off);
 		seq_sz += len;
 		out[i] = (uint8_t)k;
-		memcpy(delta + 8 * nm, &dl, 8);
-		nm += miss | every;
+		memcpy(delta + 8 * i, &dl, 8);
 		hist_sz += miss ? len : 0;
 		gcd_add(dh, miss ? mag : 0);
 		r7 = r6;
@@ -726,7 +723,6 @@ static size_t offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
 	*raw_szp = raw_sz;
 	*seq_szp = seq_sz;
 	*hist_szp = hist_sz;
-	return nm;
 }
 #endif
 
@@ -741,14 +737,11 @@ static size_t offset_scan(struct fmt_hist *h, const struct fmt_cols *c,
  * AVX-512 and SSE2 agree"); the slot written back holds the same 16
  * entries in the same order.
  */
-__attribute__((target("avx512f"))) static size_t
+__attribute__((target("avx512f"))) static void
 offset_scan_avx512(struct fmt_hist *h, const struct fmt_cols *c, size_t n,
 		   uint8_t *out, uint8_t *delta, uint64_t *raw_szp,
-		   uint64_t *seq_szp, uint64_t *hist_szp, struct divisor *dh,
-		   int compact)
+		   uint64_t *seq_szp, uint64_t *hist_szp, struct divisor *dh)
 {
-	const unsigned every = !compact;
-	size_t nm = 0;
 	const uint64_t *offs = c->offset;
 	const uint32_t *devs = c->dev, *lens = c->len;
 	uint64_t raw_sz = 0, seq_sz = 0, hist_sz = *hist_szp;
@@ -786,8 +779,7 @@ offset_scan_avx512(struct fmt_hist *h, const struct fmt_cols *c, size_t n,
 		raw_sz += fmt_varint_len(off);
 		seq_sz += len;
 		out[i] = (uint8_t)k;
-		memcpy(delta + 8 * nm, &dl, 8);
-		nm += miss | every;
+		memcpy(delta + 8 * i, &dl, 8);
 		hist_sz += miss ? len : 0;
 		gcd_add(dh, miss ? mag : 0);
 		/* entries 0-13 move to 2-15; the end, then the offset in front
@@ -802,89 +794,55 @@ offset_scan_avx512(struct fmt_hist *h, const struct fmt_cols *c, size_t n,
 	*raw_szp = raw_sz;
 	*seq_szp = seq_sz;
 	*hist_szp = hist_sz;
-	return nm;
 }
 #endif
 
 int fmt_scan_no_avx512;
 
-/*
- * The size pass (hist_reset() first: a chunk's histories start empty, so
- * a second pass over the same chunk gives the same results).  With
- * compact set, the SSE2 and AVX-512 scans keep only the misses' deltas,
- * at the front of delta, as HIST's output needs them, instead of every
- * record's (SEQ's); *compacted says whether they did; returns the
- * deltas kept.
- */
-static size_t scan_offsets(struct fmt_hist *h, const struct fmt_cols *c,
-			   size_t n, uint8_t *out, uint8_t *delta,
-			   uint64_t *raw_sz, uint64_t *seq_sz, uint64_t *hist_sz,
-			   struct divisor *dh, int compact, int *compacted)
+static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
+		       size_t n, uint8_t *out, struct fmt_coldesc *d)
 {
+	const uint64_t *offs = c->offset;
+	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
+	uint8_t *delta = out + 3 * n + 64;
+	struct divisor dv, dh; /* the gcds of SEQ's deltas, HIST's misses' */
+	uint8_t *p;
+	size_t i;
+
+	/* sizes of the candidates, as varints before any deflate; HIST
+	 * symbols count 2 bits each (they deflate well); HIST's gcd (a hit
+	 * adds 0, which leaves it alone), SEQ's later if it is chosen */
 	hist_reset(h);
-	gcd_start(dh);
-	*raw_sz = *seq_sz = 0;
-	*hist_sz = n / 4;
-	*compacted = compact;
+	gcd_start(&dv);
+	gcd_start(&dh);
 #ifdef HAVE_SCAN_AVX512
 	if (!fmt_scan_no_avx512 && __builtin_cpu_supports("avx512f"))
-		return offset_scan_avx512(h, c, n, out, delta, raw_sz, seq_sz,
-					  hist_sz, dh, compact);
+		offset_scan_avx512(h, c, n, out, delta, &raw_sz, &seq_sz,
+				   &hist_sz, &dh);
+	else
 #endif
 #ifdef __SSE2__
-	return offset_scan(h, c, n, out, delta, raw_sz, seq_sz, hist_sz, dh,
-			   compact);
+	offset_scan(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz, &dh);
 #else
-	const uint64_t *offs = c->offset;
 	const uint32_t *devs = c->dev, *lens = c->len;
 
-	*compacted = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned sl = hist_slot(h, devs[i]);
 		uint64_t off = offs[i], dl = off - hist_at(h, sl, 0);
 		uint64_t mag = magnitude((int64_t)dl);
 		unsigned len = fmt_varint_len(fmt_zigzag((int64_t)dl));
 		unsigned k = hist_find(h, sl, off);
 
-		*raw_sz += fmt_varint_len(off);
-		*seq_sz += len;
+		raw_sz += fmt_varint_len(off);
+		seq_sz += len;
 		out[i] = (uint8_t)k;
 		memcpy(delta + 8 * i, &dl, 8);
 		if (k == FMT_HIST)
-			*hist_sz += len;
-		gcd_add(dh, k == FMT_HIST ? mag : 0);
+			hist_sz += len;
+		gcd_add(&dh, k == FMT_HIST ? mag : 0);
 		hist_push(h, sl, off, off + lens[i]);
 	}
-	return n;
 #endif
-}
-
-/*
- * Offsets: RAW, SEQ or HIST, whichever is shortest as varints.  The
- * scan keeps the misses' deltas alone when the last chunk's offsets were
- * HIST (h->scan_hist), as a column's coding rarely changes from chunk to
- * chunk: HIST's output then needs no pass moving them to the front (the
- * vscsi bench input: every chunk HIST).  A chunk that turns out SEQ
- * after all is scanned again keeping every delta.  Same bytes either way
- * (test_format "offset scan: a changed coding scanned again").
- */
-static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
-		       size_t n, uint8_t *out, struct fmt_coldesc *d)
-{
-	const uint64_t *offs = c->offset;
-	uint64_t seq_sz, hist_sz, raw_sz;
-	uint8_t *delta = out + 3 * n + 64;
-	struct divisor dv, dh; /* the gcds of SEQ's deltas, HIST's misses' */
-	int compacted;
-	uint8_t *p;
-	size_t i, nm;
-
-	/* sizes of the candidates, as varints before any deflate; HIST
-	 * symbols count 2 bits each (they deflate well); HIST's gcd (a hit
-	 * adds 0, which leaves it alone), SEQ's later if it is chosen */
-	gcd_start(&dv);
-	nm = scan_offsets(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz,
-			  &dh, h->scan_hist, &compacted);
 	if (raw_sz <= seq_sz && raw_sz <= hist_sz) {
 		enc_raw_offset(c, n, out, d); /* also finds a constant */
 		return;
@@ -896,11 +854,6 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		return;
 	}
 	d->coding = hist_sz < seq_sz * 15 / 16 ? FMT_CODE_HIST : FMT_CODE_SEQ;
-	h->scan_hist = d->coding == FMT_CODE_HIST;
-	if (d->coding == FMT_CODE_SEQ && compacted)
-		/* every delta needed: scanned again (the same sizes) */
-		scan_offsets(h, c, n, out, delta, &raw_sz, &seq_sz, &hist_sz,
-			     &dh, 0, &compacted);
 	if (d->coding == FMT_CODE_HIST) {
 		dv = dh;
 	} else {
@@ -914,18 +867,16 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	gcd_end(&dv);
 	d->param = dv.g;
 	if (d->coding == FMT_CODE_HIST) {
-		/* the symbols are in place; the misses' deltas are moved to
-		 * the front of theirs first (unless the scan kept them
-		 * alone), without a branch on the hits and misses (which
-		 * follow the data), then coded */
-		if (!compacted) {
-			nm = 0;
-			for (i = 0; i < n; i++) {
-				uint64_t dl = delta_at(delta, i);
+		size_t nm = 0;
 
-				memcpy(delta + 8 * nm, &dl, 8);
-				nm += out[i] == FMT_HIST;
-			}
+		/* the symbols are in place; the misses' deltas are moved to
+		 * the front of theirs first, without a branch on the hits
+		 * and misses (which follow the data), then coded */
+		for (i = 0; i < n; i++) {
+			uint64_t dl = delta_at(delta, i);
+
+			memcpy(delta + 8 * nm, &dl, 8);
+			nm += out[i] == FMT_HIST;
 		}
 		p = out + n;
 		for (i = 0; i < nm; i++)

@@ -219,9 +219,6 @@ struct fmt_hist {
 	uint32_t gen[FMT_SEQ_SLOTS];
 	uint16_t head[FMT_SEQ_SLOTS];
 	uint32_t cur;
-	/* encoder: the last chunk's offsets were HIST (its next scan keeps
-	 * only the misses' deltas; codec.c, enc_offset()) */
-	uint8_t scan_hist;
 };
 
 /* A column descriptor as stored in the chunk's column directory. */

@@ -1095,62 +1095,6 @@ static void test_dict_column_bytes(void)
 }
 
 /*
- * The offsets' scan keeps only HIST's misses when the chunk before was
- * HIST (enc_offset()), and scans again when the chunk turns out SEQ:
- * chunks HIST, SEQ, HIST, HIST, SEQ through one history (the writer's
- * way) against each chunk through a history of its own (the full scan),
- * with either scan (AVX-512 where the CPU has it, SSE2): the same coding,
- * gcd and bytes, and the codings the ones meant.
- */
-static void test_offset_scan_changed(void)
-{
-	enum { N = 12000 };
-	static struct fmt_hist h1, h2;
-	static const int seq[] = { 0, 1, 0, 0, 1 };
-	size_t cap = FMT_MAX_COL_BYTES(N) + FMT_PAD;
-	uint8_t *b1 = malloc(cap), *b2 = malloc(cap);
-	struct fmt_cols cols;
-
-	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, N) == 0);
-	for (int noavx = 0; noavx < 2; noavx++) {
-		memset(&h1, 0, sizeof(h1));
-		fmt_scan_no_avx512 = noavx;
-		for (unsigned ch = 0; ch < sizeof(seq) / sizeof(seq[0]); ch++) {
-			uint64_t pos = (uint64_t)(ch + 1) << 34;
-			struct fmt_coldesc d1, d2;
-
-			for (size_t i = 0; i < N; i++) {
-				uint64_t x = rnd();
-
-				cols.dev[i] = (uint32_t)(x % 3);
-				cols.len[i] = (uint32_t)(1 + x % 4) * 4096;
-				if (seq[ch]) /* small gaps: misses, short deltas */
-					pos += cols.len[i] + 512 * (1 + (x >> 8) % 50);
-				else if (i > 20 && x % 5 < 4) /* repeats */
-					pos = cols.offset[i - 1 - (x >> 8) % 12];
-				else
-					pos = (x >> 20) % (1u << 30) * 512;
-				cols.offset[i] = pos;
-			}
-			cols.known = 0;
-			memset(&h2, 0, sizeof(h2));
-			fmt_encode_column(&h1, FMT_COL_OFFSET, &cols, N, b1, &d1);
-			fmt_encode_column(&h2, FMT_COL_OFFSET, &cols, N, b2, &d2);
-			CU_ASSERT_EQUAL(d1.coding, seq[ch] ? FMT_CODE_SEQ : FMT_CODE_HIST);
-			CU_ASSERT_EQUAL(d1.coding, d2.coding);
-			CU_ASSERT_EQUAL(d1.param, d2.param);
-			CU_ASSERT_EQUAL_FATAL(d1.raw_len, d2.raw_len);
-			CU_ASSERT(memcmp(b1, b2, d1.raw_len) == 0);
-			CU_ASSERT_EQUAL(h1.scan_hist, !seq[ch]);
-		}
-	}
-	fmt_scan_no_avx512 = 0;
-	fmt_cols_free(&cols);
-	free(b1);
-	free(b2);
-}
-
-/*
  * The offsets' history scan with AVX-512 (where the CPU has it) against
  * the SSE2 one (fmt_scan_no_avx512): the same coding, gcd and bytes for
  * columns that repeat recent offsets (hits at every history entry,
@@ -3731,7 +3675,6 @@ int main(void)
 		{ "totals against a recount", test_totals_recount },
 		{ "time column bytes against a reference", test_time_column_bytes },
 		{ "DICT column bytes against a reference", test_dict_column_bytes },
-		{ "offset scan: a changed coding scanned again", test_offset_scan_changed },
 		{ "offset scan: AVX-512 and SSE2 agree", test_offset_scan_agree },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
