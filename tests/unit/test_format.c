@@ -1442,6 +1442,90 @@ static void test_time_column_bytes(void)
 }
 
 /*
+ * DICT columns against a reference: the dictionary in the order of first
+ * appearance, its varints, then each record's index in w = 1, 2 or 4
+ * bits, LSB first, whole bytes (the encoder packs 64-bit words at a time,
+ * and builds a byte column's dictionary by a direct table: the same
+ * bytes).  Op (a byte column) and len (a 32-bit one) with 2, 3, 5 and 16
+ * distinct values, at lengths around the word's records and below
+ * DICT_IX_MIN (64).
+ */
+static void dict_column_ref(enum fmt_col col, const struct fmt_cols *cols,
+			    size_t n)
+{
+	static struct fmt_hist h;
+	size_t cap = FMT_MAX_COL_BYTES(n) + FMT_PAD;
+	uint8_t *buf = malloc(cap), *ref = calloc(1, cap), *q = ref;
+	uint64_t dict[FMT_DICT_MAX];
+	unsigned nd = 0, w, ix;
+	struct fmt_coldesc d;
+	size_t bit = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = col == FMT_COL_OP ? cols->op[i] : cols->len[i];
+
+		for (ix = 0; ix < nd && dict[ix] != v; ix++)
+			;
+		if (ix == nd)
+			dict[nd++] = v;
+	}
+	w = nd <= 2 ? 1 : nd <= 4 ? 2 : 4;
+	for (unsigned k = 0; k < nd; k++)
+		q += fmt_put_varint(q, dict[k]);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = col == FMT_COL_OP ? cols->op[i] : cols->len[i];
+
+		for (ix = 0; dict[ix] != v; ix++)
+			;
+		q[bit / 8] |= (uint8_t)(ix << bit % 8);
+		bit += w;
+	}
+	q += (bit + 7) / 8;
+	memset(buf, 0xa5, cap);
+	fmt_encode_column(&h, col, cols, n, buf, &d);
+	CU_ASSERT_EQUAL(d.coding, FMT_CODE_DICT);
+	CU_ASSERT_EQUAL(d.param, nd);
+	CU_ASSERT_EQUAL_FATAL(d.raw_len, (uint64_t)(q - ref));
+	CU_ASSERT(memcmp(buf, ref, d.raw_len) == 0);
+	free(buf);
+	free(ref);
+}
+
+static void test_dict_column_bytes(void)
+{
+	enum { N = 5000 };
+	static const unsigned ks[] = { 2, 3, 5, 16 };
+	static const size_t ns[] = { N, 4097, 64, 65, 63, 40, 127, 129 };
+	struct fmt_cols cols;
+
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, N) == 0);
+	for (unsigned a = 0; a < sizeof(ks) / sizeof(ks[0]); a++) {
+		unsigned k = ks[a];
+
+		for (size_t i = 0; i < N; i++) {
+			uint64_t x = rnd();
+
+			/* runs and random changes; the first values not
+			 * 0..k-1 in order */
+			cols.op[i] = (uint8_t)(i && x % 3 ? cols.op[i - 1]
+							  : (x >> 8) % k * 37 % 251);
+			cols.len[i] = (uint32_t)((x >> 16) % k + 1) * 4096 + 512;
+		}
+		/* every value present in the shortest column too */
+		for (unsigned j = 0; j < k; j++) {
+			cols.op[j + 1] = (uint8_t)(j * 37 % 251);
+			cols.len[j + 1] = (j + 1) * 4096 + 512;
+		}
+		for (unsigned b = 0; b < sizeof(ns) / sizeof(ns[0]); b++) {
+			cols.known = 0;
+			dict_column_ref(FMT_COL_OP, &cols, ns[b]);
+			dict_column_ref(FMT_COL_LEN, &cols, ns[b]);
+		}
+	}
+	fmt_cols_free(&cols);
+}
+
+/*
  * The offsets' history scan with AVX-512 (where the CPU has it) against
  * the SSE2 one (fmt_scan_no_avx512): the same coding, gcd and bytes for
  * columns that repeat recent offsets (hits at every history entry,
@@ -4331,6 +4415,7 @@ int main(void)
 		{ "totals: a device past the limit refused", test_totals_dev_limit },
 		{ "totals against a recount", test_totals_recount },
 		{ "time column bytes against a reference", test_time_column_bytes },
+		{ "DICT column bytes against a reference", test_dict_column_bytes },
 		{ "offset scan: AVX-512 and SSE2 agree", test_offset_scan_agree },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
