@@ -1071,7 +1071,7 @@ static void test_vans_values_edges(void)
 				x = UINT64_MAX >> (64 - bits);
 			else
 				x = (uint64_t)1 << (bits - 1) |
-				    (rnd() & (UINT64_MAX >> (65 - bits)));
+				    (bits > 1 ? rnd() & (UINT64_MAX >> (65 - bits)) : 0);
 			n += fmt_put_varint(b + n, x);
 		}
 		vans_roundtrip(b, n, pre, 0);
