@@ -1706,13 +1706,13 @@ int fmt_colcur_values(struct fmt_colcur *c, struct fmt_hist *h,
 
 	if (!fmt_colcur_takes_values(d->coding))
 		return 1;
+	if ((d->coding == FMT_CODE_HIST) != (sym != NULL))
+		return IST_ECORRUPT;
 	/* the checks of the varints' form: coding, column, param, and the
-	 * HIST symbols' n bytes */
+	 * HIST symbols' n bytes (no bytes but those: sym NULL otherwise) */
 	ret = fmt_colcur_init(c, h, col, d, sym, n);
 	if (ret)
 		return ret;
-	if ((d->coding == FMT_CODE_HIST) != (sym != NULL))
-		return IST_ECORRUPT;
 	/* one value a record, but for HIST's hits */
 	if (d->coding == FMT_CODE_HIST ? nv > n : nv != n)
 		return IST_ECORRUPT;
@@ -1729,7 +1729,7 @@ int fmt_colcur_init(struct fmt_colcur *c, struct fmt_hist *h, enum fmt_col col,
 	c->d = *d;
 	c->col = col;
 	c->p = in;
-	c->end = in + d->raw_len;
+	c->end = in ? in + d->raw_len : NULL; /* no bytes: values */
 	if (d->coding >= FMT_CODE_LAST)
 		return IST_ECORRUPT;
 	if (d->coding != FMT_CODE_CONST && d->param == 0)
