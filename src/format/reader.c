@@ -645,6 +645,14 @@ static int job_longer(const void *a, const void *b)
 	return x->want < y->want ? 1 : x->want > y->want ? -1 : 0;
 }
 
+/* Whether the stored column at src is decoded into values: VANS in value
+ * mode, of a coding whose decoder reads values. */
+static inline int valued_column(const struct fmt_coldesc *d, const uint8_t *src)
+{
+	return d->store == FMT_STORE_VANS && fmt_colcur_takes_values(d->coding) &&
+	       fmt_vans_values(src, d->stored_len);
+}
+
 /* Reads and checks chunk i and positions the column cursors at its
  * start (r->cur_*: nothing decoded yet). */
 static int prepare_chunk(ist_reader *r, uint64_t i)
@@ -740,11 +748,8 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	}
 	/* VANS columns of values whose coding reads values: decoded into
 	 * r->vals, the column decoders then parse no varints */
-	for (unsigned c = 0, off = 0; c < FMT_NCOLS; c++, off += desc[c - 1].stored_len)
-		if (desc[c].store == FMT_STORE_VANS &&
-		    fmt_colcur_takes_values(desc[c].coding) &&
-		    fmt_vans_values(p + off, desc[c].stored_len))
-			nvcols++;
+	for (unsigned c = 0, off = 0; c < FMT_NCOLS; off += desc[c++].stored_len)
+		nvcols += valued_column(&desc[c], p + off);
 	if (nvcols && grow((void **)&r->vals, &r->vals_cap,
 			   nvcols * ((size_t)count + 1) * sizeof(uint64_t)))
 		return -ENOMEM;
@@ -753,9 +758,7 @@ static int prepare_chunk(ist_reader *r, uint64_t i)
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		const uint8_t *src = p + data_len;
 
-		if (desc[c].store == FMT_STORE_VANS &&
-		    fmt_colcur_takes_values(desc[c].coding) &&
-		    fmt_vans_values(src, desc[c].stored_len)) {
+		if (valued_column(&desc[c], src)) {
 			uint64_t *v = r->vals + (size_t)valued++ * (count + 1);
 			uint8_t *dst = r->scratch + scratch_used;
 			int hist = desc[c].coding == FMT_CODE_HIST;

@@ -186,18 +186,6 @@ static int create_tmp(ist_writer *w, const char *path)
 }
 
 /*
- * The chunk's columns and the buffers of its coding, in one allocation
- * (the arena), in huge pages when it is large (ist_big_alloc(); 14 MiB
- * for the default 65536-record chunk): one page fault for each 2 MiB
- * touched instead of 512, which cost ~20 us each on the bench VM (the
- * writer's buffers took ~1,000 of the vscsi import's 1,464 faults).  What
- * may never be touched comes last, behind the stored data (sized for a
- * full chunk, never grown, of which a chunk uses the start): the columns
- * that may stay lazy (latency, stream, transaction: see lazy_cols()) and
- * ARITH's buffer (chunks of at most ARITH_MAX_RECORDS records), so that
- * their huge pages are not faulted in and zeroed for nothing.
- */
-/*
  * The arena of the last writer closed, kept for the next one opened (a
  * process that writes several files: the import's sorted runs, a
  * benchmark's passes).  A fresh arena is new memory that the kernel
@@ -237,6 +225,18 @@ static void arena_put(void *p, size_t size)
 	free(__atomic_exchange_n(&spare_arena, p, __ATOMIC_ACQ_REL));
 }
 
+/*
+ * The chunk's columns and the buffers of its coding, in one allocation
+ * (the arena), in huge pages when it is large (ist_big_alloc(); 14 MiB
+ * for the default 65536-record chunk): one page fault for each 2 MiB
+ * touched instead of 512, which cost ~20 us each on the bench VM (the
+ * writer's buffers took ~1,000 of the vscsi import's 1,464 faults).  What
+ * may never be touched comes last, behind the stored data (sized for a
+ * full chunk, never grown, of which a chunk uses the start): the columns
+ * that may stay lazy (latency, stream, transaction: see lazy_cols()) and
+ * ARITH's buffer (chunks of at most ARITH_MAX_RECORDS records), so that
+ * their huge pages are not faulted in and zeroed for nothing.
+ */
 static int writer_arena(ist_writer *w)
 {
 	size_t n = w->chunk_records ? w->chunk_records : 1;
