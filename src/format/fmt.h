@@ -110,16 +110,26 @@ static inline void fmt_put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
+/* One store on a little-endian host: gcc 12 -O2 kept the byte loop (8
+ * byte stores a call), a seventh of the VANS encoder's time in perf. */
 static inline void fmt_put32(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 4);
+#else
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 static inline void fmt_put64(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 static inline uint16_t fmt_get16(const uint8_t *p)
