@@ -333,7 +333,7 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 
 #define DEFINE_ENCODER(name, T, SAME, FIELD, COL, what)                        \
 	static void name(const struct fmt_cols *c, size_t n, uint8_t *out,     \
-			 struct fmt_coldesc *d)                                \
+			 struct fmt_coldesc *d, uint64_t *vals)                \
 	{                                                                      \
 		const T *a = c->FIELD;                                         \
 		uint64_t raw_sz = 0, delta_sz = 0, prev = 0, vor = 0;          \
@@ -447,18 +447,27 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		prev = 0;                                                      \
 		if (d->coding == FMT_CODE_RAW) {                               \
 			if (dv.g == 1)                                         \
-				for (i = 0; i < n; i++)                        \
+				for (i = 0; i < n; i++) {                      \
 					p += fmt_put_varint(p, a[i]);          \
+					if (vals)                              \
+						vals[i] = a[i];                \
+				}                                              \
 			else                                                   \
-				for (i = 0; i < n; i++)                        \
-					p += fmt_put_varint(                   \
-						p, divisor_div(&dv, a[i]));    \
+				for (i = 0; i < n; i++) {                      \
+					uint64_t q = divisor_div(&dv, a[i]);   \
+                                                                               \
+					p += fmt_put_varint(p, q);             \
+					if (vals)                              \
+						vals[i] = q;                   \
+				}                                              \
 		} else {                                                       \
 			for (i = 0; i < n; i++) {                              \
-				uint64_t v = a[i];                             \
+				uint64_t v = a[i], z = fmt_zigzag(             \
+					divisor_sdiv(&dv, (int64_t)(v - prev)));\
                                                                                \
-				p += put_varint8(p, fmt_zigzag(divisor_sdiv(   \
-					&dv, (int64_t)(v - prev))));           \
+				p += put_varint8(p, z);                        \
+				if (vals)                                      \
+					vals[i] = z;                           \
 				prev = v;                                      \
 			}                                                      \
 		}                                                              \
@@ -494,7 +503,7 @@ DEFINE_ENCODER(enc_txn, uint64_t, all_same64, txn, FMT_COL_TXN, TRY_RAW | TRY_DE
 #define T_GUESS 64
 
 static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
-		  struct fmt_coldesc *d)
+		  struct fmt_coldesc *d, uint64_t *vals)
 {
 	const uint64_t *a = c->t;
 	size_t i, k = n < T_GUESS ? n : T_GUESS;
@@ -520,9 +529,12 @@ static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
 		prev = 0;
 		for (i = 0; i < n; i++) {
 			int64_t dl = (int64_t)(a[i] - prev);
+			uint64_t z = fmt_zigzag(divisor_sdiv(&dv, dl));
 
 			bad |= !divisor_divides(&dv, magnitude(dl));
-			p += put_varint8(p, fmt_zigzag(divisor_sdiv(&dv, dl)));
+			p += put_varint8(p, z);
+			if (vals)
+				vals[i] = z;
 			prev = a[i];
 		}
 		if (!bad) {
@@ -538,8 +550,11 @@ static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
 	}
 	gcd_end(&dv);
 	for (prev = 0, i = 0; i < n; i++) {
-		p += put_varint8(p, fmt_zigzag(divisor_sdiv(
-			&dv, (int64_t)(a[i] - prev))));
+		uint64_t z = fmt_zigzag(divisor_sdiv(&dv, (int64_t)(a[i] - prev)));
+
+		p += put_varint8(p, z);
+		if (vals)
+			vals[i] = z;
 		prev = a[i];
 	}
 	d->param = dv.g;
@@ -800,7 +815,8 @@ offset_scan_avx512(struct fmt_hist *h, const struct fmt_cols *c, size_t n,
 int fmt_scan_no_avx512;
 
 static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
-		       size_t n, uint8_t *out, struct fmt_coldesc *d)
+		       size_t n, uint8_t *out, struct fmt_coldesc *d,
+		       uint64_t *vals, size_t *nv)
 {
 	const uint64_t *offs = c->offset;
 	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
@@ -844,7 +860,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	}
 #endif
 	if (raw_sz <= seq_sz && raw_sz <= hist_sz) {
-		enc_raw_offset(c, n, out, d); /* also finds a constant */
+		enc_raw_offset(c, n, out, d, vals); /* also finds a constant */
 		return;
 	}
 	if (COL_SAME(c, FMT_COL_OFFSET, all_same64, offs, n)) {
@@ -879,14 +895,25 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 			nm += out[i] == FMT_HIST;
 		}
 		p = out + n;
-		for (i = 0; i < nm; i++)
-			p += put_varint8(p, fmt_zigzag(divisor_sdiv(
-				&dv, (int64_t)delta_at(delta, i))));
+		for (i = 0; i < nm; i++) {
+			uint64_t z = fmt_zigzag(divisor_sdiv(
+				&dv, (int64_t)delta_at(delta, i)));
+
+			p += put_varint8(p, z);
+			if (vals)
+				vals[i] = z;
+		}
+		*nv = nm;
 	} else {
 		p = out;
-		for (i = 0; i < n; i++)
-			p += put_varint8(p, fmt_zigzag(divisor_sdiv(
-				&dv, (int64_t)delta_at(delta, i))));
+		for (i = 0; i < n; i++) {
+			uint64_t z = fmt_zigzag(divisor_sdiv(
+				&dv, (int64_t)delta_at(delta, i)));
+
+			p += put_varint8(p, z);
+			if (vals)
+				vals[i] = z;
+		}
 	}
 	d->raw_len = (uint64_t)(p - out);
 }
@@ -1020,7 +1047,7 @@ static int enc_dev_mtf(const struct fmt_cols *c, size_t n, uint8_t *out,
  * gathered in one pass, both sizes in the next.
  */
 static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
-		    struct fmt_coldesc *d)
+		    struct fmt_coldesc *d, uint64_t *vals)
 {
 	const uint64_t *lat = c->lat, *t = c->t;
 	uint64_t prev = 0, raw_sz = 0, cd_sz = 0;
@@ -1057,40 +1084,58 @@ static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
 	if (cd_sz < raw_sz - raw_sz / 8) {
 		prev = 0;
 		for (i = 0; i < n; i++) {
-			uint64_t cp = t[i] + lat[i];
+			uint64_t cp = t[i] + lat[i], z = fmt_zigzag(
+				divisor_sdiv(&dc, (int64_t)(cp - prev)));
 
-			p += put_varint8(p, fmt_zigzag(divisor_sdiv(
-				&dc, (int64_t)(cp - prev))));
+			p += put_varint8(p, z);
+			if (vals)
+				vals[i] = z;
 			prev = cp;
 		}
 		d->coding = FMT_CODE_CDELTA;
 		d->param = dc.g;
 	} else {
-		for (i = 0; i < n; i++)
-			p += put_varint8(p, divisor_div(&dr, lat[i]));
+		for (i = 0; i < n; i++) {
+			uint64_t q = divisor_div(&dr, lat[i]);
+
+			p += put_varint8(p, q);
+			if (vals)
+				vals[i] = q;
+		}
 		d->coding = FMT_CODE_RAW;
 		d->param = dr.g;
 	}
 	d->raw_len = (uint64_t)(p - out);
 }
 
+void fmt_encode_column_values(struct fmt_hist *h, enum fmt_col col,
+			      const struct fmt_cols *c, size_t n, uint8_t *out,
+			      struct fmt_coldesc *d, uint64_t *vals, size_t *nv)
+{
+	size_t m = n;
+
+	d->store = FMT_STORE_PLAIN;
+	switch (col) {
+	case FMT_COL_T: enc_t(c, n, out, d, vals); break;
+	case FMT_COL_DEV: enc_dev(c, n, out, d, vals); break;
+	case FMT_COL_OP: enc_op(c, n, out, d, vals); break;
+	case FMT_COL_FLAGS: enc_flags(c, n, out, d, vals); break;
+	case FMT_COL_LEN: enc_len(c, n, out, d, vals); break;
+	case FMT_COL_OFFSET: enc_offset(h, c, n, out, d, vals, &m); break;
+	case FMT_COL_LAT: enc_lat(c, n, out, d, vals); break;
+	case FMT_COL_STREAM: enc_stream(c, n, out, d, vals); break;
+	case FMT_COL_TXN: enc_txn(c, n, out, d, vals); break;
+	}
+	d->stored_len = d->raw_len;
+	if (nv)
+		*nv = fmt_colcur_takes_values(d->coding) ? m : 0;
+}
+
 void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 		       const struct fmt_cols *c, size_t n, uint8_t *out,
 		       struct fmt_coldesc *d)
 {
-	d->store = FMT_STORE_PLAIN;
-	switch (col) {
-	case FMT_COL_T: enc_t(c, n, out, d); break;
-	case FMT_COL_DEV: enc_dev(c, n, out, d); break;
-	case FMT_COL_OP: enc_op(c, n, out, d); break;
-	case FMT_COL_FLAGS: enc_flags(c, n, out, d); break;
-	case FMT_COL_LEN: enc_len(c, n, out, d); break;
-	case FMT_COL_OFFSET: enc_offset(h, c, n, out, d); break;
-	case FMT_COL_LAT: enc_lat(c, n, out, d); break;
-	case FMT_COL_STREAM: enc_stream(c, n, out, d); break;
-	case FMT_COL_TXN: enc_txn(c, n, out, d); break;
-	}
-	d->stored_len = d->raw_len;
+	fmt_encode_column_values(h, col, c, n, out, d, NULL, NULL);
 }
 
 int fmt_cols_alloc(struct fmt_cols *c, size_t n)

@@ -284,12 +284,26 @@ static inline void fmt_cols_set(const struct fmt_cols *c, size_t i,
 void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 		       const struct fmt_cols *c, size_t n, uint8_t *out,
 		       struct fmt_coldesc *d);
+/*
+ * fmt_encode_column() that also stores, when vals is not NULL, the values
+ * whose varints it wrote (after HIST's n symbols) into vals[0..*nv) (room
+ * for n): what the VANS encoder codes (fmt_vans_encode_values()), without
+ * parsing the varints again.  *nv is 0 for a coding whose bytes are not
+ * varints of values (CONST, DICT, MTF: see fmt_colcur_takes_values()).
+ */
+void fmt_encode_column_values(struct fmt_hist *h, enum fmt_col col,
+			      const struct fmt_cols *c, size_t n, uint8_t *out,
+			      struct fmt_coldesc *d, uint64_t *vals, size_t *nv);
 /* Non-zero: the offsets' history scan is the SSE2 one even on a CPU with
  * AVX-512 (for the tests that compare the two; same output). */
 extern int fmt_scan_no_avx512;
 /* writer.c: arenas taken from the writer closed last, and those kept
  * that were too small for the writer opened (counters for the tests) */
 extern unsigned long fmt_arena_reused, fmt_arena_too_small;
+/* writer.c: chunks whose column took VANS in a run without ANS's plan,
+ * and runs ended by a chunk whose VANS drifted or did not pay (counters
+ * for the tests; see try_vans_large()) */
+extern unsigned long fmt_vans_run_chunks, fmt_vans_run_ends;
 /* A column being decoded block by block (codec.c). */
 struct fmt_colcur {
 	struct fmt_coldesc d;
@@ -457,6 +471,25 @@ int fmt_arith_decode(const uint8_t *in, size_t inlen, uint8_t *out,
  */
 size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		       uint8_t *out, size_t limit);
+/*
+ * The encoder's working memory for columns of at most maxv values (and
+ * prefixes of at most maxv bytes): fmt_vans_work_size(maxv) bytes at mem
+ * (64-byte aligned), which a writer keeps (its arena) instead of
+ * fmt_vans_encode()'s allocations a column.
+ */
+struct fmt_vans_work;
+size_t fmt_vans_work_size(size_t maxv);
+struct fmt_vans_work *fmt_vans_work_init(void *mem, size_t maxv);
+/*
+ * fmt_vans_encode() of a value-mode column given by its parts: the
+ * prefix pre[0..prefix) and the values v[0..nv) whose canonical varints
+ * are the rest of the column (as the column coder made them:
+ * fmt_encode_column_values()), without parsing them; the same bytes.
+ * 0 also when nv or prefix is more than the work's maxv.
+ */
+size_t fmt_vans_encode_values(struct fmt_vans_work *wk, const uint8_t *pre,
+			      size_t prefix, const uint64_t *v, size_t nv,
+			      uint8_t *out, size_t limit);
 /* Decodes [in, in + inlen) into exactly want bytes at out (room for want
  * bytes); 0 or IST_ECORRUPT. */
 int fmt_vans_decode(const uint8_t *in, size_t inlen, uint8_t *out,

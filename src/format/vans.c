@@ -257,30 +257,30 @@ static void write_table(struct bitw *w, const struct vtab *t)
  * The values' histogram, from which the tokens of every (F, K) are
  * counted without another pass over the values: values below 2^(FMT_VANS_FMAX
  * + 1) by value, longer ones by bit length and top FMT_VANS_KMAX bits
- * below the leading one (a token never needs more).
+ * below the leading one (a token never needs more), in one array: a
+ * value's counter is found without a branch (hist_slot()).
  */
 #define SMALL (1u << (FMT_VANS_FMAX + 1))
+#define NSLOT (SMALL + 65 * (1u << FMT_VANS_KMAX))
 struct vhist {
-	uint32_t small[SMALL];
-	uint32_t big[65][1u << FMT_VANS_KMAX];
+	/* value x < SMALL at x; a longer one of b bits at SMALL + b * 2^KMAX
+	 * + its top KMAX bits below the leading one */
+	uint32_t cnt[NSLOT];
 	/* the bins in use: a value with their top bits, and its count */
 	unsigned nbin;
-	uint64_t bin[SMALL + 65 * (1u << FMT_VANS_KMAX)];
-	uint32_t bcnt[SMALL + 65 * (1u << FMT_VANS_KMAX)];
+	uint64_t bin[NSLOT];
+	uint32_t bcnt[NSLOT];
 };
 
-/* Counts value x in h (its counts zeroed before the first). */
-static inline void hist_add(struct vhist *h, uint64_t x)
+static inline unsigned hist_slot(uint64_t x)
 {
-	unsigned b, nm;
+	unsigned nm = 63 - (unsigned)__builtin_clzll(x | 1);
+	/* the shift is masked: its result is not used for a small value */
+	unsigned big = SMALL + ((nm + 1) << FMT_VANS_KMAX) +
+		       (unsigned)((x >> ((nm - FMT_VANS_KMAX) & 63)) &
+				  ((1u << FMT_VANS_KMAX) - 1));
 
-	if (x < SMALL) {
-		h->small[x]++;
-		return;
-	}
-	b = 64 - (unsigned)__builtin_clzll(x);
-	nm = b - 1;
-	h->big[b][(x >> (nm - FMT_VANS_KMAX)) & ((1u << FMT_VANS_KMAX) - 1)]++;
+	return x < SMALL ? (unsigned)x : big;
 }
 
 /* The bins in use, from h's counts. */
@@ -288,17 +288,20 @@ static void hist_bins(struct vhist *h)
 {
 	h->nbin = 0;
 	for (unsigned x = 0; x < SMALL; x++)
-		if (h->small[x]) {
+		if (h->cnt[x]) {
 			h->bin[h->nbin] = x;
-			h->bcnt[h->nbin++] = h->small[x];
+			h->bcnt[h->nbin++] = h->cnt[x];
 		}
 	for (unsigned b = FMT_VANS_FMAX + 2; b <= 64; b++)
-		for (unsigned top = 0; top < (1u << FMT_VANS_KMAX); top++)
-			if (h->big[b][top]) {
+		for (unsigned top = 0; top < (1u << FMT_VANS_KMAX); top++) {
+			uint32_t c = h->cnt[SMALL + (b << FMT_VANS_KMAX) + top];
+
+			if (c) {
 				h->bin[h->nbin] = (uint64_t)1 << (b - 1) |
 					(uint64_t)top << (b - 1 - FMT_VANS_KMAX);
-				h->bcnt[h->nbin++] = h->big[b][top];
+				h->bcnt[h->nbin++] = c;
 			}
+		}
 }
 
 /* Counts the tokens under (f, k) from h; fills tok/cnt (ascending tokens:
@@ -367,53 +370,82 @@ static inline void renc_put(struct renc *e, unsigned i, unsigned lg,
 	e->x[i & 1] = (q << lg) + (x - q * freq) + cum;
 }
 
-/* The reciprocals renc_put() divides by, per symbol of t. */
-static void fill_rcp(const struct vtab *t, uint64_t *rcp)
+/* The reciprocal renc_put() divides by. */
+static inline uint64_t freq_rcp(unsigned freq)
 {
-	for (unsigned s = 0; s < t->nsym; s++)
-		rcp[s] = t->freq[s] >= 2 ? UINT64_MAX / t->freq[s] + 1 : 0;
+	return freq >= 2 ? UINT64_MAX / freq + 1 : 0;
+}
+
+/* A value token's coding, looked up by the token itself (no symbol
+ * index between): the state bound that sends 16 bits out, the quotient's
+ * reciprocal (0: frequency 1, the quotient is the state), and what the
+ * state gains: x' = x + q * (2^L - freq) + cum. */
+struct esym {
+	uint64_t xmax; /* freq << (32 - L) */
+	uint64_t rcp;
+	uint32_t cmpl; /* 2^L - freq */
+	uint32_t cum;
+};
+
+static void fill_esym(const struct vtab *t, struct esym *es)
+{
+	for (unsigned s = 0; s < t->nsym; s++) {
+		struct esym *e = &es[t->tok[s]];
+
+		e->xmax = (uint64_t)t->freq[s] << (32 - t->lg);
+		e->rcp = freq_rcp(t->freq[s]);
+		e->cmpl = (1u << t->lg) - t->freq[s];
+		e->cum = t->cum[s];
+	}
+}
+
+/* A token without a branch on the value's size (mixed short and long
+ * values mispredicted tok_of()'s): as tok_of(). */
+static inline __attribute__((always_inline)) unsigned
+tok_of_nb(uint64_t v, unsigned f, unsigned k, unsigned *nraw)
+{
+	unsigned nm = 63 - (unsigned)__builtin_clzll(v | 1);
+	unsigned big = nm > f, sh = big ? nm - k : 0;
+	unsigned tb = (1u << (f + 1)) + ((nm - f - 1) << k) +
+		      (unsigned)((v >> sh) & ((1u << k) - 1));
+
+	*nraw = sh;
+	return big ? tb : (unsigned)v;
 }
 
 /*
- * The values' symbols of table t, backwards (symbol prefix + i with state
- * prefix + i mod 2), as renc_put() codes them but with the two states in
- * registers: a state kept in memory and indexed made each step wait for
- * the store of the one before.  Each value's count of raw bits goes to
+ * The values' symbols, backwards (symbol prefix + i with state prefix + i
+ * mod 2), with the two states in registers (a state kept in memory and
+ * indexed made each step wait for the store of the one before), the
+ * 16-bit words written without a branch (a word goes out for about one
+ * value in two, at random: the branch mispredicted) into e->p, which has
+ * room for two bytes a value.  Each value's count of raw bits goes to
  * nrs[i] for the bit stream's pass.
  */
-static void enc_values(struct renc *e, const struct vtab *t,
-		       const uint8_t *idx, const uint64_t *rcp,
+static void enc_values(struct renc *e, unsigned lg, const struct esym *es,
 		       const uint64_t *v, size_t nv, size_t prefix, unsigned f,
 		       unsigned k, uint8_t *nrs)
 {
 	uint32_t xs[2] = { e->x[0], e->x[1] };
 	uint32_t x0 = xs[(prefix + nv - 1) & 1], x1 = xs[(prefix + nv) & 1];
-	uint8_t *p = e->p, *start = e->start;
-	const unsigned lg = t->lg;
-	int full = 0;
+	uint8_t *p = e->p;
 	size_t i = nv;
 
 	/* x0: the state of symbol prefix + i - 1, x1 of the one before */
 #define ENC1(x)                                                                \
 	do {                                                                   \
-		unsigned nr_, s_ = idx[tok_of(v[i - 1], f, k, &nr_)];          \
-		unsigned fr_ = t->freq[s_];                                    \
-                                                                               \
-		nrs[i - 1] = (uint8_t)nr_;                                     \
+		unsigned nr_, t_ = tok_of_nb(v[i - 1], f, k, &nr_);            \
+		const struct esym *s_ = &es[t_];                               \
+		unsigned out_ = (uint64_t)(x) >= s_->xmax;                     \
 		uint32_t q_;                                                   \
                                                                                \
-		if ((uint64_t)(x) >= (uint64_t)fr_ << (32 - lg)) {             \
-			if (p - start >= 2) {                                  \
-				p -= 2;                                        \
-				fmt_put16(p, (uint16_t)(x));                   \
-			} else {                                               \
-				full = 1;                                      \
-			}                                                      \
-			(x) >>= 16;                                            \
-		}                                                              \
-		q_ = fr_ == 1 ? (x) :                                          \
-		     (uint32_t)(((unsigned __int128)(x) * rcp[s_]) >> 64);     \
-		(x) = (q_ << lg) + ((x) - q_ * fr_) + t->cum[s_];              \
+		nrs[i - 1] = (uint8_t)nr_;                                     \
+		fmt_put16(p - 2, (uint16_t)(x));                               \
+		p -= 2 * out_;                                                 \
+		(x) = out_ ? (x) >> 16 : (x);                                  \
+		q_ = (uint32_t)(((unsigned __int128)(x) * s_->rcp) >> 64);     \
+		q_ = s_->rcp ? q_ : (x);                                       \
+		(x) = (x) + q_ * s_->cmpl + s_->cum;                           \
 		i--;                                                           \
 	} while (0)
 	while (i >= 2) {
@@ -433,7 +465,6 @@ static void enc_values(struct renc *e, const struct vtab *t,
 	e->x[0] = xs[0];
 	e->x[1] = xs[1];
 	e->p = p;
-	e->full |= full;
 }
 
 /* Index of token t among the table's symbols (present: planned from the
@@ -472,84 +503,113 @@ static inline unsigned word_varint(const uint8_t *p, uint64_t *v)
 #endif
 }
 
-size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
-		       uint8_t *out, size_t limit)
-{
-	struct vtab *pt = NULL, *vt = NULL, c;
-	uint64_t *v = NULL, raw = 0;
-	uint32_t *hist = NULL, cnt[TAB_SYMS];
+/* The encoder's working memory besides the values: the tables, the raw
+ * bit counts (one a value) and the rANS output (two bytes a symbol). */
+struct fmt_vans_work {
+	struct vhist h;
+	uint32_t cnt3[3][NSLOT]; /* more counts, summed into h's */
+	struct vtab pt, vt, c;
+	struct esym es[NTOK];
+	uint32_t hist[256];
 	uint64_t rcp[TAB_SYMS];
+	uint32_t cnt[TAB_SYMS];
 	uint16_t tok[TAB_SYMS];
-	uint8_t *idx = NULL, *rbuf = NULL, *nrs = NULL;
-	struct vhist *h = NULL;
-	unsigned bytes, bf = 0, bk = 0;
-	size_t nv = 0, hl, ret = 0, rlen, cap;
+	uint8_t idx[256];
+	uint8_t *nrs, *rbuf;
+	size_t rcap, maxv;
+};
+
+#define WORK_HEAD ((sizeof(struct fmt_vans_work) + 63) & ~(size_t)63)
+
+size_t fmt_vans_work_size(size_t maxv)
+{
+	/* nrs: maxv + 1; rbuf: two bytes a symbol (values and prefix, at
+	 * most maxv each) and the states */
+	return WORK_HEAD + ((maxv + 64) & ~(size_t)63) + 4 * maxv + 64;
+}
+
+struct fmt_vans_work *fmt_vans_work_init(void *mem, size_t maxv)
+{
+	struct fmt_vans_work *w = mem;
+
+	w->nrs = (uint8_t *)mem + WORK_HEAD;
+	w->rbuf = w->nrs + ((maxv + 64) & ~(size_t)63);
+	w->rcap = 4 * maxv + 64;
+	w->maxv = maxv;
+	return w;
+}
+
+/* The raw bits of v[0..nv) (nrs[i] each) into w, which must hold them all
+ * with 8 bytes to spare: no check a value (the accumulator's 8 bytes are
+ * stored whole, the bytes past the complete ones written again by the
+ * next store). */
+static void put_raw_fast(struct bitw *w, const uint64_t *v, const uint8_t *nrs,
+			 size_t nv)
+{
+	uint64_t acc = w->acc;
+	unsigned n = w->n;
+	uint8_t *p = w->p;
+
+	for (size_t i = 0; i < nv; i++) {
+		uint64_t x = v[i];
+		unsigned k = nrs[i];
+
+		if (__builtin_expect(k > 56, 0)) {
+			/* the low 32 first: n + 32 < 64 */
+			acc |= (x & 0xffffffffu) << n;
+			n += 32;
+			fmt_put64(p, acc);
+			p += n >> 3;
+			acc >>= n & ~7u;
+			n &= 7;
+			x >>= 32;
+			k -= 32;
+		}
+		acc |= (x & (((uint64_t)1 << k) - 1)) << n;
+		n += k; /* at most 63 */
+		fmt_put64(p, acc);
+		p += n >> 3;
+		acc >>= n & ~7u;
+		n &= 7;
+	}
+	w->acc = acc;
+	w->n = n;
+	w->p = p;
+}
+
+/*
+ * The column: its prefix pre[0..prefix) (bytes) and values v[0..nv)
+ * (the bytes when bytes is set), whose histogram h is counted, coded
+ * into out if shorter than limit.
+ */
+static size_t vans_code(struct fmt_vans_work *wk, const uint8_t *pre,
+			size_t prefix, const uint64_t *v, size_t nv,
+			unsigned bytes, uint8_t *out, size_t limit)
+{
+	struct vtab *pt = &wk->pt, *vt = &wk->vt, *c = &wk->c;
+	struct vhist *h = &wk->h;
+	uint32_t *cnt = wk->cnt;
+	uint16_t *tok = wk->tok;
+	uint64_t raw = 0;
+	unsigned bf = 0, bk = 0;
+	size_t hl, rlen, need;
 	struct bitw bw;
 	struct renc e;
 
-	if (prefix > len)
-		prefix = 0;
-	if (limit < 16)
-		return 0;
-	bytes = 0;
-	v = malloc((len - prefix + 1) * sizeof(*v));
-	hist = malloc(NTOK * sizeof(*hist));
-	idx = malloc(NTOK);
-	pt = malloc(sizeof(*pt));
-	vt = malloc(sizeof(*vt));
-	cap = limit + 8;
-	rbuf = malloc(cap);
-	nrs = malloc(len - prefix + 1);
-	h = malloc(sizeof(*h));
-	if (!v || !hist || !idx || !pt || !vt || !rbuf || !nrs || !h)
-		goto out;
-	memset(h->small, 0, sizeof(h->small));
-	memset(h->big, 0, sizeof(h->big));
-	{
-		const uint8_t *p = in + prefix, *end = in + len;
-
-		/* the values of canonical varints, else the bytes */
-		while (p < end) {
-			const uint8_t *q = p;
-			unsigned w = end - p >= 8 ? word_varint(p, &v[nv]) : 0;
-
-			if (w) {
-				p += w;
-			} else if (fmt_get_varint(&p, end, &v[nv])) {
-				bytes = 1;
-				break;
-			}
-			if (fmt_varint_len(v[nv]) != (size_t)(p - q)) {
-				bytes = 1;
-				break;
-			}
-			hist_add(h, v[nv]);
-			nv++;
-		}
-		if (bytes) {
-			memset(h->small, 0, sizeof(h->small));
-			memset(h->big, 0, sizeof(h->big));
-			nv = 0;
-			for (size_t i = prefix; i < len; i++) {
-				v[nv++] = in[i];
-				h->small[in[i]]++;
-			}
-		}
-	}
 	pt->bits = vt->bits = 0;
 	pt->nsym = vt->nsym = 0;
 	if (prefix) {
 		unsigned ns;
 
 		/* the prefix's bytes are their own tokens (f 7, k 0) */
-		memset(hist, 0, 256 * sizeof(*hist));
+		memset(wk->hist, 0, sizeof(wk->hist));
 		for (size_t i = 0; i < prefix; i++)
-			hist[in[i]]++;
+			wk->hist[pre[i]]++;
 		ns = 0;
 		for (unsigned t = 0; t < 256; t++)
-			if (hist[t]) {
+			if (wk->hist[t]) {
 				tok[ns] = (uint16_t)t;
-				cnt[ns++] = hist[t];
+				cnt[ns++] = wk->hist[t];
 			}
 		plan_table(pt, tok, cnt, ns, prefix);
 	}
@@ -589,53 +649,54 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 			uint64_t r;
 
 			ns = count_tokens(h, f, k, tok, cnt, &r);
-			plan_table(&c, tok, cnt, ns, nv);
-			if (c.bits + (double)r < vt->bits + (double)raw) {
-				*vt = c;
+			plan_table(c, tok, cnt, ns, nv);
+			if (c->bits + (double)r < vt->bits + (double)raw) {
+				*vt = *c;
 				raw = r;
 				bf = f;
 				bk = k;
 			}
 		}
 		if (vt->bits == INFINITY)
-			goto out;
+			return 0;
 	}
 	/* estimate against the limit before coding */
 	if ((pt->bits + vt->bits + (double)raw) / 8 + 12 >= (double)limit)
-		goto out;
+		return 0;
 
 	/* the header */
 	out[0] = (uint8_t)(bf | bk << 4 | bytes << 6);
 	hl = 1 + fmt_put_varint(out + 1, prefix);
 
-	/* rANS, backwards: the values, then the prefix */
+	/* rANS, backwards: the values, then the prefix (the buffer has room
+	 * for two bytes a symbol and the states) */
 	e.x[0] = e.x[1] = RANS_L;
-	e.start = rbuf;
-	e.p = rbuf + cap;
+	e.start = wk->rbuf;
+	e.p = wk->rbuf + wk->rcap;
 	e.full = 0;
 	if (nv) {
-		fill_index(vt, idx);
-		fill_rcp(vt, rcp);
-		enc_values(&e, vt, idx, rcp, v, nv, prefix, bf, bk, nrs);
+		fill_esym(vt, wk->es);
+		enc_values(&e, vt->lg, wk->es, v, nv, prefix, bf, bk, wk->nrs);
 	}
 	if (prefix) {
-		fill_index(pt, idx);
-		fill_rcp(pt, rcp);
+		fill_index(pt, wk->idx);
+		for (unsigned s = 0; s < pt->nsym; s++)
+			wk->rcp[s] = freq_rcp(pt->freq[s]);
 		for (size_t i = prefix; i-- > 0;) {
-			unsigned s = idx[in[i]];
+			unsigned s = wk->idx[pre[i]];
 
 			renc_put(&e, (unsigned)i, pt->lg, pt->freq[s], pt->cum[s],
-				 rcp[s]);
+				 wk->rcp[s]);
 		}
 	}
 	if (e.full || e.p - e.start < 8)
-		goto out;
+		return 0;
 	e.p -= 8;
 	fmt_put32(e.p, e.x[0]);
 	fmt_put32(e.p + 4, e.x[1]);
-	rlen = (size_t)(rbuf + cap - e.p);
+	rlen = (size_t)(wk->rbuf + wk->rcap - e.p);
 	if (hl + 10 + rlen >= limit)
-		goto out;
+		return 0;
 	hl += fmt_put_varint(out + hl, rlen);
 	memcpy(out + hl, e.p, rlen);
 	hl += rlen;
@@ -650,21 +711,103 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		write_table(&bw, pt);
 	if (nv)
 		write_table(&bw, vt);
-	for (size_t i = 0; i < nv && !bw.full; i++)
-		bw_put(&bw, v[i], nrs[i]);
+	/* the stream's length is known: the raw bits without a check each
+	 * when they fit with the 8 bytes a store may write past them */
+	need = (size_t)(bw.p - out) + (bw.n + raw + 7) / 8;
+	if (!bw.full && need + 8 <= limit) {
+		put_raw_fast(&bw, v, wk->nrs, nv);
+	} else {
+		for (size_t i = 0; i < nv && !bw.full; i++)
+			bw_put(&bw, v[i], wk->nrs[i]);
+	}
 	if (bw.n)
 		bw_put(&bw, 0, 8 - bw.n);
-	if (!bw.full)
-		ret = (size_t)(bw.p - out);
+	return bw.full || bw.p - out >= (ptrdiff_t)limit ? 0 :
+							    (size_t)(bw.p - out);
+}
+
+size_t fmt_vans_encode_values(struct fmt_vans_work *wk, const uint8_t *pre,
+			      size_t prefix, const uint64_t *v, size_t nv,
+			      uint8_t *out, size_t limit)
+{
+	struct vhist *h = &wk->h;
+	uint32_t *c0 = h->cnt, *c1 = wk->cnt3[0], *c2 = wk->cnt3[1];
+	uint32_t *c3 = wk->cnt3[2];
+	size_t i;
+
+	if (limit < 16 || (!prefix && !nv) || nv > wk->maxv ||
+	    prefix > wk->maxv)
+		return 0;
+	/* four sets of counts by turns: values of one bin in a row (most
+	 * of a column's, often) each waited for the increment before */
+	memset(h->cnt, 0, sizeof(h->cnt));
+	memset(wk->cnt3, 0, sizeof(wk->cnt3));
+	for (i = 0; i + 4 <= nv; i += 4) {
+		c0[hist_slot(v[i])]++;
+		c1[hist_slot(v[i + 1])]++;
+		c2[hist_slot(v[i + 2])]++;
+		c3[hist_slot(v[i + 3])]++;
+	}
+	for (; i < nv; i++)
+		c0[hist_slot(v[i])]++;
+	for (unsigned s = 0; s < NSLOT; s++)
+		c0[s] += c1[s] + c2[s] + c3[s];
+	return vans_code(wk, pre, prefix, v, nv, 0, out, limit);
+}
+
+size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
+		       uint8_t *out, size_t limit)
+{
+	struct fmt_vans_work *wk;
+	uint64_t *v = NULL;
+	void *mem = NULL;
+	unsigned bytes = 0;
+	size_t nv = 0, ret = 0;
+
+	if (prefix > len)
+		prefix = 0;
+	if (limit < 16)
+		return 0;
+	v = malloc((len - prefix + 1) * sizeof(*v));
+	mem = malloc(fmt_vans_work_size(len));
+	if (!v || !mem)
+		goto out;
+	wk = fmt_vans_work_init(mem, len);
+	memset(wk->h.cnt, 0, sizeof(wk->h.cnt));
+	{
+		const uint8_t *p = in + prefix, *end = in + len;
+
+		/* the values of canonical varints, else the bytes */
+		while (p < end) {
+			const uint8_t *q = p;
+			unsigned w = end - p >= 8 ? word_varint(p, &v[nv]) : 0;
+
+			if (w) {
+				p += w;
+			} else if (fmt_get_varint(&p, end, &v[nv])) {
+				bytes = 1;
+				break;
+			}
+			if (fmt_varint_len(v[nv]) != (size_t)(p - q)) {
+				bytes = 1;
+				break;
+			}
+			wk->h.cnt[hist_slot(v[nv])]++;
+			nv++;
+		}
+		if (bytes) {
+			memset(wk->h.cnt, 0, sizeof(wk->h.cnt));
+			nv = 0;
+			for (size_t i = prefix; i < len; i++) {
+				v[nv++] = in[i];
+				wk->h.cnt[in[i]]++;
+			}
+		}
+	}
+	ret = vans_code(wk, in, prefix, v, nv, bytes, out, limit);
 out:
 	free(v);
-	free(nrs);
-	free(h);
-	free(hist);
-	free(idx);
-	free(pt);
-	free(vt);
-	free(rbuf);
+	free(mem);
 	return ret;
 }
 

@@ -71,6 +71,21 @@ struct ist_writer {
 	 * without ANS's plan, after deflate won by a wide margin (see
 	 * PLAN_SKIP) */
 	unsigned char plan_skip[FMT_NCOLS];
+	/* VANS in chunks of more than ARITH_MAX_RECORDS records (default
+	 * effort, see try_vans_large()): the coded column's values, the
+	 * encoder's memory (both NULL for smaller chunks); per column the
+	 * chunks left that take VANS without ANS's plan, VANS's bytes a
+	 * coded byte (x 2^16) in the chunk that chose it and that chunk's
+	 * coding (or the run's last chunk of another coding), the chunks left
+	 * before VANS is tried again after it lost, and its losses in a
+	 * row */
+	uint64_t *vals;
+	struct fmt_vans_work *vwork;
+	unsigned char vans_run[FMT_NCOLS];
+	uint32_t vans_q[FMT_NCOLS];
+	unsigned char vans_coding[FMT_NCOLS];
+	unsigned char vans_skip[FMT_NCOLS];
+	unsigned char vans_lost[FMT_NCOLS];
 };
 
 /* A column whose whole deflate lost to ANS is not deflated for this many
@@ -185,6 +200,12 @@ static int create_tmp(ist_writer *w, const char *path)
 	return 0;
 }
 
+/* Chunks of more records keep ANS, deflate or VANS (see
+ * try_vans_large()), not ARITH: ANS's tables are then a small part of a
+ * column, and ARITH decodes 3-5 times slower (on every
+ * column of a 65536-record chunk: decode 3x slower for 1-2 % in size). */
+#define ARITH_MAX_RECORDS 8192
+
 /*
  * The arena of the last writer closed, kept for the next one opened (a
  * process that writes several files: the import's sorted runs, a
@@ -242,7 +263,8 @@ static int writer_arena(ist_writer *w)
 	size_t n = w->chunk_records ? w->chunk_records : 1;
 	size_t colb = FMT_MAX_COL_BYTES(n), off = 0;
 	size_t o_t, o_off, o_len, o_dev, o_flags, o_op, o_lat, o_stream, o_txn;
-	size_t o_col, o_z, o_a = 0, o_tmp, o_data;
+	size_t o_col, o_z, o_a = 0, o_tmp, o_data, o_vals = 0, o_vw = 0;
+	int vans = w->effort == IST_EFFORT_DEFAULT && n > ARITH_MAX_RECORDS;
 	uint8_t *b;
 
 #define TAKE(o, bytes)                                                         \
@@ -265,6 +287,10 @@ static int writer_arena(ist_writer *w)
 	TAKE(o_txn, n * sizeof(uint64_t));
 	if (w->effort == IST_EFFORT_DEFAULT) /* the others do not try ARITH */
 		TAKE(o_a, colb);
+	if (vans) {
+		TAKE(o_vals, (n + 1) * sizeof(uint64_t));
+		TAKE(o_vw, fmt_vans_work_size(n));
+	}
 #undef TAKE
 	b = w->arena = arena_take(off, &w->arena_size);
 	if (!b)
@@ -284,6 +310,8 @@ static int writer_arena(ist_writer *w)
 	w->abuf = w->effort == IST_EFFORT_DEFAULT ? b + o_a : NULL;
 	w->anstmp = b + o_tmp;
 	w->data = b + o_data;
+	w->vals = vans ? (uint64_t *)(void *)(b + o_vals) : NULL;
+	w->vwork = vans ? fmt_vans_work_init(b + o_vw, n) : NULL;
 	return 0;
 }
 
@@ -515,11 +543,6 @@ static size_t try_deflate(ist_writer *w, const uint8_t *in, size_t len,
 	return deflate_into(w, in, len, out, limit);
 }
 
-/* Chunks of more records keep ANS or deflate: ANS's tables are then a
- * small part of a column, and ARITH decodes 3-5 times slower (on every
- * column of a 65536-record chunk: decode 3x slower for 1-2 % in size). */
-#define ARITH_MAX_RECORDS 8192
-
 /*
  * ARITH's ~50 binary decisions a record decode 3-5 times slower than
  * inflate or ANS (msr's 1000-record sample: 12 M records/s against 26
@@ -558,6 +581,118 @@ static size_t ans_write(ist_writer *w, const struct fmt_coldesc *d,
 {
 	return fmt_ans_write(&w->plan, w->colbuf, w->data + dlen,
 			     d->raw_len - d->raw_len / 32, w->anstmp);
+}
+
+/*
+ * VANS in chunks of more than ARITH_MAX_RECORDS records (default effort):
+ * on a column whose coding the reader's value decoders take (RAW, DELTA,
+ * SEQ, HIST, CDELTA: fmt_encode_column_values() gave its values), where
+ * ANS codes the column and deflate did not win.  A VANS column is decoded
+ * into 64-bit values that the column decoders read without parsing
+ * varints, one rANS symbol a value instead of one a byte: the synthetic
+ * trace's four value columns in VANS decode it ~1.5 times as fast
+ * (bench/README.md, sessions 15 and 16).  VANS is kept where it is
+ * shorter than ANS; when it is shorter than ANS's estimate by more than
+ * the estimate's error, ANS is not written at all.
+ *
+ * Trying VANS and planning ANS on every chunk cost too much (session 15:
+ * the synthetic trace's encode 12.6 -> 6.8 M records/s), so a column
+ * whose VANS won keeps VANS for the next VANS_RUN chunks without ANS's
+ * plan or deflate's trial (vans_sticky()), as long as its size a coded
+ * byte stays within 1/VANS_DRIFT of the chunk that chose it (of the run's
+ * last chunk of another coding, if the coding changed: a column's ratio
+ * depends on its coding); the chunk after them, or one that drifted, is
+ * planned and compared again.  A
+ * column whose VANS lost is not tried for 7, 15, 31, then 63 chunks (the
+ * real traces' large chunks: VANS lost on nearly all).  Returns VANS's
+ * size in w->abuf, or 0.
+ */
+#define VANS_RUN 7
+#define VANS_DRIFT 16
+
+unsigned long fmt_vans_run_chunks, fmt_vans_run_ends;
+
+/* VANS's bytes a coded byte, x 2^16 (at most 2^16: VANS is kept only
+ * when shorter than the coded column). */
+static inline uint32_t vans_ratio(size_t v, size_t raw)
+{
+	return (uint32_t)(((uint64_t)v << 16) / raw);
+}
+
+/* What VANS may take in a run: VANS_DRIFT more a coded byte than the
+ * base ratio q, and VANS_SLACK bytes (a column of a few dozen bytes
+ * varies by a byte or two from chunk to chunk). */
+#define VANS_SLACK 64
+
+static inline uint64_t vans_bound(uint32_t q, size_t raw)
+{
+	uint64_t b = ((uint64_t)q * raw) >> 16;
+
+	return b + b / VANS_DRIFT + VANS_SLACK;
+}
+
+static size_t vans_prefix(const struct fmt_coldesc *d, size_t n)
+{
+	return d->coding == FMT_CODE_HIST ? n : 0;
+}
+
+/* The column in VANS without ANS's plan, in a chunk of a column's run
+ * (w->vans_run[c] > 0): its size in w->abuf, or 0 when VANS does not
+ * save 1/32 of the coded column or drifted (the run ends; the column is
+ * then planned as always). */
+static size_t vans_sticky(ist_writer *w, unsigned c,
+			  const struct fmt_coldesc *d, size_t n, size_t nv,
+			  size_t limit)
+{
+	uint32_t q = w->vans_q[c];
+	size_t v;
+
+	w->vans_run[c]--;
+	v = fmt_vans_encode_values(w->vwork, w->colbuf, vans_prefix(d, n),
+				   w->vals, nv, w->abuf, limit);
+	if (v && d->coding != w->vans_coding[c]) {
+		/* another coding of the column (random offsets: RAW and
+		 * SEQ by turns), whose ratio differs: the new base */
+		w->vans_coding[c] = d->coding;
+		w->vans_q[c] = q = vans_ratio(v, d->raw_len);
+	}
+	if (v && v <= vans_bound(q, d->raw_len)) {
+		__atomic_fetch_add(&fmt_vans_run_chunks, 1, __ATOMIC_RELAXED);
+		return v;
+	}
+	__atomic_fetch_add(&fmt_vans_run_ends, 1, __ATOMIC_RELAXED);
+	w->vans_run[c] = 0;
+	return 0;
+}
+
+static size_t try_vans_large(ist_writer *w, unsigned c,
+			     const struct fmt_coldesc *d, size_t n, size_t nv,
+			     size_t e, size_t limit, size_t dlen, size_t *a)
+{
+	size_t err = FMT_ANS_EST_ERR(d->raw_len), v;
+
+	v = fmt_vans_encode_values(w->vwork, w->colbuf, vans_prefix(d, n),
+				   w->vals, nv, w->abuf,
+				   e + err < limit ? e + err : limit);
+	if (v && v + err >= e) {
+		/* within the estimate's error: ANS written to know */
+		*a = ans_write(w, d, dlen);
+		if (*a && *a <= v)
+			v = 0;
+	}
+	if (v) {
+		w->vans_run[c] = VANS_RUN;
+		w->vans_q[c] = vans_ratio(v, d->raw_len);
+		w->vans_coding[c] = d->coding;
+		w->vans_lost[c] = 0;
+	} else {
+		unsigned k = w->vans_lost[c];
+
+		if (k < 4)
+			w->vans_lost[c] = (unsigned char)++k;
+		w->vans_skip[c] = (unsigned char)((8u << (k - 1)) - 1);
+	}
+	return v;
 }
 
 /*
@@ -671,7 +806,8 @@ static int write_chunk(ist_writer *w)
 		w->cols.same |= (uint32_t)!w->diff[c] << c;
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		struct fmt_coldesc *d = &desc[c];
-		size_t a, e, err, m, v, z, zlim, limit;
+		size_t a, e, err, m, v, z, zlim, limit, nv = 0;
+		int vans = 0;
 
 		if (w->effort == IST_EFFORT_FASTEST) {
 			/* coded in place (the room left holds a column's
@@ -682,9 +818,28 @@ static int write_chunk(ist_writer *w)
 			raw_total += d->raw_len;
 			continue;
 		}
-		fmt_encode_column(w->hist, (enum fmt_col)c, &w->cols, n, w->colbuf, d);
+		if (w->vals && n > ARITH_MAX_RECORDS) {
+			/* VANS may be tried: the values too */
+			if (w->vans_skip[c])
+				w->vans_skip[c]--;
+			else
+				vans = 1;
+		}
+		fmt_encode_column_values(w->hist, (enum fmt_col)c, &w->cols, n,
+					 w->colbuf, d, vans ? w->vals : NULL,
+					 &nv);
+		vans = vans && nv;
 		/* stored as coded unless ANS or deflate saves 1/32 */
 		limit = d->raw_len - d->raw_len / 32;
+		if (vans && w->vans_run[c] &&
+		    (v = vans_sticky(w, c, d, n, nv, limit))) {
+			memcpy(w->data + dlen, w->abuf, v);
+			d->store = FMT_STORE_VANS;
+			d->stored_len = v;
+			dlen += v;
+			raw_total += d->raw_len;
+			continue;
+		}
 		if (w->plan_skip[c]) {
 			/* deflate won a recent planned chunk by far: kept
 			 * when it still saves a quarter, else planned as
@@ -759,9 +914,11 @@ static int write_chunk(ist_writer *w)
 			if (!z)
 				w->defl_skip[c] = DEFL_BACKOFF;
 		}
-		if (e && !z && !a)
+		if (e && !z && !a && vans)
+			v = try_vans_large(w, c, d, n, nv, e, limit, dlen, &a);
+		if (e && !z && !a && !v)
 			a = ans_write(w, d, dlen);
-		if (w->effort == IST_EFFORT_DEFAULT) {
+		if (w->effort == IST_EFFORT_DEFAULT && !v) {
 			size_t best = z ? z : a ? a : d->raw_len;
 
 			/* ARITH only where VANS does not pay: it rarely

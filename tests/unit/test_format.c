@@ -885,6 +885,65 @@ done:
 	free(pre);
 }
 
+/*
+ * The writer's VANS entry (fmt_vans_encode_values(): the column's values
+ * as the column coder gave them, in working memory the writer keeps) must
+ * write exactly fmt_vans_encode()'s z bytes out of the varints of
+ * in[prefix..len): with room to spare (the raw bits without a check
+ * each), with room for z bytes and at most 8 more (the checked bit
+ * writer, or nothing when the size estimate says it will not fit), with
+ * less (nothing); its work reused for a second column, and too small a
+ * work refused.
+ */
+static unsigned long vans_checked;
+
+static void vans_values_same(const uint8_t *in, size_t len, size_t prefix,
+			     const uint8_t *want, size_t z)
+{
+	const uint8_t *p = in + prefix, *end = in + len;
+	size_t nv = 0, maxv = len + 8;
+	uint64_t *v = malloc((len + 1) * sizeof(*v));
+	uint8_t *out = malloc(len + 80);
+	void *mem = malloc(fmt_vans_work_size(maxv));
+	struct fmt_vans_work *wk = fmt_vans_work_init(mem, maxv);
+
+	while (p < end && fmt_get_varint(&p, end, &v[nv]) == 0)
+		nv++;
+	for (int round = 0; round < 2; round++) {
+		memset(out, 0xee, len + 80);
+		CU_ASSERT_EQUAL(fmt_vans_encode_values(wk, in, prefix, v, nv, out,
+						       len + 64), z);
+		CU_ASSERT(memcmp(out, want, z) == 0);
+		/* rooms within 8 bytes of z: the checked writer when the
+		 * estimate lets the column be coded (vans_checked counts) */
+		for (size_t lim = z + 1; lim <= z + 8; lim++) {
+			size_t r;
+
+			memset(out, 0xee, len + 80);
+			r = fmt_vans_encode_values(wk, in, prefix, v, nv, out, lim);
+			CU_ASSERT(r == 0 || r == z);
+			if (r == z) {
+				CU_ASSERT(memcmp(out, want, z) == 0);
+				vans_checked++;
+			}
+			CU_ASSERT_EQUAL(out[lim], 0xee); /* nothing past it */
+		}
+		CU_ASSERT_EQUAL(fmt_vans_encode_values(wk, in, prefix, v, nv, out,
+						       z), 0);
+	}
+	free(mem);
+	if (nv > 1) {
+		mem = malloc(fmt_vans_work_size(nv - 1));
+		wk = fmt_vans_work_init(mem, nv - 1);
+		CU_ASSERT_EQUAL(fmt_vans_encode_values(wk, in, prefix > nv - 1 ?
+						       0 : prefix, v, nv, out,
+						       len + 64), 0);
+		free(mem);
+	}
+	free(v);
+	free(out);
+}
+
 /* Codes in[0..len) with VANS (it must pay, in the kind expected: 0
  * values, 1 bytes), decodes it back, then checks that every shorter
  * stored length, a byte more and flipped bytes are refused or never
@@ -919,6 +978,8 @@ static void vans_roundtrip(const uint8_t *in, size_t len, size_t prefix,
 		out[k] ^= 0x21;
 	}
 	vans_values_check(out, z, in, len, prefix, kind);
+	if (kind == 0)
+		vans_values_same(in, len, prefix, out, z);
 	/* not enough room: no VANS */
 	CU_ASSERT_EQUAL(fmt_vans_encode(in, len, prefix, out, z), 0);
 	free(out);
@@ -1012,6 +1073,8 @@ static void test_vans(void)
 	vans_roundtrip(b, 500, 500, 0);
 	memset(b, 0, 500);
 	vans_roundtrip(b, 500, 0, 0);
+	/* the checked raw-bit writer coded some of those columns */
+	CU_ASSERT(vans_checked > 0);
 	/* random bytes: VANS does not pay */
 	for (size_t i = 0; i < N; i++)
 		b[i] = (uint8_t)rnd();
@@ -1296,6 +1359,43 @@ static void test_vans_header(void)
 
 /* ------------------------------------------------------------ columns */
 
+/*
+ * fmt_encode_column_values() writes the bytes and directory entry that
+ * fmt_encode_column() wrote (buf, d), and its values are those of the
+ * varints after a HIST column's n symbols, every one; none for a coding
+ * that is not varints of values (CONST, DICT, MTF).
+ */
+static void column_values_same(enum fmt_col col, const struct fmt_cols *cols,
+			       size_t n, const uint8_t *buf,
+			       const struct fmt_coldesc *d)
+{
+	static struct fmt_hist h3;
+	uint8_t *b2 = calloc(1, FMT_MAX_COL_BYTES(n) + FMT_PAD);
+	uint64_t *v = malloc((n + 1) * sizeof(*v)), x;
+	struct fmt_coldesc d2;
+	size_t nv = 12345, pre = d->coding == FMT_CODE_HIST ? n : 0, k = 0;
+	const uint8_t *p, *end;
+
+	fmt_encode_column_values(&h3, col, cols, n, b2, &d2, v, &nv);
+	CU_ASSERT(d2.coding == d->coding && d2.param == d->param &&
+		  d2.raw_len == d->raw_len);
+	CU_ASSERT(memcmp(buf, b2, d->raw_len) == 0);
+	if (!fmt_colcur_takes_values(d->coding)) {
+		CU_ASSERT_EQUAL(nv, 0);
+	} else {
+		p = buf + pre;
+		end = buf + d->raw_len;
+		while (p < end && fmt_get_varint(&p, end, &x) == 0) {
+			if (k >= nv || v[k] != x)
+				break;
+			k++;
+		}
+		CU_ASSERT(p == end && k == nv);
+	}
+	free(b2);
+	free(v);
+}
+
 /* Encodes column col of recs, checks the coding picked and decodes it back
  * into a copy where that column was scrambled. */
 static void column_roundtrip(enum fmt_col col, const struct ist_record *recs,
@@ -1312,6 +1412,7 @@ static void column_roundtrip(enum fmt_col col, const struct ist_record *recs,
 		fmt_cols_set(&cols, i, &recs[i]);
 	memset(buf, 0, FMT_MAX_COL_BYTES(n) + FMT_PAD);
 	fmt_encode_column(&h1, col, &cols, n, buf, &d);
+	column_values_same(col, &cols, n, buf, &d);
 	fmt_cols_free(&cols);
 	if (want_coding >= 0 && d.coding != want_coding) {
 		fprintf(stderr, "column %d: coding %d, expected %d\n", col,
@@ -3854,6 +3955,79 @@ static void test_plan_skip(void)
 }
 
 /*
+ * VANS in large chunks (writer.c, try_vans_large()): a column whose VANS
+ * beat ANS is stored in VANS in the next VANS_RUN (7) chunks without
+ * ANS's plan (counted by fmt_vans_run_chunks), then planned again.
+ * Chunks of 9000 records (more than ARITH_MAX_RECORDS) whose latencies
+ * (RAW) are those of the synthetic trace at first (80 us + up to 200 us,
+ * uniform: VANS a little under ANS), then from chunk 10 on, by case:
+ * 0: the same; 1: 17 random bits above 12 fixed ones (VANS codes those
+ * raw, ANS's byte model sees them: ANS wins by far, VANS's size a coded
+ * byte about the same), so the run goes on to its end and the planned
+ * chunk after it (16) goes back to ANS; 2: 48 random bits above 8 fixed
+ * ones (VANS's size a coded byte up by a fifth), so the run ends at
+ * chunk 10 (fmt_vans_run_ends), which is planned and stored in ANS.
+ * Every record reads back exact.
+ */
+static uint64_t vans_phase_lat(unsigned ph)
+{
+	if (ph == 0)
+		return 80000 + rnd() % 200000;
+	if (ph == 1)
+		return 1u << 21 | (rnd() % (1u << 9)) << 12 | 0xa51;
+	return (rnd() >> 16 << 8) | 0x5b;
+}
+
+static void vans_run_case(unsigned ph, unsigned from, uint8_t *st,
+			  unsigned long *runs, unsigned long *ends)
+{
+	enum { CH = 9000, NCH = 24, N = CH * NCH };
+	char *pf = strdup(tmp_path("vans-run.ist"));
+	struct ist_record *r = calloc(N, sizeof(*r));
+	struct ist_writer_opts o = { .chunk_records = CH };
+	unsigned long r0 = fmt_vans_run_chunks, e0 = fmt_vans_run_ends;
+
+	for (size_t i = 0; i < N; i++) {
+		r[i].t_ns = i * 1000;
+		r[i].op = IST_OP_READ;
+		r[i].len = 4096;
+		r[i].offset = (uint64_t)i * 4096;
+		r[i].lat_ns = vans_phase_lat(i < (size_t)from * CH ? 0 : ph);
+	}
+	write_read_back(pf, &o, r, N, 1000);
+	CU_ASSERT_EQUAL_FATAL(chunk_stores(pf, FMT_COL_LAT, st, NCH + 1), NCH);
+	*runs = fmt_vans_run_chunks - r0;
+	*ends = fmt_vans_run_ends - e0;
+	free(r);
+	unlink(pf);
+	free(pf);
+}
+
+static void test_vans_run(void)
+{
+	uint8_t st[3][25];
+	unsigned long runs[3], ends[3];
+
+	rng = 1601;
+	for (unsigned ph = 0; ph < 3; ph++)
+		vans_run_case(ph, 10, st[ph], &runs[ph], &ends[ph]);
+	for (unsigned k = 0; k < 24; k++) {
+		CU_ASSERT_EQUAL(st[0][k], FMT_STORE_VANS);
+		CU_ASSERT_EQUAL(st[1][k], k < 16 ? FMT_STORE_VANS : FMT_STORE_ANS);
+		CU_ASSERT_EQUAL(st[2][k], k < 10 ? FMT_STORE_VANS : FMT_STORE_ANS);
+	}
+	/* the latencies' runs: chunks 1-7, 9-15, 17-23 in case 0 (the
+	 * other columns' runs, the same in every case, cancel out); 1-7,
+	 * 9-15 in case 1; 1-7, 9 in case 2, ended by chunk 10 */
+	CU_ASSERT(runs[0] >= 21);
+	CU_ASSERT_EQUAL(runs[0] - runs[1], 7);
+	CU_ASSERT_EQUAL(runs[0] - runs[2], 13);
+	CU_ASSERT_EQUAL(ends[0], 0);
+	CU_ASSERT_EQUAL(ends[1], 0);
+	CU_ASSERT_EQUAL(ends[2], 1);
+}
+
+/*
  * The default writer's deflate of a large column must beat ANS by 1/8
  * (writer.c, DEFL_GAIN).  Lengths of 512 B times 1..63 at random, a
  * fifth of them copies of 16-record runs from up to 2000 records back
@@ -4426,6 +4600,7 @@ int main(void)
 		{ "writer arenas of two sizes kept and reused", test_arena_reuse },
 		{ "constant columns copied lazily: records exact", test_lazy_columns },
 		{ "default effort: deflate kept without ANS's plan", test_plan_skip },
+		{ "VANS in large chunks: runs without ANS's plan, and their end", test_vans_run },
 		{ "default effort: a large column's deflate beats ANS by 1/8", test_defl_gain },
 		{ NULL, NULL },
 	};
