@@ -1935,7 +1935,7 @@ static void test_offset_varints(void)
  * off), device numbers 0 and UINT32_MAX; then a rank at or past the
  * list's length and a device past 2^32 - 1 refused.
  */
-static void test_mtf_decode(void)
+static void mtf_decode_check(void)
 {
 	enum { N = 3000 };
 	static struct fmt_hist h;
@@ -2010,10 +2010,52 @@ static void test_mtf_decode(void)
 		d.raw_len = z;
 		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1), 0);
 		CU_ASSERT_EQUAL(r[0].dev, UINT32_MAX);
+		/* a varint of 11 bytes; one whose last byte continues at
+		 * the column's end; a two-byte one cut after its first */
+		memset(buf, 0xff, 11);
+		buf[11] = 0;
+		d.raw_len = 12;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1),
+				IST_ECORRUPT);
+		z = fmt_put_varint(buf, FMT_MTF + 300);
+		buf[z] = 0x80; /* rank 0 in two bytes */
+		buf[z + 1] = 0;
+		d.raw_len = z + 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 2),
+				IST_ECORRUPT);
+		d.raw_len = z - 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1),
+				IST_ECORRUPT);
+		d.raw_len = z + 2;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 2), 0);
+		CU_ASSERT(r[0].dev == 300 && r[1].dev == 300);
+		/* a full list, then a rank of 16 (a device number 0) and
+		 * ranks 15 and 0 */
+		z = 0;
+		for (unsigned j = 0; j < FMT_MTF; j++)
+			z += fmt_put_varint(buf + z, FMT_MTF + 1000 + j);
+		buf[z++] = FMT_MTF;
+		buf[z++] = FMT_MTF - 1;
+		buf[z++] = 0;
+		d.raw_len = z;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r,
+						  FMT_MTF + 3), 0);
+		CU_ASSERT(r[FMT_MTF].dev == 0 && r[FMT_MTF + 1].dev == 1001 &&
+			  r[FMT_MTF + 2].dev == 1001);
 	}
 	free(buf);
 	free(r);
 	rng = saved;
+}
+
+/* Both decoders where the CPU has AVX-512: the permute and the SSE2 one
+ * (fmt_dec_no_avx512); the SSE2 one alone elsewhere. */
+static void test_mtf_decode(void)
+{
+	fmt_dec_no_avx512 = 1;
+	mtf_decode_check();
+	fmt_dec_no_avx512 = 0;
+	mtf_decode_check();
 }
 
 /* ------------------------------------------------------------ files */
