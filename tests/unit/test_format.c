@@ -1797,7 +1797,8 @@ static void test_column_codecs(void)
  * last records hits with no bytes left; and damaged columns refused: a
  * miss's varint of 11 bytes, one running past the column, a symbol above
  * FMT_HIST, a SEQ varint cut short.  HIST is checked both ways: as is,
- * and after PAD hits of offset 0 (which leave the history as it starts).
+ * and after PAD hits of offset 0 (which leave the history as it starts);
+ * the latter with pext (AVX-512 CPUs) and without (fmt_dec_no_avx512).
  */
 enum { PAD = 8200 };
 
@@ -1902,6 +1903,10 @@ static void test_offset_varints(void)
 
 	hist_case(0);
 	hist_case(PAD);
+	/* the portable varint_word() where the CPU has BMI2's pext */
+	fmt_dec_no_avx512 = 1;
+	hist_case(PAD);
+	fmt_dec_no_avx512 = 0;
 	/* SEQ: varints of every length, two devices */
 	memset(r, 0, sizeof(r));
 	memset(buf, 0, sizeof(buf));
