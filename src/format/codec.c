@@ -813,6 +813,7 @@ offset_scan_avx512(struct fmt_hist *h, const struct fmt_cols *c, size_t n,
 #endif
 
 int fmt_scan_no_avx512;
+int fmt_dec_no_avx512;
 
 static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d,
@@ -1221,6 +1222,16 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 		}                                                              \
 	} while (0)
 
+/* DICT_LOOP(SET, 1) for two entries: no index can be out of range, and
+ * both values are held in registers (op's byte stores may alias c). */
+#define DICT_LOOP2(SET)                                                        \
+	do {                                                                   \
+		const uint64_t d2[2] = { c->dict[0], c->dict[1] };             \
+                                                                               \
+		for (i = 0; i < m; i++, j++)                                   \
+			SET(&recs[i], d2[(p[j / 8] >> (j % 8)) & 1]);          \
+	} while (0)
+
 /*
  * Decoding runs in blocks: a cursor per column keeps its position, and
  * the reader decodes every column of a block of records before the next
@@ -1278,7 +1289,9 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 					return IST_ECORRUPT;                   \
 			/* a width known at compile time: shifts, where a   \
 			 * width in a variable cost a division per value */ \
-			if (c->w == 1)                                         \
+			if (c->w == 1 && c->k == 2)                            \
+				DICT_LOOP2(SET);                               \
+			else if (c->w == 1)                                    \
 				DICT_LOOP(SET, 1);                             \
 			else if (c->w == 2)                                    \
 				DICT_LOOP(SET, 2);                             \
@@ -1346,42 +1359,68 @@ static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
  * (symbol FMT_HIST) both takes it and moves p past it; a hit's index
  * and a miss's entry 0 are the same expression, (head - k) % FMT_HIST.
  */
-static int dec_offset_hist(struct fmt_hist *h, struct fmt_colcur *c,
-			   struct ist_record *recs, size_t m)
-{
-	const uint8_t *p = c->p, *end = c->end;
-	const uint8_t *sym = c->sym + c->done;
-	const uint64_t g = c->d.param;
-
-	for (size_t i = 0; i < m; i++) {
-		unsigned sl = hist_slot(h, recs[i].dev), k = sym[i], n;
-		uint64_t v, miss, off;
-
-		if (k > FMT_HIST)
-			return IST_ECORRUPT;
-		n = varint_word(p, &v);
-		if (__builtin_expect(!n, 0)) {
-			const uint8_t *q = NULL;
-
-			v = 0;
-			/* only a miss's varint must be one */
-			if (k == FMT_HIST && !(q = get_varint_fast(p, &v)))
-				return IST_ECORRUPT;
-			n = q ? (unsigned)(q - p) : 0;
-		}
-		miss = 0 - (uint64_t)(k == FMT_HIST);
-		off = h->v[sl][(h->head[sl] - k) & (FMT_HIST - 1)] +
-		      (((uint64_t)fmt_unzigzag(v) * g) & miss);
-		p += n & miss;
-		if (p > end)
-			return IST_ECORRUPT;
-		recs[i].offset = off;
-		hist_push(h, sl, off, off + recs[i].len);
-	}
-	c->p = p;
-	c->done += m;
-	return 0;
+/* HIST offsets, varint_word() given (VARINT_WORD): the portable one, or
+ * BMI2's pext where the CPU has it (dec_offset_hist_bmi2()). */
+#define DEFINE_OFFSET_HIST(ATTR, name, VARINT_WORD)                            \
+	ATTR static int name(struct fmt_hist *h, struct fmt_colcur *c,         \
+				struct ist_record *recs, size_t m)             \
+{                                                                              \
+	const uint8_t *p = c->p, *end = c->end;                                \
+	const uint8_t *sym = c->sym + c->done;                                 \
+	const uint64_t g = c->d.param;                                         \
+                                                                               \
+	for (size_t i = 0; i < m; i++) {                                       \
+		unsigned sl = hist_slot(h, recs[i].dev), k = sym[i], n;        \
+		uint64_t v, miss, off;                                         \
+		if (k > FMT_HIST)                                              \
+			return IST_ECORRUPT;                                   \
+		n = VARINT_WORD(p, &v);                                        \
+		if (__builtin_expect(!n, 0)) {                                 \
+			const uint8_t *q = NULL;                               \
+                                                                               \
+			v = 0;                                                 \
+			/* only a miss's varint must be one */                 \
+			if (k == FMT_HIST && !(q = get_varint_fast(p, &v)))    \
+				return IST_ECORRUPT;                           \
+			n = q ? (unsigned)(q - p) : 0;                         \
+		}                                                              \
+		miss = 0 - (uint64_t)(k == FMT_HIST);                          \
+		off = h->v[sl][(h->head[sl] - k) & (FMT_HIST - 1)] +           \
+		      (((uint64_t)fmt_unzigzag(v) * g) & miss);                \
+		p += n & miss;                                                 \
+		if (p > end)                                                   \
+			return IST_ECORRUPT;                                   \
+		recs[i].offset = off;                                          \
+		hist_push(h, sl, off, off + recs[i].len);                      \
+	}                                                                      \
+	c->p = p;                                                              \
+	c->done += m;                                                          \
+	return 0;                                                              \
 }
+
+DEFINE_OFFSET_HIST(, dec_offset_hist, varint_word)
+
+#ifdef HAVE_SCAN_AVX512
+/* varint_word() by BMI2's pext: the 7-bit groups up to the first byte
+ * without bit 7 gathered in one instruction.  Taken on CPUs with AVX-512
+ * too (fmt_decode_block()): those with BMI2 but slow pext (AMD's before
+ * Zen 3) have no AVX-512. */
+__attribute__((target("bmi2"))) static inline unsigned
+varint_word_bmi2(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x, stop;
+
+	memcpy(&x, p, 8);
+	stop = ~x & UINT64_C(0x8080808080808080);
+	if (__builtin_expect(!stop, 0))
+		return 0;
+	*v = _pext_u64(x, (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f));
+	return (unsigned)__builtin_ctzll(stop) / 8 + 1;
+}
+
+DEFINE_OFFSET_HIST(__attribute__((target("bmi2"))), dec_offset_hist_bmi2,
+		   varint_word_bmi2)
+#endif
 #define HAVE_OFFSET_HIST 1
 
 /* get_varint_fast() by varint_word(): a varint's length without a branch
@@ -1523,6 +1562,110 @@ static int dec_dev_mtf(struct fmt_colcur *c, struct ist_record *recs, size_t m)
 	c->done += m;
 	return 0;
 }
+/*
+ * A varint of one or two bytes without a branch on which (MTF symbols: a
+ * rank is one byte, a new device below 2^14 - FMT_MTF two); longer ones,
+ * and errors, by get_varint_fast().  The caller guarantees the bytes, as
+ * for get_varint_fast().
+ */
+static inline const uint8_t *get_varint12(const uint8_t *p, uint64_t *v)
+{
+	unsigned x = p[0] | (unsigned)p[1] << 8, two = x >> 7 & 1;
+
+	if (__builtin_expect(x & two << 15, 0))
+		return get_varint_fast(p, v);
+	*v = (x & 0x7f) | ((x >> 1) & (0x3f80 & (0 - two)));
+	return p + 1 + two;
+}
+
+#ifdef HAVE_SCAN_AVX512
+/*
+ * MTF devices with AVX-512 (F), where the CPU has it: the 16 entries in
+ * one register, and a record's move one two-source permute of the list
+ * and the new device (lane 0 of the second source), the entries past the
+ * rank masked off.  Its index vector (lane 0 the rank, or 16 for a new
+ * device; lanes 1.. the entry before: mtf_ix[]) and its mask come from
+ * the symbol alone, so that the list's only dependency from one record to
+ * the next is the permute; the device is lane 0 of the list after it.
+ * The SSE2 decoder stored and reloaded its four registers every record,
+ * and branched on hit or miss (and on a varint's length: a new device's
+ * symbol is two bytes).  The checks are the same: a rank at or past the
+ * entries known, a new device beyond 32 bits.  Once the list is full
+ * (Tencent's 2038 volumes: from the 16th), the loop has no count to keep.
+ */
+#define MTF_IX(j) { j, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 }
+static const uint32_t mtf_ix[FMT_MTF + 1][FMT_MTF]
+	__attribute__((aligned(64))) = {
+	MTF_IX(0),  MTF_IX(1),  MTF_IX(2),  MTF_IX(3),  MTF_IX(4),  MTF_IX(5),
+	MTF_IX(6),  MTF_IX(7),  MTF_IX(8),  MTF_IX(9),  MTF_IX(10), MTF_IX(11),
+	MTF_IX(12), MTF_IX(13), MTF_IX(14), MTF_IX(15), MTF_IX(16),
+};
+#undef MTF_IX
+/* the entries that move when the list is full: up to the rank, all for a
+ * new device */
+static const __mmask16 mtf_mask[FMT_MTF + 1] = {
+	0x0001, 0x0003, 0x0007, 0x000f, 0x001f, 0x003f, 0x007f, 0x00ff, 0x01ff,
+	0x03ff, 0x07ff, 0x0fff, 0x1fff, 0x3fff, 0x7fff, 0xffff, 0xffff,
+};
+
+__attribute__((target("avx512f"))) static int
+dec_dev_mtf_avx512(struct fmt_colcur *c, struct ist_record *recs, size_t m)
+{
+	const uint8_t *p = c->p, *end = c->end;
+	__m512i l = _mm512_loadu_si512(c->mtf);
+	unsigned nmtf = c->nmtf;
+	size_t i = 0;
+	uint64_t v;
+
+	/* k the last entry that moves, j lane 0's index */
+#define MTF_MOVE(k, j)                                                         \
+	do {                                                                   \
+		l = _mm512_mask_permutex2var_epi32(                            \
+			l, (__mmask16)((2u << (k)) - 1),                       \
+			_mm512_load_si512(mtf_ix[j]),                          \
+			_mm512_set1_epi32((int)(uint32_t)(v - FMT_MTF)));      \
+		recs[i].dev = (uint32_t)_mm_cvtsi128_si32(                     \
+			_mm512_castsi512_si128(l));                            \
+	} while (0)
+	for (; i < m && nmtf < FMT_MTF; i++) {
+		unsigned k;
+
+		p = get_varint12(p, &v);
+		if (!p || p > end)
+			return IST_ECORRUPT;
+		/* no branch on hit or miss (a new device's v is at least
+		 * FMT_MTF): each test fails on both in a good column */
+		if (__builtin_expect(v - nmtf < FMT_MTF - nmtf, 0) ||
+		    __builtin_expect(v > (uint64_t)UINT32_MAX + FMT_MTF, 0))
+			return IST_ECORRUPT;
+		nmtf += v >= FMT_MTF;
+		k = v < nmtf - 1 ? (unsigned)v : nmtf - 1;
+		MTF_MOVE(k, v < FMT_MTF ? (unsigned)v : FMT_MTF);
+	}
+	for (; i < m; i++) {
+		unsigned j;
+
+		p = get_varint12(p, &v);
+		if (!p || p > end)
+			return IST_ECORRUPT;
+		if (__builtin_expect(v > (uint64_t)UINT32_MAX + FMT_MTF, 0))
+			return IST_ECORRUPT;
+		/* min(v, FMT_MTF) by masks: gcc made the ?: a branch */
+		j = (unsigned)(v ^ ((v ^ FMT_MTF) & (0 - (uint64_t)(v >= FMT_MTF))));
+		l = _mm512_mask_permutex2var_epi32(
+			l, mtf_mask[j], _mm512_load_si512(mtf_ix[j]),
+			_mm512_set1_epi32((int)(uint32_t)(v - FMT_MTF)));
+		recs[i].dev = (uint32_t)_mm_cvtsi128_si32(
+			_mm512_castsi512_si128(l));
+	}
+#undef MTF_MOVE
+	_mm512_storeu_si512(c->mtf, l);
+	c->nmtf = nmtf;
+	c->p = p;
+	c->done += m;
+	return 0;
+}
+#endif
 #else
 static int dec_dev_mtf(struct fmt_colcur *c, struct ist_record *recs, size_t m)
 {
@@ -1825,15 +1968,26 @@ int fmt_decode_block(struct fmt_hist *h, struct fmt_colcur *c,
 	if (c->vp)
 		return vdec_block(h, c, recs, m);
 #ifdef HAVE_OFFSET_HIST
-	if (c->d.coding == FMT_CODE_HIST && c->hist_masks)
+	if (c->d.coding == FMT_CODE_HIST && c->hist_masks) {
+#ifdef HAVE_SCAN_AVX512
+		if (!fmt_dec_no_avx512 && __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("bmi2"))
+			return dec_offset_hist_bmi2(h, c, recs, m);
+#endif
 		return dec_offset_hist(h, c, recs, m);
+	}
 #endif
 	if (c->d.coding == FMT_CODE_SEQ)
 		return dec_offset_seq(h, c, recs, m);
 	if (c->d.coding == FMT_CODE_SEQ || c->d.coding == FMT_CODE_HIST)
 		return dec_offset(h, c, recs, m);
-	if (c->d.coding == FMT_CODE_MTF)
+	if (c->d.coding == FMT_CODE_MTF) {
+#ifdef HAVE_SCAN_AVX512
+		if (!fmt_dec_no_avx512 && __builtin_cpu_supports("avx512f"))
+			return dec_dev_mtf_avx512(c, recs, m);
+#endif
 		return dec_dev_mtf(c, recs, m);
+	}
 	if (c->d.coding == FMT_CODE_CDELTA)
 		return dec_lat_cdelta(c, recs, m);
 	switch (c->col) {

@@ -297,6 +297,10 @@ void fmt_encode_column_values(struct fmt_hist *h, enum fmt_col col,
 /* Non-zero: the offsets' history scan is the SSE2 one even on a CPU with
  * AVX-512 (for the tests that compare the two; same output). */
 extern int fmt_scan_no_avx512;
+/* Non-zero: the decoders are the SSE2 (or portable) ones even on a CPU
+ * with AVX-512: MTF devices, HIST offsets' varints without BMI2's pext
+ * (for the tests that compare them; same records). */
+extern int fmt_dec_no_avx512;
 /* writer.c: arenas taken from the writer closed last, and those kept
  * that were too small for the writer opened (counters for the tests) */
 extern unsigned long fmt_arena_reused, fmt_arena_too_small;

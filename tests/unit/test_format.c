@@ -1898,7 +1898,8 @@ static void test_column_codecs(void)
  * last records hits with no bytes left; and damaged columns refused: a
  * miss's varint of 11 bytes, one running past the column, a symbol above
  * FMT_HIST, a SEQ varint cut short.  HIST is checked both ways: as is,
- * and after PAD hits of offset 0 (which leave the history as it starts).
+ * and after PAD hits of offset 0 (which leave the history as it starts);
+ * the latter with pext (AVX-512 CPUs) and without (fmt_dec_no_avx512).
  */
 enum { PAD = 8200 };
 
@@ -2003,6 +2004,10 @@ static void test_offset_varints(void)
 
 	hist_case(0);
 	hist_case(PAD);
+	/* the portable varint_word() where the CPU has BMI2's pext */
+	fmt_dec_no_avx512 = 1;
+	hist_case(PAD);
+	fmt_dec_no_avx512 = 0;
 	/* SEQ: varints of every length, two devices */
 	memset(r, 0, sizeof(r));
 	memset(buf, 0, sizeof(buf));
@@ -2036,7 +2041,7 @@ static void test_offset_varints(void)
  * off), device numbers 0 and UINT32_MAX; then a rank at or past the
  * list's length and a device past 2^32 - 1 refused.
  */
-static void test_mtf_decode(void)
+static void mtf_decode_check(void)
 {
 	enum { N = 3000 };
 	static struct fmt_hist h;
@@ -2111,10 +2116,52 @@ static void test_mtf_decode(void)
 		d.raw_len = z;
 		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1), 0);
 		CU_ASSERT_EQUAL(r[0].dev, UINT32_MAX);
+		/* a varint of 11 bytes; one whose last byte continues at
+		 * the column's end; a two-byte one cut after its first */
+		memset(buf, 0xff, 11);
+		buf[11] = 0;
+		d.raw_len = 12;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1),
+				IST_ECORRUPT);
+		z = fmt_put_varint(buf, FMT_MTF + 300);
+		buf[z] = 0x80; /* rank 0 in two bytes */
+		buf[z + 1] = 0;
+		d.raw_len = z + 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 2),
+				IST_ECORRUPT);
+		d.raw_len = z - 1;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 1),
+				IST_ECORRUPT);
+		d.raw_len = z + 2;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r, 2), 0);
+		CU_ASSERT(r[0].dev == 300 && r[1].dev == 300);
+		/* a full list, then a rank of 16 (a device number 0) and
+		 * ranks 15 and 0 */
+		z = 0;
+		for (unsigned j = 0; j < FMT_MTF; j++)
+			z += fmt_put_varint(buf + z, FMT_MTF + 1000 + j);
+		buf[z++] = FMT_MTF;
+		buf[z++] = FMT_MTF - 1;
+		buf[z++] = 0;
+		d.raw_len = z;
+		CU_ASSERT_EQUAL(fmt_decode_column(&h, FMT_COL_DEV, &d, buf, r,
+						  FMT_MTF + 3), 0);
+		CU_ASSERT(r[FMT_MTF].dev == 0 && r[FMT_MTF + 1].dev == 1001 &&
+			  r[FMT_MTF + 2].dev == 1001);
 	}
 	free(buf);
 	free(r);
 	rng = saved;
+}
+
+/* Both decoders where the CPU has AVX-512: the permute and the SSE2 one
+ * (fmt_dec_no_avx512); the SSE2 one alone elsewhere. */
+static void test_mtf_decode(void)
+{
+	fmt_dec_no_avx512 = 1;
+	mtf_decode_check();
+	fmt_dec_no_avx512 = 0;
+	mtf_decode_check();
 }
 
 /* ------------------------------------------------------------ files */
