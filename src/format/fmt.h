@@ -277,6 +277,10 @@ void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 /* Non-zero: the offsets' history scan is the SSE2 one even on a CPU with
  * AVX-512 (for the tests that compare the two; same output). */
 extern int fmt_scan_no_avx512;
+/* What the last offsets' scan of this thread found: the RAW, SEQ and HIST
+ * sizes it estimated and the gcd of HIST's misses (for the tests that
+ * compare the scans). */
+extern __thread uint64_t fmt_scan_found[4];
 /* writer.c: arenas taken from the writer closed last, and those kept
  * that were too small for the writer opened (counters for the tests) */
 extern unsigned long fmt_arena_reused, fmt_arena_too_small;
