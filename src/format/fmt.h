@@ -301,6 +301,10 @@ extern int fmt_scan_no_avx512;
  * with AVX-512: MTF devices, HIST offsets' varints without BMI2's pext
  * (for the tests that compare them; same records). */
 extern int fmt_dec_no_avx512;
+/* What the last offsets' scan of this thread found: the RAW, SEQ and HIST
+ * sizes it estimated and the gcd of HIST's misses (for the tests that
+ * compare the scans). */
+extern __thread uint64_t fmt_scan_found[4];
 /* writer.c: arenas taken from the writer closed last, and those kept
  * that were too small for the writer opened (counters for the tests) */
 extern unsigned long fmt_arena_reused, fmt_arena_too_small;

@@ -1685,6 +1685,122 @@ static void test_offset_scan_agree(void)
 	free(b2);
 }
 
+/*
+ * The scan of a chunk on one device (offset_scan_one(): eight records at
+ * a time from the columns, where the CPU has AVX-512 F, CD and DQ)
+ * against the SSE2 scan: chunks of 1 to 70 records and a long one (the
+ * records scanned one by one at the start and the end, and every
+ * position in a group of eight), hits at each of the 16 entries and
+ * several at once (the lowest must win), offsets near 2^64 (10-byte
+ * varints, deltas of either sign), misses whose deltas lower the gcd in
+ * the middle of a group (4096, then 512, then 1), and the writer's own
+ * knowledge of a constant device column (known and same set).
+ */
+static void offset_one_pair(struct fmt_cols *cols, size_t n)
+{
+	static struct fmt_hist h1, h2;
+	size_t cap = FMT_MAX_COL_BYTES(n) + FMT_PAD;
+	uint8_t *b1 = malloc(cap), *b2 = malloc(cap);
+	struct fmt_coldesc d1, d2;
+	uint64_t found[4];
+
+	CU_ASSERT_FATAL(b1 && b2);
+	memset(&h1, 0, sizeof(h1));
+	memset(&h2, 0, sizeof(h2));
+	fmt_scan_no_avx512 = 0;
+	fmt_encode_column(&h1, FMT_COL_OFFSET, cols, n, b1, &d1);
+	memcpy(found, fmt_scan_found, sizeof(found));
+	fmt_scan_no_avx512 = 1;
+	fmt_encode_column(&h2, FMT_COL_OFFSET, cols, n, b2, &d2);
+	fmt_scan_no_avx512 = 0;
+	/* the sizes and the gcd the scans found, then what was made of
+	 * them */
+	CU_ASSERT(memcmp(found, fmt_scan_found, sizeof(found)) == 0);
+	CU_ASSERT_EQUAL(d1.coding, d2.coding);
+	CU_ASSERT_EQUAL(d1.param, d2.param);
+	CU_ASSERT_EQUAL_FATAL(d1.raw_len, d2.raw_len);
+	CU_ASSERT(memcmp(b1, b2, d1.raw_len) == 0);
+	CU_ASSERT(memcmp(&h1, &h2, sizeof(h1)) == 0);
+	free(b1);
+	free(b2);
+}
+
+static void test_offset_scan_one(void)
+{
+	enum { N = 20000 };
+	struct fmt_cols cols;
+	unsigned hist = 0, checked = 0;
+
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, N) == 0);
+	for (int kind = 0; kind < 6; kind++) {
+		uint64_t pos = kind == 2 ? UINT64_MAX - (UINT64_C(1) << 40) :
+					   UINT64_C(1) << 30;
+		uint64_t unit = kind == 3 ? 4096 : 512;
+
+		for (size_t i = 0; i < N; i++) {
+			uint64_t x = rnd();
+			unsigned r = (unsigned)(x >> 8) % 10;
+
+			cols.dev[i] = 7;
+			/* kind 4: lengths of 0 too, whose end is
+			 * their offset (entry 2j wins over 2j + 1) */
+			cols.len[i] = kind == 5 ? (uint32_t)(x >> 40) % 5 :
+					(uint32_t)(kind == 4 ? x % 4 : 1 + x % 4) * 4096;
+			if (kind == 3 && i == N / 2 + 3)
+				unit = 512; /* the gcd falls mid-group */
+			if (kind == 3 && i == N / 2 + 1000)
+				unit = 1;
+			if (kind == 5)
+				/* values and deltas of every bit length:
+				 * each varint length's boundaries */
+				cols.offset[i] = x % 2 && i > r ?
+					cols.offset[i - 1 - r] :
+					rnd() >> (x >> 20) % 64;
+			else if (kind == 4)
+				/* a few values over and over: many entries
+				 * match at once */
+				cols.offset[i] = (x >> 20) % 3 * 4096;
+			else if (x % 4 == 0 || i <= r)
+				cols.offset[i] = pos, pos += cols.len[i];
+			else if (x % 4 < 3)
+				/* the offset or the end of a record 1 to
+				 * 10 back (8 and more: a miss) */
+				cols.offset[i] = cols.offset[i - 1 - r] +
+						 ((x >> 16) % 2 ? cols.len[i - 1 - r] : 0);
+			else if (kind == 2)
+				cols.offset[i] = UINT64_MAX - (x >> 20) % (1u << 30) * 512;
+			else
+				cols.offset[i] = (x >> 20) % (1u << 30) * unit;
+		}
+		for (size_t n = 1; n <= 70; n++) {
+			cols.known = 0;
+			offset_one_pair(&cols, n);
+		}
+		cols.known = 0;
+		offset_one_pair(&cols, N);
+		cols.known = 1u << FMT_COL_DEV;
+		cols.same = 1u << FMT_COL_DEV;
+		offset_one_pair(&cols, N - 5);
+		cols.known = 0;
+		{
+			static struct fmt_hist h;
+			uint8_t *b = malloc(FMT_MAX_COL_BYTES(N) + FMT_PAD);
+			struct fmt_coldesc d;
+
+			CU_ASSERT_FATAL(b != NULL);
+			fmt_encode_column(&h, FMT_COL_OFFSET, &cols, N, b, &d);
+			hist += d.coding == FMT_CODE_HIST;
+			if (kind == 3)
+				CU_ASSERT_EQUAL(d.param, 1);
+			checked++;
+			free(b);
+		}
+	}
+	/* the columns are HIST ones, whose symbols the scan makes */
+	CU_ASSERT(hist >= checked - 1);
+	fmt_cols_free(&cols);
+}
+
 static void test_column_codecs(void)
 {
 	enum { N = 5000 };
@@ -4638,6 +4754,8 @@ int main(void)
 		{ "time column bytes against a reference", test_time_column_bytes },
 		{ "DICT column bytes against a reference", test_dict_column_bytes },
 		{ "offset scan: AVX-512 and SSE2 agree", test_offset_scan_agree },
+		{ "offset scan of one device: eight at a time and SSE2 agree",
+		  test_offset_scan_one },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
 		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
