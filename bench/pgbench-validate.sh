@@ -72,7 +72,12 @@
 #   runs, as B's WAL files are; 0: sparse, as before 2026-12-04),
 #   RECPIN (a prefix for the recorder, e.g. "taskset -c 0"; "other": the
 #   CPUs not in PIN's list; default: none), BREC=1 (record B's run too,
-#   into runN.b.cap.ist and .sched: B's recorded CPU, for diagnosis only).
+#   into runN.b.cap.ist and .sched: B's recorded CPU, for diagnosis only;
+#   and the commit sections, a stream's first WAL write to its flush's
+#   completion, of B's capture and of the replay on C (its --lat-log,
+#   runN.lat.csv): their p25 / p50 in us, "# run N: commit sections";
+#   C's shorter than B's below the throttle's limit make the replay's
+#   groups smaller and its p99 higher, 2026-12-04, cl16).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -315,7 +320,8 @@ predict() {
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$cq" ] && ts="$ts --cpu-queue $cq"
 	q0=$(charged)
 	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
-		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin)
+		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin) \
+		$([ "${BREC:-0}" = 1 ] && echo --lat-log "$2.lat.csv")
 	echo $(($(charged) - q0)) >"$2.charged"
 	python3 - "$2.json" <<'PY'
 import json, sys
@@ -329,6 +335,22 @@ PY
 	# line has it, sidecar version 3; clients' "w" CPU) per A transaction
 	[ "$SCHED" = 1 ] && awk -v n="$4" '$1 == "c" { t += NF >= 5 ? $5 : $4 - $3 } $1 == "w" { t += $5 }
 		END { printf "%.0f\n", (n > 0 ? t / 1e3 / n : 0) }' "${1%.ist}.sched" || echo 0
+}
+
+# sect_pct STREAM_COL ISSUE_COL LAT_COL FLAGS_COL ist|log : the p25 and
+# p50 of the commit sections (a stream's first write to the completion of
+# its next flush, a commit flush in an annotated capture) in CSV on stdin:
+# `iostorm cat` of an annotated capture (t_ns, op 3rd, lat_ns) or a
+# replay's --lat-log (issue_ns, op 2nd, latency_ns)
+sect_pct() {
+	awk -F, -v sc="$1" -v ic="$2" -v lc="$3" -v fc="$4" -v kind="$5" '
+		/^#/ || /^[a-z_]/ { next }
+		{ op = kind == "ist" ? $3 : $2; s = $sc
+		  if (kind == "ist" && $lc == 1) next # annotate'"'"'s inserted commits
+		  if (op == "write" && !(s in ws)) ws[s] = $ic
+		  if (op == "flush" && (s in ws) && (kind == "log" || $fc ~ /commit/)) {
+			printf "%.0f\n", ($ic + $lc - ws[s]) / 1000; delete ws[s] } }' |
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d / %d", v[int(NR * 0.25) + 1], v[int(NR * 0.5) + 1]; else printf "-" }'
 }
 
 setup "$DEV_A" "$MNT_A" "$PORT_A"
@@ -381,6 +403,12 @@ while [ "$i" -le "$RUNS" ]; do
 			echo $a $b $ca | awk -v i="$i" '{ printf "# run %s: also: pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)\n",
 				i, $9, 100 * ($9 - $5) / $5, $10, 100 * ($10 - $6) / $6 }'
 		fi
+	fi
+	if [ "${BREC:-0}" = 1 ]; then # B's commit sections against the replay's on C
+		"$IOSTORM" annotate "$p.b.cap.ist" -o "$p.b.ann.ist" --flush-owner -q
+		echo "# run $i: commit sections (first WAL write to its flush's end), p25 / p50 us:" \
+			"B $("$IOSTORM" cat "$p.b.ann.ist" | sect_pct 7 1 6 9 ist)," \
+			"C $(sect_pct 3 5 7 0 log <"$p.lat.csv")"
 	fi
 	# PIN's CPUs busy during A's and B's runs (anyone's work: near 100%, B
 	# was held by its CPU, not its device, and the replay cannot know it)

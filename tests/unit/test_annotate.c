@@ -395,27 +395,60 @@ static void test_group_commits(void)
 		ann_finish(a, &rep);
 		CU_ASSERT_EQUAL(rep.txns, 20);
 	}
-	/* in proportion to the think time: gaps of 1, 1 and 4 us at 2 per
-	 * cycle give 2, 2 and 4 transactions (the last 4 / mean 2 x 2) */
+	/* the longer cycle takes more: gaps of 1, 0.2, 0.2 and 3 us at 2 per
+	 * cycle: the first (the mean) takes the 1 owed; the second (share
+	 * 2 x 0.2 / (0.2 + 0.6) = 0.5 of 1) none; the third (0.6 of 2) one;
+	 * the fourth, longer than the mean, the 2 owed: 2, 1, 2 and 3
+	 * transactions, 4 inserted for 4 cycles, G per cycle in all */
 	{
 		struct ist_record m[] = {
 			rec(0, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
 			rec(100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
 			rec(1200, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
 			rec(1300, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
-			rec(2400, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
-			rec(2500, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
-			rec(6600, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
-			rec(6700, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(1600, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(1700, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(2000, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(2100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
+			rec(5200, 0, IST_OP_WRITE, 0, 4096, 100, 7, IST_F_SYNC),
+			rec(5300, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0),
 		};
 
 		o.group_commits = 2;
 		CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
-		CU_ASSERT_EQUAL(ann_process_split(a, m, 8, &out, &nout), 0);
-		CU_ASSERT_EQUAL(nout, 8 + 2 * 5);
-		CU_ASSERT_EQUAL(out[nout - 4].t_ns, 2600 + 3000); /* 3/4 of 4 us */
+		CU_ASSERT_EQUAL(ann_process_split(a, m, 10, &out, &nout), 0);
+		CU_ASSERT_EQUAL_FATAL(nout, 10 + 2 * 4);
+		CU_ASSERT_EQUAL(out[2].t_ns, 700);   /* 1 us: halfway */
+		CU_ASSERT_EQUAL(out[6].t_ns, 1600);  /* 0.2 us: none */
+		CU_ASSERT_EQUAL(out[8].t_ns, 1900);  /* 0.2 us: halfway */
+		CU_ASSERT_EQUAL(out[12].t_ns, 2200 + 1000); /* 3 us: a third */
+		CU_ASSERT_EQUAL(out[14].t_ns, 2200 + 2000); /* and two thirds */
+		CU_ASSERT_EQUAL(out[16].t_ns, 5200);
 		ann_finish(a, &rep);
-		CU_ASSERT_EQUAL(rep.split_added, 1 + 1 + 3);
+		CU_ASSERT_EQUAL(rep.split_added, 4);
+		CU_ASSERT_EQUAL(rep.txns, 5 + 4);
+	}
+	/* think times skewed to the short side (one of 10 us, then nine of
+	 * 0.5 us, ten times over; mean 1.45 us) at 1.4 per cycle: 0.4
+	 * inserted a cycle, 39.6 for 99 cycles (the rule before 2026-12-04
+	 * inserted 20: each short cycle's own commit was charged to what it
+	 * owed, and the long cycles paid the debt) */
+	{
+		static struct ist_record m[200];
+		size_t n = 0;
+		uint64_t t = 0;
+
+		for (unsigned i = 0; i < 100; i++) {
+			m[n++] = rec(t, 0, IST_OP_WRITE, i * 4096, 4096, 100, 7, IST_F_SYNC);
+			m[n++] = rec(t + 100, 0, IST_OP_FLUSH, 0, 0, 100, 7, 0);
+			t += 200 + (i % 10 == 0 ? 10000 : 500);
+		}
+		o.group_commits = 1.4;
+		CU_ASSERT_EQUAL_FATAL(ann_new(&a, &o, 0, 1, 0), 0);
+		CU_ASSERT_EQUAL(ann_process_split(a, m, n, &out, &nout), 0);
+		ann_finish(a, &rep);
+		CU_ASSERT(rep.split_added >= 38 && rep.split_added <= 40);
+		CU_ASSERT_EQUAL(rep.txns, 100 + rep.split_added);
 	}
 }
 
