@@ -48,7 +48,7 @@ cp "$TMP/out" "$TMP/compare.json"
 valid "$TMP/compare.json"
 expect_grep '"base": ?".*/r\\ufffd\.json"' "$TMP/compare.json"
 
-expect_status 0 "$IOSTORM" sweep "$TMP/t$B.ist" --null --threads 1 --qd 1 --point 20ms \
+expect_status 0 "$IOSTORM" sweep "$TMP/t$B.ist" --null --threads 1 --qd 1 --point 200ms --rates none \
 	-o "$TMP/sweep.json"
 valid "$TMP/sweep.json"
 expect_grep 't\\ufffd\.ist' "$TMP/sweep.json"
