@@ -148,6 +148,39 @@ static inline size_t put_varint8(uint8_t *p, uint64_t v)
 }
 
 /*
+ * Where fmt_encode_column_values() wants the values of the varints: v[i]
+ * the value of varint i (after HIST's symbols); only: their lengths
+ * counted, the varints not written (a VANS run of the writer codes the
+ * values, and needs only the column's raw_len).
+ */
+struct vsink {
+	uint64_t *v;
+	int only;
+};
+
+static inline size_t put_val8(uint8_t *p, uint64_t z, const struct vsink *vs,
+			      size_t i)
+{
+	if (vs) {
+		vs->v[i] = z;
+		if (vs->only)
+			return fmt_varint_len(z);
+	}
+	return put_varint8(p, z);
+}
+
+static inline size_t put_val(uint8_t *p, uint64_t z, const struct vsink *vs,
+			     size_t i)
+{
+	if (vs) {
+		vs->v[i] = z;
+		if (vs->only)
+			return fmt_varint_len(z);
+	}
+	return fmt_put_varint(p, z);
+}
+
+/*
  * The encoders read the chunk by field (struct fmt_cols).  Every one is
  * generated from the same template, typed by its field, and makes as few
  * passes as its column allows: one building the dictionary (DICT columns:
@@ -333,7 +366,7 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 
 #define DEFINE_ENCODER(name, T, SAME, FIELD, COL, what)                        \
 	static void name(const struct fmt_cols *c, size_t n, uint8_t *out,     \
-			 struct fmt_coldesc *d, uint64_t *vals)                \
+			 struct fmt_coldesc *d, const struct vsink *vs)                \
 	{                                                                      \
 		const T *a = c->FIELD;                                         \
 		uint64_t raw_sz = 0, delta_sz = 0, prev = 0, vor = 0;          \
@@ -448,26 +481,20 @@ DEFINE_ALL_SAME(all_same8, uint8_t)
 		if (d->coding == FMT_CODE_RAW) {                               \
 			if (dv.g == 1)                                         \
 				for (i = 0; i < n; i++) {                      \
-					p += fmt_put_varint(p, a[i]);          \
-					if (vals)                              \
-						vals[i] = a[i];                \
+					p += put_val(p, a[i], vs, i);      \
 				}                                              \
 			else                                                   \
 				for (i = 0; i < n; i++) {                      \
 					uint64_t q = divisor_div(&dv, a[i]);   \
                                                                                \
-					p += fmt_put_varint(p, q);             \
-					if (vals)                              \
-						vals[i] = q;                   \
+					p += put_val(p, q, vs, i);          \
 				}                                              \
 		} else {                                                       \
 			for (i = 0; i < n; i++) {                              \
 				uint64_t v = a[i], z = fmt_zigzag(             \
 					divisor_sdiv(&dv, (int64_t)(v - prev)));\
                                                                                \
-				p += put_varint8(p, z);                        \
-				if (vals)                                      \
-					vals[i] = z;                           \
+				p += put_val8(p, z, vs, i);                     \
 				prev = v;                                      \
 			}                                                      \
 		}                                                              \
@@ -503,7 +530,7 @@ DEFINE_ENCODER(enc_txn, uint64_t, all_same64, txn, FMT_COL_TXN, TRY_RAW | TRY_DE
 #define T_GUESS 64
 
 static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
-		  struct fmt_coldesc *d, uint64_t *vals)
+		  struct fmt_coldesc *d, const struct vsink *vs)
 {
 	const uint64_t *a = c->t;
 	size_t i, k = n < T_GUESS ? n : T_GUESS;
@@ -532,9 +559,7 @@ static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
 			uint64_t z = fmt_zigzag(divisor_sdiv(&dv, dl));
 
 			bad |= !divisor_divides(&dv, magnitude(dl));
-			p += put_varint8(p, z);
-			if (vals)
-				vals[i] = z;
+			p += put_val8(p, z, vs, i);
 			prev = a[i];
 		}
 		if (!bad) {
@@ -552,9 +577,7 @@ static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
 	for (prev = 0, i = 0; i < n; i++) {
 		uint64_t z = fmt_zigzag(divisor_sdiv(&dv, (int64_t)(a[i] - prev)));
 
-		p += put_varint8(p, z);
-		if (vals)
-			vals[i] = z;
+		p += put_val8(p, z, vs, i);
 		prev = a[i];
 	}
 	d->param = dv.g;
@@ -982,7 +1005,7 @@ __thread uint64_t fmt_scan_found[4];
 
 static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d,
-		       uint64_t *vals, size_t *nv)
+		       const struct vsink *vs, size_t *nv)
 {
 	const uint64_t *offs = c->offset;
 	uint64_t seq_sz = 0, hist_sz = n / 4, raw_sz = 0;
@@ -1040,7 +1063,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	fmt_scan_found[2] = hist_sz;
 	fmt_scan_found[3] = dh.g;
 	if (raw_sz <= seq_sz && raw_sz <= hist_sz) {
-		enc_raw_offset(c, n, out, d, vals); /* also finds a constant */
+		enc_raw_offset(c, n, out, d, vs); /* also finds a constant */
 		return;
 	}
 	if (COL_SAME(c, FMT_COL_OFFSET, all_same64, offs, n)) {
@@ -1079,9 +1102,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 			uint64_t z = fmt_zigzag(divisor_sdiv(
 				&dv, (int64_t)delta_at(delta, i)));
 
-			p += put_varint8(p, z);
-			if (vals)
-				vals[i] = z;
+			p += put_val8(p, z, vs, i);
 		}
 		*nv = nm;
 	} else {
@@ -1090,9 +1111,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 			uint64_t z = fmt_zigzag(divisor_sdiv(
 				&dv, (int64_t)delta_at(delta, i)));
 
-			p += put_varint8(p, z);
-			if (vals)
-				vals[i] = z;
+			p += put_val8(p, z, vs, i);
 		}
 	}
 	d->raw_len = (uint64_t)(p - out);
@@ -1227,7 +1246,7 @@ static int enc_dev_mtf(const struct fmt_cols *c, size_t n, uint8_t *out,
  * gathered in one pass, both sizes in the next.
  */
 static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
-		    struct fmt_coldesc *d, uint64_t *vals)
+		    struct fmt_coldesc *d, const struct vsink *vs)
 {
 	const uint64_t *lat = c->lat, *t = c->t;
 	uint64_t prev = 0, raw_sz = 0, cd_sz = 0;
@@ -1267,9 +1286,7 @@ static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
 			uint64_t cp = t[i] + lat[i], z = fmt_zigzag(
 				divisor_sdiv(&dc, (int64_t)(cp - prev)));
 
-			p += put_varint8(p, z);
-			if (vals)
-				vals[i] = z;
+			p += put_val8(p, z, vs, i);
 			prev = cp;
 		}
 		d->coding = FMT_CODE_CDELTA;
@@ -1278,9 +1295,7 @@ static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
 		for (i = 0; i < n; i++) {
 			uint64_t q = divisor_div(&dr, lat[i]);
 
-			p += put_varint8(p, q);
-			if (vals)
-				vals[i] = q;
+			p += put_val8(p, q, vs, i);
 		}
 		d->coding = FMT_CODE_RAW;
 		d->param = dr.g;
@@ -1290,21 +1305,23 @@ static void enc_lat(const struct fmt_cols *c, size_t n, uint8_t *out,
 
 void fmt_encode_column_values(struct fmt_hist *h, enum fmt_col col,
 			      const struct fmt_cols *c, size_t n, uint8_t *out,
-			      struct fmt_coldesc *d, uint64_t *vals, size_t *nv)
+			      struct fmt_coldesc *d, uint64_t *vals, size_t *nv,
+			      int only)
 {
+	struct vsink sink = { vals, only }, *vs = vals ? &sink : NULL;
 	size_t m = n;
 
 	d->store = FMT_STORE_PLAIN;
 	switch (col) {
-	case FMT_COL_T: enc_t(c, n, out, d, vals); break;
-	case FMT_COL_DEV: enc_dev(c, n, out, d, vals); break;
-	case FMT_COL_OP: enc_op(c, n, out, d, vals); break;
-	case FMT_COL_FLAGS: enc_flags(c, n, out, d, vals); break;
-	case FMT_COL_LEN: enc_len(c, n, out, d, vals); break;
-	case FMT_COL_OFFSET: enc_offset(h, c, n, out, d, vals, &m); break;
-	case FMT_COL_LAT: enc_lat(c, n, out, d, vals); break;
-	case FMT_COL_STREAM: enc_stream(c, n, out, d, vals); break;
-	case FMT_COL_TXN: enc_txn(c, n, out, d, vals); break;
+	case FMT_COL_T: enc_t(c, n, out, d, vs); break;
+	case FMT_COL_DEV: enc_dev(c, n, out, d, vs); break;
+	case FMT_COL_OP: enc_op(c, n, out, d, vs); break;
+	case FMT_COL_FLAGS: enc_flags(c, n, out, d, vs); break;
+	case FMT_COL_LEN: enc_len(c, n, out, d, vs); break;
+	case FMT_COL_OFFSET: enc_offset(h, c, n, out, d, vs, &m); break;
+	case FMT_COL_LAT: enc_lat(c, n, out, d, vs); break;
+	case FMT_COL_STREAM: enc_stream(c, n, out, d, vs); break;
+	case FMT_COL_TXN: enc_txn(c, n, out, d, vs); break;
 	}
 	d->stored_len = d->raw_len;
 	if (nv)
@@ -1315,7 +1332,7 @@ void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 		       const struct fmt_cols *c, size_t n, uint8_t *out,
 		       struct fmt_coldesc *d)
 {
-	fmt_encode_column_values(h, col, c, n, out, d, NULL, NULL);
+	fmt_encode_column_values(h, col, c, n, out, d, NULL, NULL, 0);
 }
 
 int fmt_cols_alloc(struct fmt_cols *c, size_t n)

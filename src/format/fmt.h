@@ -290,10 +290,14 @@ void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
  * for n): what the VANS encoder codes (fmt_vans_encode_values()), without
  * parsing the varints again.  *nv is 0 for a coding whose bytes are not
  * varints of values (CONST, DICT, MTF: see fmt_colcur_takes_values()).
+ * With only set (and vals), the varints of a column whose coding takes
+ * values are not written, only counted in d->raw_len (HIST's symbols
+ * are): for a column coded from its values alone.
  */
 void fmt_encode_column_values(struct fmt_hist *h, enum fmt_col col,
 			      const struct fmt_cols *c, size_t n, uint8_t *out,
-			      struct fmt_coldesc *d, uint64_t *vals, size_t *nv);
+			      struct fmt_coldesc *d, uint64_t *vals, size_t *nv,
+			      int only);
 /* Non-zero: the offsets' history scan is the SSE2 one even on a CPU with
  * AVX-512 (for the tests that compare the two; same output). */
 extern int fmt_scan_no_avx512;

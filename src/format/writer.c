@@ -807,7 +807,7 @@ static int write_chunk(ist_writer *w)
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
 		struct fmt_coldesc *d = &desc[c];
 		size_t a, e, err, m, v, z, zlim, limit, nv = 0;
-		int vans = 0;
+		int vans = 0, run;
 
 		if (w->effort == IST_EFFORT_FASTEST) {
 			/* coded in place (the room left holds a column's
@@ -825,20 +825,30 @@ static int write_chunk(ist_writer *w)
 			else
 				vans = 1;
 		}
+		/* in a VANS run, the values alone (the varints are not
+		 * written: VANS codes the values) */
+		run = vans && w->vans_run[c];
 		fmt_encode_column_values(w->hist, (enum fmt_col)c, &w->cols, n,
 					 w->colbuf, d, vans ? w->vals : NULL,
-					 &nv);
+					 &nv, run);
 		vans = vans && nv;
 		/* stored as coded unless ANS or deflate saves 1/32 */
 		limit = d->raw_len - d->raw_len / 32;
-		if (vans && w->vans_run[c] &&
-		    (v = vans_sticky(w, c, d, n, nv, limit))) {
-			memcpy(w->data + dlen, w->abuf, v);
-			d->store = FMT_STORE_VANS;
-			d->stored_len = v;
-			dlen += v;
-			raw_total += d->raw_len;
-			continue;
+		if (vans && run) {
+			v = vans_sticky(w, c, d, n, nv, limit);
+			if (v) {
+				memcpy(w->data + dlen, w->abuf, v);
+				d->store = FMT_STORE_VANS;
+				d->stored_len = v;
+				dlen += v;
+				raw_total += d->raw_len;
+				continue;
+			}
+			/* the run ended: the column as always, varints
+			 * written */
+			fmt_encode_column_values(w->hist, (enum fmt_col)c,
+						 &w->cols, n, w->colbuf, d,
+						 w->vals, &nv, 0);
 		}
 		if (w->plan_skip[c]) {
 			/* deflate won a recent planned chunk by far: kept

@@ -1363,7 +1363,8 @@ static void test_vans_header(void)
  * fmt_encode_column_values() writes the bytes and directory entry that
  * fmt_encode_column() wrote (buf, d), and its values are those of the
  * varints after a HIST column's n symbols, every one; none for a coding
- * that is not varints of values (CONST, DICT, MTF).
+ * that is not varints of values (CONST, DICT, MTF).  With only set, the
+ * same directory entry, the varints not written.
  */
 static void column_values_same(enum fmt_col col, const struct fmt_cols *cols,
 			       size_t n, const uint8_t *buf,
@@ -1376,7 +1377,23 @@ static void column_values_same(enum fmt_col col, const struct fmt_cols *cols,
 	size_t nv = 12345, pre = d->coding == FMT_CODE_HIST ? n : 0, k = 0;
 	const uint8_t *p, *end;
 
-	fmt_encode_column_values(&h3, col, cols, n, b2, &d2, v, &nv);
+	/* the values alone: the same raw_len and values, HIST's symbols
+	 * written, the varints not (the bytes past the symbols stay 0xee) */
+	memset(b2, 0xee, FMT_MAX_COL_BYTES(n));
+	fmt_encode_column_values(&h3, col, cols, n, b2, &d2, v, &nv, 1);
+	CU_ASSERT(d2.coding == d->coding && d2.param == d->param &&
+		  d2.raw_len == d->raw_len);
+	if (fmt_colcur_takes_values(d->coding)) {
+		CU_ASSERT(memcmp(buf, b2, pre) == 0);
+		/* (the offsets' scan writes its symbols in any coding, the
+		 * devices' MTF trial its codes) */
+		CU_ASSERT(d->raw_len == pre || col == FMT_COL_OFFSET ||
+			  col == FMT_COL_DEV || b2[pre] == 0xee);
+	} else {
+		CU_ASSERT(memcmp(buf, b2, d->raw_len) == 0);
+	}
+	nv = 12345;
+	fmt_encode_column_values(&h3, col, cols, n, b2, &d2, v, &nv, 0);
 	CU_ASSERT(d2.coding == d->coding && d2.param == d->param &&
 		  d2.raw_len == d->raw_len);
 	CU_ASSERT(memcmp(buf, b2, d->raw_len) == 0);
