@@ -277,6 +277,9 @@ void fmt_encode_column(struct fmt_hist *h, enum fmt_col col,
 /* Non-zero: the offsets' history scan is the SSE2 one even on a CPU with
  * AVX-512 (for the tests that compare the two; same output). */
 extern int fmt_scan_no_avx512;
+/* Non-zero: the time and offset columns' varints are written one by one
+ * even on a CPU with AVX-512 (for the tests that compare; same bytes). */
+extern int fmt_varint_no_avx512;
 /* What the last offsets' scan of this thread found: the RAW, SEQ and HIST
  * sizes it estimated and the gcd of HIST's misses (for the tests that
  * compare the scans). */
