@@ -14,6 +14,10 @@
 	(defined(__clang__) || __GNUC__ >= 7)
 #include <immintrin.h>
 #define HAVE_SCAN_AVX512 1
+/* put_varint8x8()'s vpcompressb (VBMI2): gcc 8, clang 6 */
+#if defined(__clang__) ? __clang_major__ >= 6 : __GNUC__ >= 8
+#define HAVE_VARINT_AVX512 1
+#endif
 #endif
 
 int fmt_varint_no_avx512;
@@ -149,7 +153,7 @@ static inline size_t put_varint8(uint8_t *p, uint64_t v)
 	return fmt_put_varint(p, v);
 }
 
-#ifdef HAVE_SCAN_AVX512
+#ifdef HAVE_VARINT_AVX512
 /*
  * Eight signed deltas dl, exact multiples of dv, as put_varint8() writes
  * zigzag(dl / g) each, with AVX-512 (F, BW, CD, DQ, VBMI2): the quotient
@@ -663,7 +667,7 @@ static void enc_t(const struct fmt_cols *c, size_t n, uint8_t *out,
 
 		prev = 0;
 		i = 0;
-#ifdef HAVE_SCAN_AVX512
+#ifdef HAVE_VARINT_AVX512
 		if (varint8x8_use(n)) {
 			/* the first value alone (its delta from 0) */
 			bad |= !divisor_divides(&dv, magnitude((int64_t)a[0]));
@@ -1214,7 +1218,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		}
 		p = out + n;
 		i = 0;
-#ifdef HAVE_SCAN_AVX512
+#ifdef HAVE_VARINT_AVX512
 		if (varint8x8_use(nm))
 			p = delta_varints8(delta, nm, &dv, p, &i);
 #endif
@@ -1224,7 +1228,7 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 	} else {
 		p = out;
 		i = 0;
-#ifdef HAVE_SCAN_AVX512
+#ifdef HAVE_VARINT_AVX512
 		if (varint8x8_use(n))
 			p = delta_varints8(delta, n, &dv, p, &i);
 #endif
