@@ -305,6 +305,9 @@ extern int fmt_scan_no_avx512;
  * with AVX-512: MTF devices, HIST offsets' varints without BMI2's pext
  * (for the tests that compare them; same records). */
 extern int fmt_dec_no_avx512;
+/* Non-zero: the time and offset columns' varints are written one by one
+ * even on a CPU with AVX-512 (for the tests that compare; same bytes). */
+extern int fmt_varint_no_avx512;
 /* What the last offsets' scan of this thread found: the RAW, SEQ and HIST
  * sizes it estimated and the gcd of HIST's misses (for the tests that
  * compare the scans). */

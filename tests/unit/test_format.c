@@ -1818,6 +1818,123 @@ static void test_offset_scan_one(void)
 	fmt_cols_free(&cols);
 }
 
+/*
+ * The time and offset columns' varints written eight at a time
+ * (put_varint8x8(), where the CPU has AVX-512 F, BW, CD, DQ and VBMI2)
+ * against one by one (fmt_varint_no_avx512): the same coding, divisor
+ * and bytes for times whose deltas have every varint length (zigzag
+ * values from 0 to past 2^56, where the group falls back), a gcd with
+ * a shift (1000) and a delta it does not divide (the column coded
+ * again), decreasing times (negative deltas), and for SEQ and HIST
+ * offsets (their deltas from the scan), chunks of 1 to 40 records and
+ * long ones.
+ */
+static void varint_pair(enum fmt_col col, struct fmt_cols *cols, size_t n)
+{
+	size_t cap = FMT_MAX_COL_BYTES(n) + FMT_PAD;
+	uint8_t *b1 = malloc(cap), *b2 = malloc(cap);
+	static struct fmt_hist h1, h2;
+	struct fmt_coldesc d1, d2;
+
+	CU_ASSERT_FATAL(b1 && b2);
+	cols->known = 0;
+	fmt_varint_no_avx512 = 0;
+	fmt_encode_column(&h1, col, cols, n, b1, &d1);
+	fmt_varint_no_avx512 = 1;
+	fmt_encode_column(&h2, col, cols, n, b2, &d2);
+	fmt_varint_no_avx512 = 0;
+	CU_ASSERT_EQUAL(d1.coding, d2.coding);
+	CU_ASSERT_EQUAL(d1.param, d2.param);
+	CU_ASSERT_EQUAL_FATAL(d1.raw_len, d2.raw_len);
+	CU_ASSERT(memcmp(b1, b2, d1.raw_len) == 0);
+	free(b1);
+	free(b2);
+}
+
+static void test_varints_eight(void)
+{
+	enum { N = 30000 };
+	struct fmt_cols cols;
+	unsigned seen[4] = { 0 };
+
+	CU_ASSERT_FATAL(fmt_cols_alloc(&cols, N) == 0);
+	for (int kind = 0; kind < 6; kind++) {
+		uint64_t t = UINT64_C(1000000000000), pos = UINT64_C(1) << 30;
+
+		for (size_t i = 0; i < N; i++) {
+			uint64_t x = rnd();
+
+			switch (kind) {
+			case 0: /* every length, a gcd of 1000 */
+				t += (rnd() >> (9 + x % 55)) / 1000 * 1000;
+				break;
+			case 1: /* zigzag values of 2^56 - 1 (8 bytes) and
+				 * 2^56 (9: the group and the rest of the
+				 * column one by one) now and then, 2^59
+				 * near the end */
+				t += x % 97 == 0 ? 0 - (UINT64_C(1) << 55) :
+				     x % 997 == 1 ? UINT64_C(1) << 55 :
+				     x % 89 == 0 && i > N - 50 ?
+						   UINT64_C(1) << 58 :
+						   (rnd() >> (9 + x % 55));
+				break;
+			case 2: /* down too, a gcd of 1000 */
+				if (x % 3 == 0)
+					t -= (x >> 40) / 1000 * 1000;
+				else
+					t += (x >> 36) / 1000 * 1000;
+				break;
+			case 3: /* a gcd of 1000 its first deltas set, one
+				 * delta late in the chunk breaks */
+				t += i == N - 100 ? 1001 : (x >> 44) * 1000 + 1000;
+				break;
+			default:
+				t += x >> 44;
+				break;
+			}
+			cols.t[i] = t;
+			cols.dev[i] = 1;
+			cols.len[i] = (uint32_t)(1 + x % 8) * 512;
+			if (kind == 4) /* SEQ: near-sequential */
+				cols.offset[i] = pos += cols.len[i] +
+						       (x >> 50) % 4 * 512;
+			else if (kind == 5 && i > 4 && x % 3) /* HIST */
+				cols.offset[i] = cols.offset[i - 1 - x % 4];
+			else
+				cols.offset[i] = (rnd() >> (x % 64)) / 512 * 512;
+		}
+		for (size_t n = 1; n <= 40; n++) {
+			varint_pair(FMT_COL_T, &cols, n);
+			varint_pair(FMT_COL_OFFSET, &cols, n);
+		}
+		varint_pair(FMT_COL_T, &cols, N);
+		varint_pair(FMT_COL_OFFSET, &cols, N);
+		{
+			static struct fmt_hist h;
+			uint8_t *b = malloc(FMT_MAX_COL_BYTES(N) + FMT_PAD);
+			struct fmt_coldesc d;
+
+			CU_ASSERT_FATAL(b != NULL);
+			cols.known = 0;
+			fmt_encode_column(&h, FMT_COL_T, &cols, N, b, &d);
+			if (kind == 0 || kind == 2)
+				seen[0] += d.param == 1000;
+			if (kind == 3)
+				seen[1] += d.param != 1000;
+			fmt_encode_column(&h, FMT_COL_OFFSET, &cols, N, b, &d);
+			seen[2] += d.coding == FMT_CODE_SEQ;
+			seen[3] += d.coding == FMT_CODE_HIST;
+			free(b);
+		}
+	}
+	/* the cases meant: gcds kept and broken, both offset codings */
+	CU_ASSERT_EQUAL(seen[0], 2);
+	CU_ASSERT_EQUAL(seen[1], 1);
+	CU_ASSERT(seen[2] >= 1);
+	CU_ASSERT(seen[3] >= 1);
+	fmt_cols_free(&cols);
+}
+
 static void test_column_codecs(void)
 {
 	enum { N = 5000 };
@@ -4773,6 +4890,8 @@ int main(void)
 		{ "offset scan: AVX-512 and SSE2 agree", test_offset_scan_agree },
 		{ "offset scan of one device: eight at a time and SSE2 agree",
 		  test_offset_scan_one },
+		{ "time and offset varints: eight at a time and one by one agree",
+		  test_varints_eight },
 		{ "random round trip, extreme values", test_random_roundtrip },
 		{ "fast effort: same records, no deflate or ARITH", test_fast_effort },
 		{ "fast effort: long repeats deflated", test_fast_effort_repeats },
