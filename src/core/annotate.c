@@ -571,10 +571,10 @@ static int on_log(const ann_state *a, const struct ist_record *r)
  * the share 2 gap / (gap + mean) (rounded down, the rest owed on): a
  * backend that went long without a flush of its own carried more
  * transactions, and the stream's cycles carry G on average in all (but
- * for the fraction owed at its end).  Before the cycle's
- * first log write, the commits taken (a copy of the write and a flush, of
- * 1 ns recorded latency) are inserted, evenly over the cycle's think time,
- * so that each transaction has its share of it and its own commit.
+ * for the fraction owed at its end).  Before the cycle's first log write,
+ * the commits taken (a copy of the write and a flush, of 1 ns recorded
+ * latency) are inserted, evenly over the cycle's think time, so that each
+ * transaction has its share of it and its own commit.
  * (Before 2026-12-04 a cycle took G times its think time over the mean, at
  * least one, that one charged to the remainder: with think times skewed
  * to the short side, a pgbench -N capture on a loaded CPU got 0.11 of its
