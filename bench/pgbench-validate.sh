@@ -428,8 +428,8 @@ while [ "$i" -le "$RUNS" ]; do
 	c=$(predict "$p.cap.ist" "$p" "$g" "$na")
 	if [ "${PAIR:-0}" = 1 ]; then # the previous model on the same capture
 		cp=$(predict "$p.cap.ist" "$p.prev" "$g" "$na" prev)
-		echo $a $b $cp $b2 | awk -v i="$i" '{ e = 100 * ($9 - $5) / $5; ep = 100 * ($10 - $6) / $6
-			printf "# run %s: paired: previous model pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)", i, $9, e, $10, ep
+		echo $a $b $cp $b2 | awk -v i="$i" -v m="$([ -n "$CF_FILE" ] && echo "raw C" || echo "previous model")" '{ e = 100 * ($9 - $5) / $5; ep = 100 * ($10 - $6) / $6
+			printf "# run %s: paired: %s pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)", i, m, $9, e, $10, ep
 			if (NF >= 15) printf "; B again %.1f TPS (%+.1f%% of B) p99 %.2f ms", $12, 100 * ($12 - $5) / $5, $13
 			printf "\n" }'
 		echo $a $b $cp $b2 | awk '{ printf "%.1f %.1f %s\n", 100 * ($9 - $5) / $5, 100 * ($10 - $6) / $6,
