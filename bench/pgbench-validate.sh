@@ -77,7 +77,16 @@
 #   completion, of B's capture and of the replay on C (its --lat-log,
 #   runN.lat.csv): their p25 / p50 in us, "# run N: commit sections";
 #   C's shorter than B's below the throttle's limit make the replay's
-#   groups smaller and its p99 higher, 2026-12-04, cl16).
+#   groups smaller and its p99 higher, 2026-12-04, cl16),
+#   CFS=1 (C a file on ext4, as B's WAL is: a loop device of B's kind,
+#   SIZE + 512M, mkfs.ext4 as B's, holding a file of A's size (the
+#   capture's extent) preallocated with fallocate and written once, so
+#   that no unwritten extent is converted during the replay; the replay
+#   runs on that file, its flushes an fsync of the file (io_uring
+#   IORING_OP_FSYNC); with PAIR=1 the paired replay runs on the raw C
+#   device instead, its commit sections printed too with BREC=1;
+#   CFS_IO: buffered (default: page-cache writes, as PostgreSQL's WAL and
+#   data writes, replay --buffered) or direct; 2026-12-04, cl16b).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IOSTORM=${IOSTORM:-$here/../iostorm}
@@ -120,6 +129,9 @@ THROTTLE=${THROTTLE:-300}
 CFILL=${CFILL:-1}
 PGBENCH_OPTS=${PGBENCH_OPTS:-}
 NOPIN=${NOPIN:-auto}
+CFS=${CFS:-0}
+CFS_IO=${CFS_IO:-buffered}
+case $CFS_IO in buffered|direct) ;; *) echo "CFS_IO: buffered or direct, not '$CFS_IO'" >&2; exit 2 ;; esac
 [ "$NOPIN" = auto ] && case $DEVB in zram) NOPIN=0 ;; *) NOPIN=1 ;; esac
 
 [ "$(id -u)" -eq 0 ] || { echo "needs root (loop, zram, tracefs)" >&2; exit 77; }
@@ -131,7 +143,7 @@ command -v python3 >/dev/null || { echo "python3 missing" >&2; exit 77; }
 W=$BENCH_TMP/pgval.$$
 mkdir -p "$W"
 chmod 755 "$W"
-LOOPS="" ZRAMS="" TMPFS="" CG="" MNT_A=$W/a MNT_B=$W/b
+LOOPS="" ZRAMS="" TMPFS="" CG="" MNT_A=$W/a MNT_B=$W/b MNT_CF=$W/cf
 
 pg() { runuser -u postgres -- $PIN "$PGBIN/$@"; }
 stop_pg() { [ -f "$1/data/postmaster.pid" ] && pg pg_ctl -D "$1/data" -m fast -w stop >/dev/null 2>&1 || true; }
@@ -189,6 +201,7 @@ cleanup() {
 	stop_pg "$MNT_A"; stop_pg "$MNT_B"
 	umount "$MNT_A" 2>/dev/null || true
 	umount "$MNT_B" 2>/dev/null || true
+	umount "$MNT_CF" 2>/dev/null || true
 	for l in $LOOPS; do losetup -d "$l" 2>/dev/null || true; done
 	for z in $ZRAMS; do zram_del "$z"; done
 	[ -z "$TMPFS" ] || umount "$TMPFS" 2>/dev/null || true
@@ -219,6 +232,23 @@ fi
 dev_new "$DEVA" a; DEV_A=$NEWDEV
 dev_new "$DEVB" b; DEV_B=$NEWDEV
 dev_new "$DEVB" c; DEV_C=$NEWDEV
+# CFS=1: C's file, on ext4 on a device of B's kind, allocated and written
+# once before the throttle is set (the replay's writes then overwrite
+# written blocks, as B's WAL writes overwrite zero-filled segments)
+CF_FILE=""
+if [ "$CFS" = 1 ]; then
+	SIZE0=$SIZE SIZE=$((${SIZE%G} * 1024 + 512))M
+	dev_new "$DEVB" cf; DEV_CF=$NEWDEV
+	SIZE=$SIZE0
+	mkfs.ext4 -q -F "$DEV_CF" >/dev/null
+	mkdir -p "$MNT_CF"
+	mount "$DEV_CF" "$MNT_CF"
+	CF_FILE=$MNT_CF/c.img
+	fallocate -l "$SIZE" "$CF_FILE"
+	dd if=/dev/zero of="$CF_FILE" bs=4M count=$((${SIZE%G} * 256)) \
+		oflag=direct conv=notrunc status=none
+	sync -f "$CF_FILE"
+fi
 PORT_A=$((55000 + $$ % 1000)) PORT_B=$((56000 + $$ % 1000))
 
 setup() { # DEV MNT PORT
@@ -313,13 +343,19 @@ predict() {
 	[ "${5:-}" = also ] && ropts=${ALSO_OPTS-$REPLAY_OPTS} \
 		wake=${ALSO_WAKE:-} cpus=${ALSO_CPUS-$CPUS} cq=${ALSO_CPU_QUEUE:-}
 	"$bin" annotate "$1" -o "$2.ann.ist" $ANNOTATE_OPTS ${3:+--group-commits "$3"} >"$2.annotate"
-	wipefs -a -q "$DEV_C" 2>/dev/null || true
+	# CFS=1: the file, or the raw C for the paired replay
+	tgt=$DEV_C bufio=""
+	if [ -n "$CF_FILE" ] && [ "${5:-}" != prev ]; then
+		tgt=$CF_FILE
+		[ "$CFS_IO" = buffered ] && bufio=--buffered
+	fi
+	[ "$tgt" = "$DEV_C" ] && { wipefs -a -q "$DEV_C" 2>/dev/null || true; }
 	ts=""
 	[ "$SCHED" = 1 ] && ts="--think-sched ${1%.ist}.sched${cpus:+ --cpus $cpus}${cpus:+${CPU_SCALE:+ --cpu-scale $CPU_SCALE}}"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$wake" ] && ts="$ts --wake-cost $wake"
 	[ "$SCHED" = 1 ] && [ -n "$cpus" ] && [ -n "$cq" ] && ts="$ts --cpu-queue $cq"
 	q0=$(charged)
-	"$bin" replay "$2.ann.ist" --target "$DEV_C" --allow-write --force \
+	"$bin" replay "$2.ann.ist" --target "$tgt" --allow-write --force $bufio \
 		--timing closed --quiet --json "$2.json" $ropts $ts $([ "$NOPIN" = 1 ] && echo --no-pin) \
 		$([ "${BREC:-0}" = 1 ] && echo --lat-log "$2.lat.csv")
 	echo $(($(charged) - q0)) >"$2.charged"
@@ -356,7 +392,7 @@ sect_pct() {
 setup "$DEV_A" "$MNT_A" "$PORT_A"
 setup "$DEV_B" "$MNT_B" "$PORT_B"
 [ -z "$CG" ] || echo "$DISK $THROTTLE" >"$CG/blkio.throttle.write_iops_device"
-echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE,${PGBENCH_OPTS:+ pgbench $PGBENCH_OPTS,} A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $DEV_C ($(dev_desc "$DEVB"), no filesystem)"
+echo "# pgbench-validate: $CLIENTS clients, ${SECS}s, scale $SCALE,${PGBENCH_OPTS:+ pgbench $PGBENCH_OPTS,} A=$DEV_A ($(dev_desc "$DEVA")), B=$DEV_B ($(dev_desc "$DEVB")), replay on $([ -n "$CF_FILE" ] && echo "$CF_FILE (ext4 on $DEV_CF, $(dev_desc "$DEVB"), $CFS_IO I/O; paired replay on $DEV_C, no filesystem)" || echo "$DEV_C ($(dev_desc "$DEVB"), no filesystem)")"
 echo "# annotate: ${ANNOTATE_OPTS:-(defaults)} (group commits: $GROUP); replay: --timing closed ${REPLAY_OPTS}$([ "$NOPIN" = 1 ] && echo " --no-pin"); C written full: $CFILL; sched: $SCHED; client: ${CLIENT:-none}; cpus: ${CPUS:-unlimited}; wake-cost: ${WAKE:-none}; pin: ${PIN:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tps: pgbench; p99: ms, from pgbench's transaction log; sync/s: WAL fsyncs per second (pg_stat_wal)"
 echo "# pred: commits per second on the replay (transactions.tps_streams) and their cycle p99 (latency_streams_ns); errors vs B's TPS and p99"
@@ -392,8 +428,8 @@ while [ "$i" -le "$RUNS" ]; do
 	c=$(predict "$p.cap.ist" "$p" "$g" "$na")
 	if [ "${PAIR:-0}" = 1 ]; then # the previous model on the same capture
 		cp=$(predict "$p.cap.ist" "$p.prev" "$g" "$na" prev)
-		echo $a $b $cp $b2 | awk -v i="$i" '{ e = 100 * ($9 - $5) / $5; ep = 100 * ($10 - $6) / $6
-			printf "# run %s: paired: previous model pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)", i, $9, e, $10, ep
+		echo $a $b $cp $b2 | awk -v i="$i" -v m="$([ -n "$CF_FILE" ] && echo "raw C" || echo "previous model")" '{ e = 100 * ($9 - $5) / $5; ep = 100 * ($10 - $6) / $6
+			printf "# run %s: paired: %s pred_tps %.1f (%+.1f%%) p99 %.2f ms (%+.1f%%)", i, m, $9, e, $10, ep
 			if (NF >= 15) printf "; B again %.1f TPS (%+.1f%% of B) p99 %.2f ms", $12, 100 * ($12 - $5) / $5, $13
 			printf "\n" }'
 		echo $a $b $cp $b2 | awk '{ printf "%.1f %.1f %s\n", 100 * ($9 - $5) / $5, 100 * ($10 - $6) / $6,
@@ -408,7 +444,8 @@ while [ "$i" -le "$RUNS" ]; do
 		"$IOSTORM" annotate "$p.b.cap.ist" -o "$p.b.ann.ist" --flush-owner -q
 		echo "# run $i: commit sections (first WAL write to its flush's end), p25 / p50 us:" \
 			"B $("$IOSTORM" cat "$p.b.ann.ist" | sect_pct 7 1 6 9 ist)," \
-			"C $(sect_pct 3 5 7 0 log <"$p.lat.csv")"
+			"C$([ -n "$CF_FILE" ] && echo " (file)") $(sect_pct 3 5 7 0 log <"$p.lat.csv")$([ -f "$p.prev.lat.csv" ] &&
+				echo ", paired C$([ -n "$CF_FILE" ] && echo " (raw)") $(sect_pct 3 5 7 0 log <"$p.prev.lat.csv")")"
 	fi
 	# PIN's CPUs busy during A's and B's runs (anyone's work: near 100%, B
 	# was held by its CPU, not its device, and the replay cannot know it)
