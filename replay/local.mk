@@ -31,9 +31,11 @@ tests_cli_uring_probe_SOURCES = tests/cli/uring_probe.c
 dist_man_MANS += man/iostorm-replay.1 man/iostorm-timing.7
 
 TESTS += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
-	tests/cli/replay-closed.sh tests/cli/replay-latlog.sh tests/cli/replay-loop-pin.sh
+	tests/cli/replay-closed.sh tests/cli/replay-latlog.sh tests/cli/replay-loop-pin.sh \
+	tests/cli/replay-flush-sync.sh
 EXTRA_DIST += tests/cli/replay-file.sh tests/cli/replay-safety.sh tests/cli/replay-interrupt.sh \
-	tests/cli/replay-closed.sh tests/cli/replay-latlog.sh tests/cli/replay-loop-pin.sh
+	tests/cli/replay-closed.sh tests/cli/replay-latlog.sh tests/cli/replay-loop-pin.sh \
+	tests/cli/replay-flush-sync.sh
 # options a mode would ignore; convert's CSV
 TESTS += tests/cli/replay-options.sh tests/cli/replay-csv.sh tests/cli/result_tmp.sh
 EXTRA_DIST += tests/cli/replay-options.sh tests/cli/replay-csv.sh tests/cli/result_tmp.sh
