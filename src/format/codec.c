@@ -1162,6 +1162,27 @@ int fmt_scan_no_avx512;
 int fmt_dec_no_avx512;
 __thread uint64_t fmt_scan_found[4];
 
+/* The varints of zigzag(delta i / g) for i in [0, m) at p (the deltas at
+ * delta, 8 bytes each), their values handed to vs; returns the end.
+ * Eight at a time when no values are wanted (VANS's trials and runs take
+ * them one by one). */
+static uint8_t *put_deltas(const uint8_t *delta, size_t m,
+			   const struct divisor *dv, uint8_t *p,
+			   const struct vsink *vs)
+{
+	size_t i = 0;
+
+#ifdef HAVE_VARINT_AVX512
+	if (!vs && varint8x8_use(m))
+		p = delta_varints8(delta, m, dv, p, &i);
+#endif
+	for (; i < m; i++)
+		p += put_val8(p, fmt_zigzag(divisor_sdiv(
+					 dv, (int64_t)delta_at(delta, i))),
+			      vs, i);
+	return p;
+}
+
 static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 		       size_t n, uint8_t *out, struct fmt_coldesc *d,
 		       const struct vsink *vs, size_t *nv)
@@ -1256,34 +1277,10 @@ static void enc_offset(struct fmt_hist *h, const struct fmt_cols *c,
 			memcpy(delta + 8 * nm, &dl, 8);
 			nm += out[i] == FMT_HIST;
 		}
-		p = out + n;
-		i = 0;
-#ifdef HAVE_VARINT_AVX512
-		/* eight at a time when no values are wanted (VANS's trials
-		 * and runs take them one by one) */
-		if (!vs && varint8x8_use(nm))
-			p = delta_varints8(delta, nm, &dv, p, &i);
-#endif
-		for (; i < nm; i++) {
-			uint64_t z = fmt_zigzag(divisor_sdiv(
-				&dv, (int64_t)delta_at(delta, i)));
-
-			p += put_val8(p, z, vs, i);
-		}
+		p = put_deltas(delta, nm, &dv, out + n, vs);
 		*nv = nm;
 	} else {
-		p = out;
-		i = 0;
-#ifdef HAVE_VARINT_AVX512
-		if (!vs && varint8x8_use(n))
-			p = delta_varints8(delta, n, &dv, p, &i);
-#endif
-		for (; i < n; i++) {
-			uint64_t z = fmt_zigzag(divisor_sdiv(
-				&dv, (int64_t)delta_at(delta, i)));
-
-			p += put_val8(p, z, vs, i);
-		}
+		p = put_deltas(delta, n, &dv, out, vs);
 	}
 	d->raw_len = (uint64_t)(p - out);
 }
