@@ -743,6 +743,22 @@ static inline size_t skip_limit(size_t raw)
 	return raw - raw / 4;
 }
 
+/*
+ * Stores column d in its chosen form: len bytes at src, copied to the
+ * chunk's data at offset dlen (src NULL: the form is there already, as
+ * ANS and the plain fastest column leave it), tagged store; returns len,
+ * what the chunk's data grows by.
+ */
+static size_t store_col(ist_writer *w, struct fmt_coldesc *d, size_t dlen,
+			uint8_t store, const uint8_t *src, size_t len)
+{
+	if (src)
+		memcpy(w->data + dlen, src, len);
+	d->store = store;
+	d->stored_len = len;
+	return len;
+}
+
 /* The fastest writer's deflate: only for a column whose 4 KiB sample
  * deflates to 1/8 (FASTEST_RATIO) or less. */
 #define FASTEST_RATIO 8
@@ -777,14 +793,9 @@ static size_t store_fastest(ist_writer *w, unsigned c, struct fmt_coldesc *d,
 		if (!z)
 			w->defl_skip[c] = DEFL_BACKOFF;
 	}
-	if (z) {
-		memcpy(col, w->zbuf, z);
-		d->store = FMT_STORE_DEFLATE;
-	} else {
-		z = len;
-	}
-	d->stored_len = z;
-	return z;
+	if (z)
+		return store_col(w, d, dlen, FMT_STORE_DEFLATE, w->zbuf, z);
+	return store_col(w, d, dlen, FMT_STORE_PLAIN, NULL, len);
 }
 
 static int write_chunk(ist_writer *w)
@@ -815,7 +826,6 @@ static int write_chunk(ist_writer *w)
 			fmt_encode_column(w->hist, (enum fmt_col)c, &w->cols,
 					  n, w->data + dlen, d);
 			dlen += store_fastest(w, c, d, dlen);
-			raw_total += d->raw_len;
 			continue;
 		}
 		if (w->vals && n > ARITH_MAX_RECORDS) {
@@ -837,11 +847,8 @@ static int write_chunk(ist_writer *w)
 		if (vans && run) {
 			v = vans_sticky(w, c, d, n, nv, limit);
 			if (v) {
-				memcpy(w->data + dlen, w->abuf, v);
-				d->store = FMT_STORE_VANS;
-				d->stored_len = v;
-				dlen += v;
-				raw_total += d->raw_len;
+				dlen += store_col(w, d, dlen, FMT_STORE_VANS,
+						  w->abuf, v);
 				continue;
 			}
 			/* the run ended: the column as always, varints
@@ -858,11 +865,8 @@ static int write_chunk(ist_writer *w)
 			z = deflate_into(w, w->colbuf, d->raw_len, w->zbuf,
 					 skip_limit(d->raw_len));
 			if (z) {
-				memcpy(w->data + dlen, w->zbuf, z);
-				d->store = FMT_STORE_DEFLATE;
-				d->stored_len = z;
-				dlen += z;
-				raw_total += d->raw_len;
+				dlen += store_col(w, d, dlen, FMT_STORE_DEFLATE,
+						  w->zbuf, z);
 				continue;
 			}
 			w->plan_skip[c] = 0;
@@ -941,30 +945,24 @@ static int write_chunk(ist_writer *w)
 				m = try_small(fmt_arith_encode, w->colbuf, d, n,
 					      w->abuf, best - best / ARITH_MARGIN);
 		}
-		if (m) {
-			memcpy(w->data + dlen, w->abuf, m);
-			d->store = FMT_STORE_ARITH;
-			d->stored_len = m;
-		} else if (v) {
-			memcpy(w->data + dlen, w->abuf, v);
-			d->store = FMT_STORE_VANS;
-			d->stored_len = v;
-		} else if (z) {
-			memcpy(w->data + dlen, w->zbuf, z);
-			d->store = FMT_STORE_DEFLATE;
-			d->stored_len = z;
-		} else if (a) {
-			d->store = FMT_STORE_ANS;
-			d->stored_len = a;
-		} else {
-			memcpy(w->data + dlen, w->colbuf, d->raw_len);
-			d->stored_len = d->raw_len;
-		}
-		dlen += d->stored_len;
-		raw_total += d->raw_len;
+		if (m)
+			dlen += store_col(w, d, dlen, FMT_STORE_ARITH,
+					  w->abuf, m);
+		else if (v)
+			dlen += store_col(w, d, dlen, FMT_STORE_VANS,
+					  w->abuf, v);
+		else if (z)
+			dlen += store_col(w, d, dlen, FMT_STORE_DEFLATE,
+					  w->zbuf, z);
+		else if (a) /* ans_write() left it in place */
+			dlen += store_col(w, d, dlen, FMT_STORE_ANS, NULL, a);
+		else
+			dlen += store_col(w, d, dlen, FMT_STORE_PLAIN,
+					  w->colbuf, d->raw_len);
 	}
 	dir[dirlen++] = FMT_NCOLS;
 	for (unsigned c = 0; c < FMT_NCOLS; c++) {
+		raw_total += desc[c].raw_len;
 		dir[dirlen++] = desc[c].coding;
 		dir[dirlen++] = desc[c].store;
 		dirlen += fmt_put_varint(dir + dirlen, desc[c].param);
