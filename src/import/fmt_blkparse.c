@@ -9,7 +9,6 @@
 #include "import/imp_text.h"
 #include "import/import.h"
 
-#define BLK_TIMEOUT_NS (30 * 1000000000ll)
 
 struct blkparse_state {
 	struct imp_blk *m;
@@ -53,15 +52,9 @@ static int blkparse_probe(const char *buf, size_t len)
 static int blkparse_open(struct imp_ctx *c, void *priv)
 {
 	struct blkparse_state *st = priv;
-	char ev = imp_opts(c)->event ? imp_opts(c)->event : 'D';
-	char v[2] = { ev, 0 };
-	int ret;
 
-	ret = imp_blk_new(&st->m, ev, BLK_TIMEOUT_NS);
-	if (ret)
-		return ret;
 	st->dev = -1;
-	return imp_meta(c, "blktrace_event", v);
+	return imp_blk_open(c, &st->m);
 }
 
 static int dev_of(struct imp_ctx *c, struct blkparse_state *st, const char *s,

@@ -16,7 +16,6 @@
 #define BLK_VERSION2 0x08u
 #define BLK_HDR 48
 #define BLK_HDR2 64
-#define BLK_TIMEOUT_NS (30 * 1000000000ll)
 
 /* action = category bits << 16 | action code (blktrace_api.h) */
 enum {
@@ -333,11 +332,8 @@ v7:
 static int blktrace_open(struct imp_ctx *c, void *priv)
 {
 	struct blktrace_state *st = priv;
-	char ev = imp_opts(c)->event ? imp_opts(c)->event : 'D';
-	char v[2] = { ev, 0 };
-	int ret;
+	int ret = imp_blk_open(c, &st->m);
 
-	ret = imp_blk_new(&st->m, ev, BLK_TIMEOUT_NS);
 	if (ret)
 		return ret;
 	st->nf = imp_input_count(c);
@@ -362,7 +358,7 @@ static int blktrace_open(struct imp_ctx *c, void *priv)
 			return ret;
 	}
 	imp_stat(c, "cpu_files", st->nf);
-	return imp_meta(c, "blktrace_event", v);
+	return 0;
 }
 
 static int blktrace_next(struct imp_ctx *c, void *priv, struct ist_record *rec)

@@ -8,8 +8,10 @@
 
 #include "core/rwbs.h"
 #include "import/imp_blk.h"
+#include "import/import.h"
 
 #define MAX_PENDING (1u << 18) /* records held waiting for completion */
+#define BLK_TIMEOUT_NS (30 * 1000000000ll) /* see imp_blk_open() */
 
 struct pend {
 	struct ist_record rec;
@@ -52,6 +54,15 @@ struct imp_blk {
 	size_t napp, capp;
 	struct imp_blk_counts n;
 };
+
+int imp_blk_open(struct imp_ctx *c, struct imp_blk **mp)
+{
+	char ev = imp_opts(c)->event ? imp_opts(c)->event : 'D';
+	char v[2] = { ev, 0 };
+	int ret = imp_blk_new(mp, ev, BLK_TIMEOUT_NS);
+
+	return ret ? ret : imp_meta(c, "blktrace_event", v);
+}
 
 int imp_blk_new(struct imp_blk **mp, char mode, int64_t timeout_ns)
 {

@@ -68,6 +68,11 @@ struct imp_blk_counts {
 };
 
 int imp_blk_new(struct imp_blk **m, char mode, int64_t timeout_ns);
+struct imp_ctx;
+/* The blkparse and blktrace importers' matcher: the mode --event chose
+ * (D by default), a 30 s timeout, the mode kept in the metadata
+ * (blktrace_event); 0 or an error. */
+int imp_blk_open(struct imp_ctx *c, struct imp_blk **m);
 void imp_blk_free(struct imp_blk *m);
 /* Feeds one event (in time order); 0 or -ENOMEM. */
 int imp_blk_event(struct imp_blk *m, const struct blk_event *e);
