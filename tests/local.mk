@@ -22,3 +22,7 @@ TESTS += tests/fuzz/run-corpora.sh
 # every command's --help, option table and man page agree
 TESTS += tests/cli/help_man.sh
 EXTRA_DIST += tests/cli/help_man.sh
+# and the rest of their docs: iostorm(1)'s and README's command lists,
+# README's usage options, short options in the man pages, exit statuses
+TESTS += tests/cli/docs_agree.sh
+EXTRA_DIST += tests/cli/docs_agree.sh

@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"  -f, --format FMT      html (default) or svg (the charts alone)\n"
 		"  -t, --title TEXT      title of the page (default \"iostorm report\")\n"
 		"  -l, --label TEXT      name of the next run in legends (repeatable, in\n"
-		"                        the order of the files; default: the file name)\n"
+		"                        the order of the files; default: the run's\n"
+		"                        \"label\" field, else the file name less .json)\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Exit status: 0 written, 1 bad input or write failure, 2 usage error.\n");

@@ -30,7 +30,9 @@ static void usage(FILE *f)
 		"  -j, --json            print JSON instead of a table\n"
 		"  -i, --interval T      interval of the time series (default 1s)\n"
 		"  -n, --top N           streams listed, 0-100000 (default 10)\n"
-		"  -h, --help            this help\n");
+		"  -h, --help            this help\n"
+		"\n"
+		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
 }
 
 static int ends_with(const char *s, const char *suffix)

@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		"  -h, --help            this help\n"
 		"\n"
 		"A PROFILE argument containing '/' or ending in .ini runs the mix\n"
-		"profile on that file (same as: mix --set file=FILE).\n");
+		"profile on that file (same as: mix --set file=FILE).\n"
+		"Exit status: 0 success, 1 bad input (a profile file) or failure,\n"
+		"2 usage error (unknown profile or parameter, bad value).\n");
 }
 
 static void list_profiles(void)
