@@ -987,7 +987,14 @@ static int import_two_pass(open_fn op, void *arg, const char *name,
 		pcap_t *pc = op(arg, ebuf);
 
 		if (!pc) {
-			snprintf(err, errlen, "%s: %s", name, ebuf);
+			size_t n = strlen(name);
+			const char *why = ebuf;
+
+			/* libpcap names the file it cannot open: once is
+			 * enough ("iostorm: F: F: No such file ...") */
+			if (!strncmp(why, name, n) && !strncmp(why + n, ": ", 2))
+				why += n + 2;
+			snprintf(err, errlen, "%s: %s", name, why);
 			ret = IST_EFORMAT;
 			break;
 		}

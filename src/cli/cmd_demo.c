@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"      --set K=V       profile parameter, repeatable; each changes only\n"
 		"                      its key: the others keep their defaults, the\n"
 		"                      demo's threads=8 for sysbench-oltp and the\n"
-		"                      profile's own (iostorm synth --list)\n"
+		"                      profile's own (iostorm synth P --describe)\n"
 		"      --timing MODE   original (default), afap or closed\n"
 		"      --dir DIR       where to put the trace and the target (default $TMPDIR\n"
 		"                      or /tmp)\n"

@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		"                        65536)\n"
 		"      --rates LIST      percentages of the maximum, 1-1000 (default\n"
 		"                        10,20,...,120; \"none\": no curve)\n"
-		"      --point T         length of each point (default 5s)\n"
+		"      --point T         length of each point, at least 10ms (default 5s)\n"
 		"Target:\n"
 		"  -t, --target PATH     file or block device\n"
 		"      --null            the null back-end (no device: engine cost alone)\n"
