@@ -13,7 +13,7 @@ static void print_help(FILE *f)
 {
 	fprintf(f,
 		"Usage: iostorm <command> [options] [args]\n"
-		"       iostorm --version | --help | help [command]\n"
+		"       iostorm -V|--version | -h|--help | help [command]\n"
 		"\n"
 		"Record, store, synthesize and replay block I/O traces.\n"
 		"\n"

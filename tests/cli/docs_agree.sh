@@ -4,6 +4,8 @@
 # sets of the code, --help and the man pages) does not compare:
 #  - iostorm(1)'s COMMANDS and README.md's usage table name exactly the
 #    commands of 'iostorm --help';
+#  - iostorm's own options (-V, --version, -h, --help, help) are in the
+#    usage of 'iostorm --help' and the SYNOPSIS of iostorm(1);
 #  - each option of a README usage row is one its command accepts (the
 #    table's rows are not 'iostorm CMD' lines, which help_man.sh checks);
 #  - the examples that go on over several lines ("\\" or "\e" at the end)
@@ -34,6 +36,20 @@ d=$(setdiff "$TMP/cmds" "$TMP/mancmds")
 d=$(setdiff "$TMP/mancmds" "$TMP/cmds")
 [ -z "$d" ] || fail "man/iostorm.1 COMMANDS names what iostorm --help does not: $d"
 ok
+
+# iostorm's own options (main.c's argv[1] words) in its --help's usage
+# and iostorm(1)'s SYNOPSIS (-V and -h were in neither)
+sed 's/\\-/-/g' "$S/man/iostorm.1" |
+	awk '/^\.SH/ { o = ($0 ~ /^\.SH "?SYNOPSIS/); next } o' >"$TMP/mansyn"
+awk '/^Usage:/ { f = 1 } f && /^$/ { exit } f' "$TMP/out" >"$TMP/usage"
+for w in $(grep -oE 'strcmp\(argv\[1\], "[^"]+"\)' "$S/src/cli/main.c" |
+	   sed -E 's/.*"([^"]+)".*/\1/' | sort -u); do
+	grep -qE -- "(^|[ |])$w([ |]|\$)" "$TMP/usage" ||
+		fail "iostorm accepts '$w', its --help's usage does not show it"
+	grep -qE -- "(^|[ |])$w([ |\"]|\$)" "$TMP/mansyn" ||
+		fail "iostorm accepts '$w', the SYNOPSIS of man/iostorm.1 does not show it"
+	ok
+done
 
 # README.md: the rows of the usage table ("| `cmd ...` | ...")
 grep -E '^\| `[a-z]+[ `]' "$S/README.md" >"$TMP/rows" || fail "no usage table in README.md"
