@@ -1797,7 +1797,8 @@ static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uin
  * (e, the release), no other section was open at t, and the stream was
  * asleep at e (in none of its busy runs: the sidecar's on-CPU, runnable
  * and client intervals), it waited for the lock and took it t - e after
- * the release.  That time is the database's, not the device's: the holder
+ * the release; the handover is that less its time on a CPU in it, which
+ * the replay serves anyway.  That time is the database's, not the device's: the holder
  * wakes after its flush's completion and releases the lock, the waiter
  * wakes, waits for a CPU and runs to its write (in PostgreSQL, XLogFlush
  * after LWLockAcquireOrWait), and the commits inserted meanwhile ride on
@@ -1814,7 +1815,7 @@ static int cmp_u64(const void *pa, const void *pb)
 static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t t)
 {
 	struct rpl_closed *c = w->closed;
-	uint64_t e = 0, v[CL_HO];
+	uint64_t e = 0, cpu = 0, v[CL_HO];
 
 	for (unsigned i = 0; i < c->nsecs; i++) {
 		const struct cl_sec *x = &c->secs[i];
@@ -1831,7 +1832,17 @@ static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t
 	for (unsigned i = 0; i < c->nbusy; i++)
 		if (c->busy[2 * i] <= e && e < c->busy[2 * i + 1])
 			return; /* it was busy at the release, not waiting */
-	c->ho[c->ho_next] = t - e;
+	/* its time on a CPU in the handover is no part of it: the replay
+	 * serves it with the rest of the gap's (on the virtual CPUs with
+	 * --cpus, in the think time without) */
+	for (unsigned i = 0; i < c->ngapiv; i++) {
+		const struct rq_iv *iv = &c->gapiv[i];
+		uint64_t lo = iv->a > e ? iv->a : e, hi = iv->b < t ? iv->b : t;
+
+		if (iv->kind == RQ_CPU && hi > lo)
+			cpu += hi - lo;
+	}
+	c->ho[c->ho_next] = t - e > cpu ? t - e - cpu : 0;
 	c->ho_next = (c->ho_next + 1) % CL_HO;
 	if (c->nho < CL_HO)
 		c->nho++;

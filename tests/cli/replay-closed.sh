@@ -170,17 +170,18 @@ expect_status 0 "$IOSTORM" replay "$TMP/holder.ist" --null --timing closed --ser
 ok
 
 # --lock-handover: the three streams of test_closed_lock_handover (stream
-# 1 commits 0 - 200 us; 2 and 3, asleep while the lock was held, wrote 100
-# us after the releases): at 1 ms an I/O stream 2's write goes at the
-# release plus the median handover, 2.1 ms (without: 2 ms), and carries 3
+# 1 commits 0 - 200 us; 2 and 3, asleep while the lock was held, wrote 150
+# us after the releases, 50 of them on a CPU): at 1 ms an I/O stream 2's
+# write goes at the release plus the median handover, 100 us: 2.1 ms
+# (without: 2 ms), and carries 3
 printf '%s\n' "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" \
 	"0,0,write,0,4096,100000,1,1," "0,0,read,65536,4096,50000,2,1," \
 	"0,0,read,131072,4096,50000,3,1," "100000,0,flush,0,0,100000,1,1,commit|dependent" \
-	"300000,0,write,4096,4096,100000,2,1,dependent" \
-	"400000,0,flush,0,0,100000,2,1,commit|dependent" \
-	"600000,0,write,8192,4096,100000,3,1,dependent" \
-	"700000,0,flush,0,0,100000,3,1,commit|dependent" >"$TMP/ho.csv"
-printf '%s\n' "# iostorm-sched 1 runq cpu" "c 2 250000 300000" "c 3 550000 600000" >"$TMP/ho.sched"
+	"350000,0,write,4096,4096,100000,2,1,dependent" \
+	"450000,0,flush,0,0,100000,2,1,commit|dependent" \
+	"700000,0,write,8192,4096,100000,3,1,dependent" \
+	"800000,0,flush,0,0,100000,3,1,commit|dependent" >"$TMP/ho.csv"
+printf '%s\n' "# iostorm-sched 1 runq cpu" "c 2 300000 350000" "c 3 650000 700000" >"$TMP/ho.sched"
 expect_status 0 "$IOSTORM" convert "$TMP/ho.csv" "$TMP/ho.ist"
 expect_status 0 "$IOSTORM" replay "$TMP/ho.ist" --null --virtual-time --timing closed \
 	--null-latency 1ms --serial-commits --commit-groups on --think-sched "$TMP/ho.sched" \

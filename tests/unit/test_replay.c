@@ -1092,19 +1092,19 @@ static void test_closed_woken_commit(void)
  * --lock-handover: in the recording (1 us = 1000 ns; every I/O 100 us,
  * reads 50 us) stream 1 commits (write at 0, flush at 100: its section
  * 0 - 200 us); streams 2 and 3 read at 0 and slept while the lock was
- * held: stream 2 wrote at 300, 100 us after stream 1's release (on a CPU
- * from 250), stream 3 at 600, 100 us after stream 2's section (200 - 500
- * ... 300 - 500) ended (on a CPU from 550): two handovers of 100 us, the
- * median 100 us.  On the null back-end at 1 ms an I/O: stream 1 holds the
- * lock 0 - 2 ms; stream 2 (ready at 1.1 ms: think 250 less 150 of lock
- * wait) and stream 3 (1.2 ms) wait; stream 2 takes it at the release plus
+ * held: stream 2 wrote at 350, 150 us after stream 1's release, on a CPU
+ * from 300, stream 3 at 700, 150 us after stream 2's section (350 - 550)
+ * ended, on a CPU from 650: two handovers of 100 us (150 less the 50 on a
+ * CPU), the median 100 us.  On the null back-end at 1 ms an I/O: stream
+ * 1 holds the lock 0 - 2 ms; stream 2 (ready at 1.15 ms: think 300 less
+ * 150 of lock wait) and stream 3 (1.3 ms) wait; stream 2 takes it at the release plus
  * the handover, 2.1 ms (without: 2 ms), and carries stream 3's commit.
  * With stream 4, on a CPU from its read's end to its write at 1.1 ms (no
  * lock wait, no handover), ready at 2.05 ms: during the handover it takes
  * the free lock and carries both waiters: 2 writes and 2 flushes in
  * 4.05 ms; without the handover stream 2 carries stream 3 from 2 ms and
  * stream 4 commits alone after it, 6 ms.  A stream busy at the release
- * (stream 3 on a CPU from 450 us) is no handover: one recorded.
+ * (stream 3 on a CPU from 500 us) is no handover: one recorded.
  */
 static void test_closed_lock_handover(void)
 {
@@ -1115,10 +1115,10 @@ static void test_closed_lock_handover(void)
 		mkrec(0, IST_OP_READ, 131072, 4096, 50 * us, 3, 1),       /* 2 */
 		mkrec(0, IST_OP_READ, 196608, 4096, 50 * us, 4, 1),       /* 3 */
 		mkrec(100 * us, IST_OP_FLUSH, 0, 0, 100 * us, 1, 1),      /* 4 */
-		mkrec(300 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 2, 1), /* 5 */
-		mkrec(400 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 1),      /* 6 */
-		mkrec(600 * us, IST_OP_WRITE, 8192, 4096, 100 * us, 3, 1), /* 7 */
-		mkrec(700 * us, IST_OP_FLUSH, 0, 0, 100 * us, 3, 1),      /* 8 */
+		mkrec(350 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 2, 1), /* 5 */
+		mkrec(450 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 1),      /* 6 */
+		mkrec(700 * us, IST_OP_WRITE, 8192, 4096, 100 * us, 3, 1), /* 7 */
+		mkrec(800 * us, IST_OP_FLUSH, 0, 0, 100 * us, 3, 1),      /* 8 */
 		mkrec(1100 * us, IST_OP_WRITE, 12288, 4096, 100 * us, 4, 1), /* 9 */
 		mkrec(1200 * us, IST_OP_FLUSH, 0, 0, 100 * us, 4, 1),     /* 10 */
 	};
@@ -1139,7 +1139,7 @@ static void test_closed_lock_handover(void)
 	for (size_t i = 0; i < n; i++)
 		if (recs[i].stream != 4)
 			three[n3++] = recs[i];
-	write_tmp(path, "# iostorm-sched 1 runq cpu\nc 2 250000 300000\nc 3 550000 600000\n"
+	write_tmp(path, "# iostorm-sched 1 runq cpu\nc 2 300000 350000\nc 3 650000 700000\n"
 		  "c 4 50000 1100000\n");
 	rpl_opts_init(&o);
 	o.timing = RPL_TIMING_CLOSED;
@@ -1190,7 +1190,7 @@ static void test_closed_lock_handover(void)
 	rpl_run_free(r);
 
 	/* stream 3 busy at stream 2's release: not a handover */
-	write_tmp(busy, "# iostorm-sched 1 runq cpu\nc 2 250000 300000\nc 3 450000 600000\n");
+	write_tmp(busy, "# iostorm-sched 1 runq cpu\nc 2 300000 350000\nc 3 500000 700000\n");
 	o.think_sched = busy;
 	o.lock_handover = 1;
 	res = run_null(&o, three, n3, &evl, &r);
