@@ -184,6 +184,9 @@ struct cl_node {
 	uint64_t hw_sleep;     /* the sleep's part left in the think time (its
 				  length less the lock others held in it) */
 	int hw_waited;         /* counted as a wait in the replay */
+	/* --lock-handover: when the node opens a commit section, the median
+	 * of the handovers recorded up to it (see ho_sample) */
+	uint64_t handover;
 	unsigned next;
 };
 
@@ -299,6 +302,8 @@ struct rq_stale {
 	unsigned slot;
 };
 
+/* --lock-handover: the latest recorded handovers kept (see ho_sample) */
+#define CL_HO 255
 /* Busy intervals of a gap kept (the latest), see busy_runs. */
 #define RQ_BUSY_MAX 256
 /* On-CPU intervals of all streams kept (the latest), see holder_scan. */
@@ -352,6 +357,11 @@ struct rpl_closed {
 	 * I/O being added (the latest RQ_BUSY_MAX), see woke_scan */
 	struct rq_iv gapiv[RQ_BUSY_MAX];
 	unsigned ngapiv;
+	/* --lock-handover: the latest recorded handovers (a ring) and their
+	 * median */
+	int handover;
+	uint64_t ho[CL_HO], ho_med;
+	unsigned nho, ho_next;
 	/* --holder-waits: the latest on-CPU intervals read, of all streams,
 	 * in the sidecar's order (of their ends): who ran at a wake-up */
 	int holder;
@@ -1200,6 +1210,7 @@ int rpl_closed_init(struct rpl_worker *w)
 	c->lock_owner = NIL;
 	c->groups = w->run->o.commit_groups;
 	c->holder = w->run->o.holder_waits;
+	c->handover = w->run->o.lock_handover;
 	c->bursts = w->run->o.cpus && w->run->o.cpu_bursts;
 	c->pfree = NIL;
 	if (w->run->o.cpus) {
@@ -1536,7 +1547,11 @@ static void holder_done(struct rpl_worker *w, unsigned si, uint64_t done)
  * The deadline of a head that takes the commit lock, once the stream has
  * drained: its recorded think time less the time other streams held the
  * lock meanwhile (the wait that the replay redoes against the replayed
- * commits), and not before the lock is free; *asked: when it asked.
+ * commits), and not before the lock is free; *asked: when it asked.  With
+ * --lock-handover a head that waited takes the lock the recording's median
+ * handover after the release (ho_sample); a stream ready meanwhile may take
+ * it first, and the commits ready by the time the holder issues ride on
+ * its flush (gather_riders).
  */
 static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 			      struct cl_node *h, uint64_t *asked)
@@ -1553,7 +1568,7 @@ static uint64_t lock_deadline(struct rpl_worker *w, struct cl_stream *s,
 	/* it waits for the lock: woken by its release (the wake-up's cost
 	 * is served when it issues, rpl_closed_issued) */
 	h->lock_waited = 1;
-	return w->closed->lock_released;
+	return ist_add_sat(w->closed->lock_released, w->closed->handover ? h->handover : 0);
 }
 
 /*
@@ -1775,10 +1790,73 @@ static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uin
 	return held > busy ? held - busy : 0;
 }
 
+/*
+ * --lock-handover: a handover in the recording.  Stream si opens a commit
+ * section at t after a gap from `from` (its drain) in which it slept while
+ * others held the lock: when the latest other section ended in the gap
+ * (e, the release), no other section was open at t, and the stream was
+ * asleep at e (in none of its busy runs: the sidecar's on-CPU, runnable
+ * and client intervals), it waited for the lock and took it t - e after
+ * the release; the handover is that less its time on a CPU in it, which
+ * the replay serves anyway.  That time is the database's, not the device's: the holder
+ * wakes after its flush's completion and releases the lock, the waiter
+ * wakes, waits for a CPU and runs to its write (in PostgreSQL, XLogFlush
+ * after LWLockAcquireOrWait), and the commits inserted meanwhile ride on
+ * its flush.  The replay releases the lock at the flush's completion and
+ * the next holder issues at once; lock_deadline adds the recorded median.
+ */
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+
+	return x < y ? -1 : x > y;
+}
+
+static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t t)
+{
+	struct rpl_closed *c = w->closed;
+	uint64_t e = 0, cpu = 0, v[CL_HO];
+
+	for (unsigned i = 0; i < c->nsecs; i++) {
+		const struct cl_sec *x = &c->secs[i];
+
+		if (x->stream != si && x->end > from && x->end <= t && x->end > e)
+			e = x->end;
+	}
+	if (!e)
+		return;
+	for (unsigned i = 0; i < c->ns; i++)
+		if (i != si && c->s[i].in_sec && c->s[i].commits &&
+		    c->s[i].sec_dev == (unsigned)c->commit_dev)
+			return; /* the lock was not free at t */
+	for (unsigned i = 0; i < c->nbusy; i++)
+		if (c->busy[2 * i] <= e && e < c->busy[2 * i + 1])
+			return; /* it was busy at the release, not waiting */
+	/* its time on a CPU in the handover is no part of it: the replay
+	 * serves it with the rest of the gap's (on the virtual CPUs with
+	 * --cpus, in the think time without) */
+	for (unsigned i = 0; i < c->ngapiv; i++) {
+		const struct rq_iv *iv = &c->gapiv[i];
+		uint64_t lo = iv->a > e ? iv->a : e, hi = iv->b < t ? iv->b : t;
+
+		if (iv->kind == RQ_CPU && hi > lo)
+			cpu += hi - lo;
+	}
+	c->ho[c->ho_next] = t - e > cpu ? t - e - cpu : 0;
+	c->ho_next = (c->ho_next + 1) % CL_HO;
+	if (c->nho < CL_HO)
+		c->nho++;
+	memcpy(v, c->ho, c->nho * sizeof(v[0]));
+	qsort(v, c->nho, sizeof(v[0]), cmp_u64);
+	c->ho_med = v[c->nho / 2];
+	w->handover_samples++;
+}
+
 /* Serial commits, in trace order: the commit device, the streams' commit
  * sections, and each I/O's recorded lock wait. */
-static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
+static void rec_commits(struct rpl_worker *w, unsigned si, struct cl_node *nd)
 {
+	struct rpl_closed *c = w->closed;
 	struct cl_stream *s = &c->s[si];
 	const struct ist_record *rec = &nd->io.rec;
 	uint64_t end = rec->t_ns + rec->lat_ns;
@@ -1804,8 +1882,13 @@ static void rec_commits(struct rpl_closed *c, unsigned si, struct cl_node *nd)
 	 * (the commit device may be known only at its first commit) */
 	if (!s->in_sec || s->sec_dev != rec->dev) {
 		if (c->commit_dev >= 0 && rec->dev == (unsigned)c->commit_dev &&
-		    s->added && rec->t_ns > s->add_end)
+		    s->added && rec->t_ns > s->add_end) {
 			nd->lock_wait = held_in_sleep(c, si, s->add_end, rec->t_ns);
+			if (c->handover && nd->lock_wait)
+				ho_sample(w, si, s->add_end, rec->t_ns);
+		}
+		if (c->handover)
+			nd->handover = c->ho_med;
 		s->in_sec = 1;
 		s->sec_start = rec->t_ns;
 		s->sec_dev = rec->dev;
@@ -1857,12 +1940,13 @@ int rpl_closed_add(struct rpl_worker *w, const struct rpl_io *io)
 	c->nodes[n].hw = c->nodes[n].hw_waited = 0;
 	c->nodes[n].hw_stream = NIL;
 	c->nodes[n].hw_ord = c->nodes[n].hw_post = c->nodes[n].hw_sleep = 0;
+	c->nodes[n].handover = 0;
 	if (c->rq && rec_runq(c, si, &c->nodes[n]) < 0)
 		return -ENOMEM;
 	if (c->nodes[n].hw)
 		w->holder_marked++;
 	if (w->run->o.serial_commits) {
-		rec_commits(c, si, &c->nodes[n]);
+		rec_commits(w, si, &c->nodes[n]);
 		if (io->rec.flags & IST_F_COMMIT)
 			s->commits = 1;
 	}
@@ -2122,6 +2206,10 @@ void rpl_closed_issued(struct rpl_worker *w, const struct rpl_io *io, uint64_t i
 		return;
 	if (takes_lock(w, si)) {
 		c->lock_owner = si;
+		if (c->handover && c->nodes[n].lock_waited && c->nodes[n].handover) {
+			w->handovers++;
+			w->handover_ns += c->nodes[n].handover;
+		}
 		if (w->run->o.commit_groups && section_commits(c, n))
 			gather_riders(w, si, issue);
 		if (c->groups)

@@ -134,6 +134,7 @@ struct rpl_worker {
 	uint64_t commits_joined, commit_groups;  /* --commit-groups */
 	uint64_t commits_after_release;  /* and commits that slept on it */
 	uint64_t holder_marked, holder_waited; /* --holder-waits */
+	uint64_t handover_samples, handovers, handover_ns; /* --lock-handover */
 	uint64_t cpu_wait, cpu_bursts;   /* --cpus: the queue, bursts served */
 	uint64_t last_done;
 	/* current interval, merged into the run's table when it ends */

@@ -183,6 +183,11 @@ struct rpl_opts {
 				       whose stream slept on another's commit
 				       in the recording waits for that
 				       commit's replayed completion */
+	int lock_handover;          /* commit groups, think_sched: a commit
+				       that waited for the lock takes it the
+				       recording's median handover (another's
+				       release to a woken waiter's first
+				       write) after the release */
 	int txn_latency_cycle;      /* a transaction's latency runs from its
 				       stream's previous transaction's end */
 	const char *think_sched;    /* closed: a run-queue sidecar (record
@@ -336,6 +341,12 @@ struct rpl_result {
 	uint64_t commits_after_release; /* --think-sched: commits ready only
 					after another's release plus their
 					CPU time after the wake-up */
+	uint64_t handover_samples;   /* --lock-handover: handovers recorded
+					(a waiter asleep at another's release,
+					its first write after), */
+	uint64_t handovers;          /* lock takes after a wait delayed by
+					their median, */
+	uint64_t handover_ns;        /* and the time added (summed) */
 	uint64_t holder_marked;      /* --holder-waits: commits that waited on
 					another's commit in the recording, */
 	uint64_t holder_waited;      /* and those that waited in the replay */

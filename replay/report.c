@@ -144,6 +144,7 @@ static json_object *settings_obj(const struct rpl_report_info *in,
 	add(o, "serial_commits", json_object_new_boolean(op->serial_commits));
 	add(o, "commit_groups", json_object_new_boolean(op->commit_groups));
 	add(o, "holder_waits", json_object_new_boolean(op->holder_waits));
+	add(o, "lock_handover", json_object_new_boolean(op->lock_handover));
 	add(o, "txn_latency", json_object_new_string(op->txn_latency_cycle ? "cycle" : "first"));
 	add(o, "think_sched", op->think_sched ? json_object_new_string(op->think_sched) : NULL);
 	add(o, "cpus", op->cpus ? json_object_new_int64(op->cpus) : NULL);
@@ -306,6 +307,11 @@ int rpl_report_json(const char *path, const struct rpl_report_info *in,
 		add(cg, "groups", ju64(res->commit_groups));
 		if (in->opts->think_sched)
 			add(cg, "after_release", ju64(res->commits_after_release));
+		if (in->opts->lock_handover) {
+			add(cg, "handover_samples", ju64(res->handover_samples));
+			add(cg, "handovers", ju64(res->handovers));
+			add(cg, "handover_ns", ju64(res->handover_ns));
+		}
 		if (in->opts->holder_waits) {
 			add(cg, "holder_marked", ju64(res->holder_marked));
 			add(cg, "holder_waited", ju64(res->holder_waited));

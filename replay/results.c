@@ -228,6 +228,9 @@ int rpl_results_build(struct rpl_run *r)
 		res->commits_after_release += w->commits_after_release;
 		res->holder_marked += w->holder_marked;
 		res->holder_waited += w->holder_waited;
+		res->handover_samples += w->handover_samples;
+		res->handovers += w->handovers;
+		res->handover_ns += w->handover_ns;
 		res->cpu_wait_ns += w->cpu_wait;
 		res->cpu_bursts += w->cpu_bursts;
 		if (w->max_inflight > res->max_inflight)

@@ -78,6 +78,13 @@ static const char usage_text[] =
 	"                           lock held through it) waits for that commit's\n"
 	"                           replayed completion, then its own CPU time\n"
 	"                           after the wake-up (default off)\n"
+	"      --lock-handover on|off  with --commit-groups on and --think-sched: a\n"
+	"                           commit that waited for the lock takes it the\n"
+	"                           recording's median handover after the release\n"
+	"                           (from another's release to a woken waiter's\n"
+	"                           first write, less its CPU time, measured in\n"
+	"                           the recording; the commits ready meanwhile\n"
+	"                           ride on its flush; default off)\n"
 	"      --think-sched FILE   closed: take the streams' run-queue waits in FILE\n"
 	"                           (record --sched) out of their think times\n"
 	"      --cpus N             closed, with --think-sched: serve the streams'\n"
@@ -141,7 +148,7 @@ enum {
 	O_RATE, O_THINK, O_TXN_PER, O_FROM, O_TO, O_LOOP, O_DURATION,
 	O_PARTITION, O_SQPOLL, O_IOPOLL, O_SPIN, O_INTERVAL, O_JSON, O_CSV,
 	O_LATE_WARN, O_NO_PROGRESS, O_QUIET, O_REALTIME, O_VIRTUAL, O_INLINE, O_NO_PIN, O_PIN,
-	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_HOLDER_WAITS, O_TXN_LATENCY,
+	O_SERIAL_COMMITS, O_COMMIT_GROUPS, O_HOLDER_WAITS, O_LOCK_HANDOVER, O_TXN_LATENCY,
 	O_THINK_SCHED, O_CPUS, O_CPU_QUEUE, O_CPU_SCALE, O_WAKE_COST, O_LAT_LOG, O_NULL_LAT_FROM,
 };
 
@@ -170,6 +177,7 @@ static const struct option longopts[] = {
 	{ "serial-commits", no_argument, NULL, O_SERIAL_COMMITS },
 	{ "commit-groups", required_argument, NULL, O_COMMIT_GROUPS },
 	{ "holder-waits", required_argument, NULL, O_HOLDER_WAITS },
+	{ "lock-handover", required_argument, NULL, O_LOCK_HANDOVER },
 	{ "think-sched", required_argument, NULL, O_THINK_SCHED },
 	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "cpu-queue", required_argument, NULL, O_CPU_QUEUE },
@@ -444,6 +452,11 @@ static void print_summary(const char *trace, const struct rpl_opts *o,
 		if (o->commit_groups && o->think_sched)
 			printf("  commits    %" PRIu64 " woken by another's commit, ready after its "
 			       "release\n", res->commits_after_release);
+		if (o->lock_handover)
+			printf("  handover   %" PRIu64 " recorded; %" PRIu64 " lock takes after a wait "
+			       "delayed, %.1f us each on average\n", res->handover_samples,
+			       res->handovers, res->handovers ? (double)res->handover_ns / 1e3 /
+			       (double)res->handovers : 0.0);
 		if (o->holder_waits)
 			printf("  commits    %" PRIu64 " slept on another's commit in the recording, "
 			       "%" PRIu64 " waited for it in the replay\n", res->holder_marked,
@@ -543,6 +556,7 @@ int cmd_replay(int argc, char **argv)
 	int speed_set = 0, think_set = 0, null_lat_set = 0, size_set = 0, to_set = 0;
 	int commit_groups = -1; /* --commit-groups: -1 not given */
 	int holder_waits = -1;  /* --holder-waits: -1 not given */
+	int lock_handover = -1; /* --lock-handover: -1 not given */
 	int cpu_queue = -1;     /* --cpu-queue: -1 not given, 1 burst, 0 gap */
 	struct rpl_source *src = NULL;
 	const struct rpl_result *res;
@@ -668,6 +682,12 @@ int cmd_replay(int argc, char **argv)
 			holder_waits = on_off(optarg);
 			if (holder_waits < 0)
 				return cli_usage_error(CMD, "bad --holder-waits '%s' (on or off)",
+						       optarg);
+			break;
+		case O_LOCK_HANDOVER:
+			lock_handover = on_off(optarg);
+			if (lock_handover < 0)
+				return cli_usage_error(CMD, "bad --lock-handover '%s' (on or off)",
 						       optarg);
 			break;
 		case O_THINK_SCHED:
@@ -848,6 +868,10 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage_error(CMD, "--holder-waits on needs --commit-groups on and "
 				       "--think-sched (the sleeps and who ended them)");
 	o.holder_waits = holder_waits > 0;
+	if (lock_handover > 0 && (!o.commit_groups || !o.think_sched))
+		return cli_usage_error(CMD, "--lock-handover on needs --commit-groups on and "
+				       "--think-sched (who was asleep at a release)");
+	o.lock_handover = lock_handover > 0;
 	if (o.cpus && !o.think_sched)
 		return cli_usage_error(CMD, "--cpus needs --think-sched (its on-CPU times)");
 	if (o.cpu_scale != 1.0 && !o.cpus)

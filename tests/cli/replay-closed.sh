@@ -169,6 +169,47 @@ expect_status 0 "$IOSTORM" replay "$TMP/holder.ist" --null --timing closed --ser
 	--holder-waits off --quiet
 ok
 
+# --lock-handover: the three streams of test_closed_lock_handover (stream
+# 1 commits 0 - 200 us; 2 and 3, asleep while the lock was held, wrote 150
+# us after the releases, 50 of them on a CPU): at 1 ms an I/O stream 2's
+# write goes at the release plus the median handover, 100 us: 2.1 ms
+# (without: 2 ms), and carries 3
+printf '%s\n' "t_ns,dev,op,offset,len,lat_ns,stream,txn,flags" \
+	"0,0,write,0,4096,100000,1,1," "0,0,read,65536,4096,50000,2,1," \
+	"0,0,read,131072,4096,50000,3,1," "100000,0,flush,0,0,100000,1,1,commit|dependent" \
+	"350000,0,write,4096,4096,100000,2,1,dependent" \
+	"450000,0,flush,0,0,100000,2,1,commit|dependent" \
+	"700000,0,write,8192,4096,100000,3,1,dependent" \
+	"800000,0,flush,0,0,100000,3,1,commit|dependent" >"$TMP/ho.csv"
+printf '%s\n' "# iostorm-sched 1 runq cpu" "c 2 300000 350000" "c 3 650000 700000" >"$TMP/ho.sched"
+expect_status 0 "$IOSTORM" convert "$TMP/ho.csv" "$TMP/ho.ist"
+expect_status 0 "$IOSTORM" replay "$TMP/ho.ist" --null --virtual-time --timing closed \
+	--null-latency 1ms --serial-commits --commit-groups on --think-sched "$TMP/ho.sched" \
+	--lock-handover on --json "$TMP/ho1.json" --lat-log "$TMP/ho1.lat"
+expect_grep "^  handover   2 recorded; 1 lock takes after a wait delayed, 100.0 us each on average$" "$TMP/out"
+expect_grep '"lock_handover": true' "$TMP/ho1.json"
+expect_grep '"handover_samples": 2' "$TMP/ho1.json"
+expect_grep '"handovers": 1' "$TMP/ho1.json"
+expect_grep '"handover_ns": 100000' "$TMP/ho1.json"
+expect_grep '^4,write,2,[0-9]+,2100000,' "$TMP/ho1.lat"
+expect_status 0 "$IOSTORM" replay "$TMP/ho.ist" --null --virtual-time --timing closed \
+	--null-latency 1ms --serial-commits --commit-groups on --think-sched "$TMP/ho.sched" \
+	--lock-handover off --json "$TMP/ho0.json" --lat-log "$TMP/ho0.lat"
+expect_grep '^4,write,2,[0-9]+,2000000,' "$TMP/ho0.lat"
+expect_grep '"lock_handover": false' "$TMP/ho0.json"
+grep -q handover_samples "$TMP/ho0.json" && fail "handover_samples without --lock-handover"
+grep -q "^  handover" "$TMP/out" && fail "the handover line without --lock-handover"
+expect_status 2 "$IOSTORM" replay "$TMP/ho.ist" --null --timing closed --serial-commits \
+	--commit-groups on --think-sched "$TMP/ho.sched" --lock-handover 1
+expect_grep "bad --lock-handover '1' \\(on or off\\)" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/ho.ist" --null --timing closed --serial-commits \
+	--think-sched "$TMP/ho.sched" --lock-handover on
+expect_grep "lock-handover on needs --commit-groups on and --think-sched" "$TMP/err"
+expect_status 2 "$IOSTORM" replay "$TMP/ho.ist" --null --timing closed --serial-commits \
+	--commit-groups on --lock-handover on
+expect_grep "lock-handover on needs --commit-groups on and --think-sched" "$TMP/err"
+ok
+
 # --think-sched: one client, a transaction of one 100 us read every 1 ms;
 # 400 us of each 900 us think time it waited for a CPU (record --sched).
 # At 10 us per I/O: one per 910 us without the sidecar, 510 us with it.

@@ -1089,6 +1089,120 @@ static void test_closed_woken_commit(void)
 }
 
 /*
+ * --lock-handover: in the recording (1 us = 1000 ns; every I/O 100 us,
+ * reads 50 us) stream 1 commits (write at 0, flush at 100: its section
+ * 0 - 200 us); streams 2 and 3 read at 0 and slept while the lock was
+ * held: stream 2 wrote at 350, 150 us after stream 1's release, on a CPU
+ * from 300, stream 3 at 700, 150 us after stream 2's section (350 - 550)
+ * ended, on a CPU from 650: two handovers of 100 us (150 less the 50 on a
+ * CPU), the median 100 us.  On the null back-end at 1 ms an I/O: stream
+ * 1 holds the lock 0 - 2 ms; stream 2 (ready at 1.15 ms: think 300 less
+ * 150 of lock wait) and stream 3 (1.3 ms) wait; stream 2 takes it at the release plus
+ * the handover, 2.1 ms (without: 2 ms), and carries stream 3's commit.
+ * With stream 4, on a CPU from its read's end to its write at 1.1 ms (no
+ * lock wait, no handover), ready at 2.05 ms: during the handover it takes
+ * the free lock and carries both waiters: 2 writes and 2 flushes in
+ * 4.05 ms; without the handover stream 2 carries stream 3 from 2 ms and
+ * stream 4 commits alone after it, 6 ms.  A stream busy at the release
+ * (stream 3 on a CPU from 500 us) is no handover: one recorded.
+ */
+static void test_closed_lock_handover(void)
+{
+	const uint64_t us = 1000, ms = 1000 * us;
+	struct ist_record recs[] = {
+		mkrec(0, IST_OP_WRITE, 0, 4096, 100 * us, 1, 1),          /* 0 */
+		mkrec(0, IST_OP_READ, 65536, 4096, 50 * us, 2, 1),        /* 1 */
+		mkrec(0, IST_OP_READ, 131072, 4096, 50 * us, 3, 1),       /* 2 */
+		mkrec(0, IST_OP_READ, 196608, 4096, 50 * us, 4, 1),       /* 3 */
+		mkrec(100 * us, IST_OP_FLUSH, 0, 0, 100 * us, 1, 1),      /* 4 */
+		mkrec(350 * us, IST_OP_WRITE, 4096, 4096, 100 * us, 2, 1), /* 5 */
+		mkrec(450 * us, IST_OP_FLUSH, 0, 0, 100 * us, 2, 1),      /* 6 */
+		mkrec(700 * us, IST_OP_WRITE, 8192, 4096, 100 * us, 3, 1), /* 7 */
+		mkrec(800 * us, IST_OP_FLUSH, 0, 0, 100 * us, 3, 1),      /* 8 */
+		mkrec(1100 * us, IST_OP_WRITE, 12288, 4096, 100 * us, 4, 1), /* 9 */
+		mkrec(1200 * us, IST_OP_FLUSH, 0, 0, 100 * us, 4, 1),     /* 10 */
+	};
+	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	struct ist_record three[9];
+	size_t n3 = 0;
+	const struct rpl_result *res;
+	struct rpl_opts o;
+	char path[64], busy[64];
+	rpl_run *r;
+
+	for (size_t i = 4; i < n; i++)
+		recs[i].flags = IST_F_DEPENDENT;
+	recs[4].flags |= IST_F_COMMIT;
+	recs[6].flags |= IST_F_COMMIT;
+	recs[8].flags |= IST_F_COMMIT;
+	recs[10].flags |= IST_F_COMMIT;
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].stream != 4)
+			three[n3++] = recs[i];
+	write_tmp(path, "# iostorm-sched 1 runq cpu\nc 2 300000 350000\nc 3 650000 700000\n"
+		  "c 4 50000 1100000\n");
+	rpl_opts_init(&o);
+	o.timing = RPL_TIMING_CLOSED;
+	o.null_latency_ns = 1 * ms;
+	o.serial_commits = 1;
+	o.commit_groups = 1;
+	o.think_sched = path;
+	o.lock_handover = 1;
+	/* streams 1 - 3 (seq: the index in three[]) */
+	res = run_null(&o, three, n3, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 3);
+	CU_ASSERT_EQUAL(res->handover_samples, 2);
+	CU_ASSERT_EQUAL(res->handovers, 1);
+	CU_ASSERT_EQUAL(res->handover_ns, 100 * us);
+	CU_ASSERT_EQUAL(res->commits_joined, 1);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us); /* stream 2's write */
+	CU_ASSERT_PTR_NULL(find_seq(&evl, 6));                  /* stream 3's rides */
+	CU_ASSERT_EQUAL(res->elapsed_ns, 4100 * us);
+	rpl_run_free(r);
+	o.lock_handover = 0;
+	res = run_null(&o, three, n3, &evl, &r);
+	CU_ASSERT_EQUAL(res->handovers, 0);
+	CU_ASSERT_EQUAL(res->commits_joined, 1);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2000 * us);
+	CU_ASSERT_EQUAL(res->elapsed_ns, 4000 * us);
+	rpl_run_free(r);
+
+	/* with stream 4 */
+	o.lock_handover = 1;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->txns, 4);
+	CU_ASSERT_EQUAL(res->handover_samples, 2);
+	CU_ASSERT_EQUAL(res->commits_joined, 2);
+	CU_ASSERT_EQUAL(gc_count(&evl, IST_OP_WRITE), 2);
+	CU_ASSERT_EQUAL(gc_count(&evl, IST_OP_FLUSH), 2);
+	CU_ASSERT_EQUAL(find_seq(&evl, 9)->issue_ns, 2050 * us); /* stream 4's write */
+	CU_ASSERT_PTR_NULL(find_seq(&evl, 5));
+	CU_ASSERT_PTR_NULL(find_seq(&evl, 7));
+	CU_ASSERT_EQUAL(res->elapsed_ns, 4050 * us);
+	rpl_run_free(r);
+	o.lock_handover = 0;
+	res = run_null(&o, recs, n, &evl, &r);
+	CU_ASSERT_EQUAL(res->commits_joined, 1);
+	CU_ASSERT_EQUAL(gc_count(&evl, IST_OP_WRITE), 3);
+	CU_ASSERT_EQUAL(find_seq(&evl, 5)->issue_ns, 2000 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 9)->issue_ns, 4000 * us);
+	CU_ASSERT_EQUAL(res->elapsed_ns, 6000 * us);
+	rpl_run_free(r);
+
+	/* stream 3 busy at stream 2's release: not a handover */
+	write_tmp(busy, "# iostorm-sched 1 runq cpu\nc 2 300000 350000\nc 3 500000 700000\n");
+	o.think_sched = busy;
+	o.lock_handover = 1;
+	res = run_null(&o, three, n3, &evl, &r);
+	CU_ASSERT_EQUAL(res->handover_samples, 1);
+	CU_ASSERT_EQUAL(res->handovers, 1);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us);
+	rpl_run_free(r);
+	unlink(busy);
+	unlink(path);
+}
+
+/*
  * --holder-waits: a commit that waited for a row another's commit held.
  * Stream 2 commits (write at 0, flush at 100 us, 100 us each), runs 50 us,
  * sleeps from 250 us; stream 1 commits (write at 300 us, flush at 400 us,
@@ -2368,6 +2482,7 @@ static const struct cutest tests[] = {
 	{ "closed loop: transactions and TPS-eq", test_closed_txn_tps },
 	{ "closed loop: serial commits, cycle latency", test_closed_serial_commits },
 	{ "closed loop: commit groups formed on a slow target, not on a fast", test_closed_commit_groups },
+	{ "closed loop: a lock waiter takes the lock the recorded handover after the release", test_closed_lock_handover },
 	{ "closed loop: lock waits only in the sleeps", test_closed_lock_wait_sleeps },
 	{ "closed loop: group commit waits before reads", test_closed_group_commit_wait },
 	{ "closed loop: a commit woken by another's commit", test_closed_woken_commit },
