@@ -40,8 +40,8 @@
 #   ones; default --serial-commits --commit-groups on --txn-latency
 #   cycle: group commits formed on the target, for a slower B; adding
 #   --lock-handover on, A's median WAL lock handover after each release a
-#   commit waited for, over-predicted B by +7 to +20% in every run of
-#   2026-12-05, cl17: not the default), GROUP (auto: annotate
+#   commit waited for, over-predicted B's TPS by +1 to +21% in every run
+#   of 2026-12-05, cl17: not the default), GROUP (auto: annotate
 #   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
 #   captures and logs), PGBIN (/usr/lib/postgresql/15/bin), SCHED (1: record
