@@ -38,6 +38,11 @@ mkdir "$T" || skip "cannot make a tracefs instance"
 [ -d "$T/events/ext4/ext4_sync_file_enter" ] || skip "no ext4_sync_file_enter event"
 dd if=/dev/zero of="$MNT/t.img" bs=1M count=4 status=none || fail "dd"
 INO=$(stat -c %i "$MNT/t.img")
+# the filter names the file system's device too: other tests running at the
+# same time make ext4 file systems of their own, whose files have the same
+# inode numbers (the kernel's dev_t: major << 20 | minor)
+set -- $(stat -c '%t %T' "$LOOP")
+DEV=$(( (0x$1 << 20) | 0x$2 ))
 
 # two writes, each followed by a flush
 printf 't_ns,dev,op,offset,len,lat_ns,stream,txn,flags\n' >"$TMP/t.csv"
@@ -46,7 +51,7 @@ printf '2000,0,write,8192,4096,0,0,0,\n3000,0,flush,0,0,0,0,0,\n' >>"$TMP/t.csv"
 expect_status 0 "$IOSTORM" convert "$TMP/t.csv" "$TMP/t.ist"
 
 for mode in never always; do
-	echo "ino == $INO" >"$T/events/ext4/ext4_sync_file_enter/filter" ||
+	echo "dev == $DEV && ino == $INO" >"$T/events/ext4/ext4_sync_file_enter/filter" ||
 		fail "filter"
 	echo >"$T/trace"
 	echo 1 >"$T/events/ext4/ext4_sync_file_enter/enable"
