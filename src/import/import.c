@@ -570,10 +570,30 @@ static int refuse_empty(struct imp_ctx *c)
 	return 0;
 }
 
+/* Format f over c's input: its state, open, every record pulled, close
+ * (run_one() and imp_parse_mem() alike); 0 or the first error. */
+static int run_format(struct imp_ctx *c, const struct imp_format *f)
+{
+	void *priv = NULL;
+	int ret;
+
+	if (f->priv_size) {
+		priv = calloc(1, f->priv_size);
+		if (!priv)
+			return -ENOMEM;
+	}
+	ret = f->open ? f->open(c, priv) : 0;
+	if (!ret)
+		ret = pull_all(c, f, priv);
+	if (f->close)
+		f->close(c, priv);
+	free(priv);
+	return ret;
+}
+
 static int run_one(struct imp_ctx *c, const struct imp_format *f,
 		   unsigned first, unsigned n)
 {
-	void *priv = NULL;
 	int ret;
 
 	c->inputs += first;
@@ -607,20 +627,8 @@ static int run_one(struct imp_ctx *c, const struct imp_format *f,
 		if (ret)
 			goto out;
 	}
-	if (f->priv_size) {
-		priv = calloc(1, f->priv_size);
-		if (!priv) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	ret = f->open ? f->open(c, priv) : 0;
-	if (!ret)
-		ret = pull_all(c, f, priv);
-	if (f->close)
-		f->close(c, priv);
+	ret = run_format(c, f);
 out:
-	free(priv);
 	imp_stream_close(c->stream);
 	c->stream = NULL;
 	c->inputs -= first;
@@ -986,7 +994,6 @@ int imp_parse_mem(const struct imp_format *f, const void *buf, size_t len,
 {
 	static const char *const name[] = { "<memory>" };
 	struct imp_ctx c;
-	void *priv = NULL;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -1011,20 +1018,8 @@ int imp_parse_mem(const struct imp_format *f, const void *buf, size_t len,
 	ret = imp_stream_open_mem(&c.stream, buf, len);
 	if (ret)
 		goto out;
-	if (f->priv_size) {
-		priv = calloc(1, f->priv_size);
-		if (!priv) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	ret = f->open ? f->open(&c, priv) : 0;
-	if (!ret)
-		ret = pull_all(&c, f, priv);
-	if (f->close)
-		f->close(&c, priv);
+	ret = run_format(&c, f);
 out:
-	free(priv);
 	imp_stream_close(c.stream);
 	free(c.devs);
 	return ret;
