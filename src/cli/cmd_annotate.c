@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		"      --fast              write faster, larger IST (ANS or plain columns,\n"
 		"                          deflate only where a sample halves them)\n"
 		"  -q, --quiet             no report on standard output\n"
-		"  -h, --help              this help\n");
+		"  -h, --help              this help\n"
+		"Exit status: 0 success, 1 bad input or failure (the output not\n"
+		"written), 2 usage error.\n");
 }
 
 static int resolve_dev(const ist_header *h, const char *s)

@@ -272,6 +272,11 @@ int cmd_synth(int argc, char **argv)
 		return cli_usage_error("synth", "unknown profile '%s' (see --list)",
 				       name);
 	if (do_describe) {
+		/* it lists, it writes no trace: an output asked for is a mistake */
+		if (out_path || discard || effort)
+			return cli_usage_error("synth", "--describe writes no trace: no %s",
+					       out_path ? "-o" : discard ?
+					       "--discard" : "--fast");
 		describe(p);
 		return EXIT_OK;
 	}

@@ -69,6 +69,12 @@ done
 # synth --describe takes one profile (it did)
 expect_status 2 "$IOSTORM" synth --describe tpcc oltp
 expect_eq "$(head -1 "$TMP/err")" "iostorm synth: one PROFILE only" "synth --describe A B"
+# --describe writes no trace: an output asked for is refused, nothing written
+expect_status 2 "$IOSTORM" synth tpcc --describe -o "$TMP/d.ist"
+expect_eq "$(head -1 "$TMP/err")" "iostorm synth: --describe writes no trace: no -o" "synth --describe -o"
+[ ! -e "$TMP/d.ist" ] || fail "synth --describe -o wrote $TMP/d.ist"
+expect_status 2 "$IOSTORM" synth tpcc --describe --discard
+expect_eq "$(head -1 "$TMP/err")" "iostorm synth: --describe writes no trace: no --discard" "synth --describe --discard"
 # iostorm --help and --version take nothing either (iostorm help A B is an
 # error, help_man.sh)
 for o in --help -h --version -V; do
