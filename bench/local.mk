@@ -14,7 +14,7 @@ EXTRA_DIST += tests/cli/clock_xcpu.sh
 
 # the replay and closed-loop benchmarks (scripts, raw logs) go in the tarball
 EXTRA_DIST += bench/replay-lib.sh bench/replay-afap.sh bench/replay-fidelity.sh \
-	bench/replay-rss.sh bench/pgbench-validate.sh bench/pgbench-sleeps.py bench/closed-engine.sh \
+	bench/replay-rss.sh bench/pgbench-validate.sh bench/pgbench-sleeps.py bench/pgbench-handover.py bench/closed-engine.sh \
 	bench/replay-results-2026-12-02.txt bench/replay-results-2026-12-03.txt
 # the recording cost benchmarks
 EXTRA_DIST += bench/record.sh bench/record-kernel.sh bench/record-cpu.sh bench/zram-lib.sh \
