@@ -596,6 +596,21 @@ static inline uint32_t ans_sel(uint32_t c, uint32_t a, uint32_t b)
 #endif
 }
 
+/* A state after its step x: x << 16 | w if it is below ANS_L, else x;
+ * the comparison straight into the cmov (through ans_sel() it would be
+ * a setcc and a test more on the state's chain). */
+static inline uint32_t ans_renorm(uint32_t x, uint32_t w)
+{
+	uint32_t t = x << 16 | w;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+	__asm__("cmp %2, %0\n\tcmovb %1, %0" : "+r"(x) : "r"(t), "i"(ANS_L) : "cc");
+	return x;
+#else
+	return x < ANS_L ? t : x;
+#endif
+}
+
 struct ans_lane {
 	struct fmt_ans_dec *t;      /* this lane's tables */
 	struct fmt_ans_job *job;    /* the column being decoded, or NULL */
@@ -618,6 +633,13 @@ struct ans_lane {
  * this one continue) is then min(ctx + 1, 3), or 1 after a byte that
  * ends its varint.  ANS_CMASK keeps it, 0 makes it 0 (no contexts). */
 #define ANS_CMASK (FMT_ANS_CTX - 1)
+/* Keeps the compiler from folding (f - 1) * q + q + j into f * q + j,
+ * an addition more on the state's chain before the multiplication. */
+#if defined(__GNUC__)
+#define ANS_OPAQUE(v) __asm__("" : "+r"(v))
+#else
+#define ANS_OPAQUE(v) ((void)0)
+#endif
 #define ANS_C1_NEXT(c1, cont, cm)                                              \
 	((cm) ? ans_sel(cont, (c1) + ((c1) < FMT_ANS_CTX - 1), 1) : 0u)
 
@@ -686,20 +708,23 @@ static int lane_next(struct ans_lane *l)
  * meanwhile (state xb), and the continuation bit picks one.  CM: the
  * lane's cmask (a constant in the two-lane loops).
  */
-#define LANE_STEP(tab, CM, xa, xb, e, c1, out, x, r)                          \
+#define LANE_STEP(tab, CM, xa, xb, e, c1, row1, out, x, r)                    \
 	do {                                                                   \
-		uint32_t k_ = (xb) & (ANS_M - 1), n0_, n1_, q_, cont_;         \
+		uint32_t k_ = (xb) & (ANS_M - 1), n0_, n1_, q_, j_, cont_;     \
                                                                                \
 		if (__builtin_expect((e) == ANS_NONE, 0))                      \
 			return IST_ECORRUPT;                                   \
 		n0_ = (tab)[k_];                                               \
-		n1_ = (CM) ? (tab)[(c1) * ANS_M + k_] : n0_;                   \
+		n1_ = (CM) ? (row1)[k_] : n0_;                                 \
 		*(out) = (uint8_t)(e);                                         \
 		q_ = (xa) >> FMT_ANS_BITS;                                     \
-		(x) = ((e) >> 20) * q_ + q_ + ((e) >> 8 & (ANS_M - 1));        \
+		j_ = q_ + ((e) >> 8 & (ANS_M - 1));                            \
+		ANS_OPAQUE(j_);                                                \
+		(x) = ((e) >> 20) * q_ + j_;                                   \
 		(r) = (x) < ANS_L;                                             \
 		cont_ = (e) & 0x80;                                            \
 		(c1) = ANS_C1_NEXT(c1, cont_, CM);                             \
+		(row1) = (tab) + (c1) * ANS_M;                                 \
 		(e) = ans_sel(cont_, n1_, n0_);                                \
 	} while (0)
 
@@ -711,6 +736,7 @@ static int lane_run1(struct ans_lane *l)
 	const uint32_t *tab = l->tab;
 	const uint8_t *p = l->p, *end = l->end;
 	uint32_t xa = l->xa, xb = l->xb, e = l->e, c1 = l->c1, cm = l->cmask;
+	const uint32_t *row1 = tab + c1 * ANS_M;
 	uint8_t *out = l->out;
 	size_t i = l->i, to = l->to;
 
@@ -719,7 +745,7 @@ static int lane_run1(struct ans_lane *l)
 	for (; i < to; i++) {
 		uint32_t x, r;
 
-		LANE_STEP(tab, cm, xa, xb, e, c1, out + i, x, r);
+		LANE_STEP(tab, cm, xa, xb, e, c1, row1, out + i, x, r);
 		if (r) {
 			if (p >= end)
 				return IST_ECORRUPT;
@@ -758,21 +784,22 @@ static int lane_run1(struct ans_lane *l)
 		uint32_t xba = b->xa, xbb = b->xb, eb = b->e, cb = b->c1;      \
 		uint8_t *oa = a->out + a->i, *ob = b->out + b->i;              \
 		uint8_t *oend = oa + 2 * n;                                    \
+		const uint32_t *ra = ta + ca * ANS_M, *rb = tb + cb * ANS_M;   \
                                                                                \
 		for (; oa < oend; oa += 2, ob += 2) {                          \
 			uint32_t wa = fmt_get32(pa), wb = fmt_get32(pb);       \
 			uint32_t xa1, xa2, xb1, xb2, ra1, ra2, rb1, rb2;       \
                                                                                \
-			LANE_STEP(ta, CMA, xaa, xab, ea, ca, oa, xa1, ra1);    \
-			LANE_STEP(tb, CMB, xba, xbb, eb, cb, ob, xb1, rb1);    \
-			xaa = ans_sel(ra1, xa1 << 16 | (wa & 0xffff), xa1);    \
-			xba = ans_sel(rb1, xb1 << 16 | (wb & 0xffff), xb1);    \
+			LANE_STEP(ta, CMA, xaa, xab, ea, ca, ra, oa, xa1, ra1);    \
+			LANE_STEP(tb, CMB, xba, xbb, eb, cb, rb, ob, xb1, rb1);    \
+			xaa = ans_renorm(xa1, wa & 0xffff);                    \
+			xba = ans_renorm(xb1, wb & 0xffff);                    \
 			wa = ans_sel(ra1, wa >> 16, wa & 0xffff);              \
 			wb = ans_sel(rb1, wb >> 16, wb & 0xffff);              \
-			LANE_STEP(ta, CMA, xab, xaa, ea, ca, oa + 1, xa2, ra2);\
-			LANE_STEP(tb, CMB, xbb, xba, eb, cb, ob + 1, xb2, rb2);\
-			xab = ans_sel(ra2, xa2 << 16 | wa, xa2);               \
-			xbb = ans_sel(rb2, xb2 << 16 | wb, xb2);               \
+			LANE_STEP(ta, CMA, xab, xaa, ea, ca, ra, oa + 1, xa2, ra2);\
+			LANE_STEP(tb, CMB, xbb, xba, eb, cb, rb, ob + 1, xb2, rb2);\
+			xab = ans_renorm(xa2, wa);                             \
+			xbb = ans_renorm(xb2, wb);                             \
 			pa += 2 * (ra1 + ra2);                                 \
 			pb += 2 * (rb1 + rb2);                                 \
 		}                                                              \
