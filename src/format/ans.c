@@ -582,11 +582,12 @@ static int dec_ctx(const struct fmt_ans_dec *t, struct ans_dec_state *st,
  * c ? a : b without a branch.  The compilers turn some of the lanes'
  * selects into branches (gcc 12: the continuation bit's, the
  * renormalisations'), which mispredict on random bits; on x86-64 a
- * cmov, elsewhere a mask.
+ * cmov, elsewhere (or built with FMT_ANS_PORTABLE, as
+ * tests/unit/test_ans_portable does) a mask.
  */
 static inline uint32_t ans_sel(uint32_t c, uint32_t a, uint32_t b)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FMT_ANS_PORTABLE)
 	__asm__("test %1, %1\n\tcmovne %2, %0" : "+r"(b) : "r"(c), "rm"(a) : "cc");
 	return b;
 #else
@@ -603,7 +604,7 @@ static inline uint32_t ans_renorm(uint32_t x, uint32_t w)
 {
 	uint32_t t = x << 16 | w;
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FMT_ANS_PORTABLE)
 	__asm__("cmp %2, %0\n\tcmovb %1, %0" : "+r"(x) : "r"(t), "i"(ANS_L) : "cc");
 	return x;
 #else

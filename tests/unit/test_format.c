@@ -18,6 +18,7 @@
 
 #include "cutest.h"
 #include "format/fmt.h"
+#include "ans_lanes.h"
 
 static char tmpdir[64];
 
@@ -4859,6 +4860,8 @@ int main(void)
 		{ "ANS columns two at a time", test_ans_jobs },
 		{ "ANS lanes run to the end together", test_ans_jobs_together },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
+		{ "ANS lanes: every model, damaged streams, unused contexts",
+		  ans_lanes_cases },
 		{ "CONST columns by a template record", test_const_template },
 		{ "ARITH storage", test_arith },
 		{ "VANS storage", test_vans },
