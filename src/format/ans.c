@@ -22,10 +22,11 @@
  */
 #define ANS_M (1u << FMT_ANS_BITS)
 #define ANS_L (1u << 16) /* lower bound of a normalised state */
-/* A decoding table entry: symbol, frequency - 1 (12 bits), slot - start
- * (12 bits, at most frequency - 1).  ANS_NONE (slot - start 4095 with
- * frequency 1) is no symbol: the slots of an unused context. */
-#define ANS_NONE 0xfff00000u
+/* A decoding table entry: symbol, slot - start (12 bits, at most
+ * frequency - 1), frequency - 1 (12 bits, on top: one shift for the
+ * multiplication).  ANS_NONE (slot - start 4095 with frequency 1) is no
+ * symbol: the slots of an unused context. */
+#define ANS_NONE 0x000fff00u
 
 /* Model 2 codes the first `prefix` bytes (HIST offset symbols) with a
  * table of their own, index FMT_ANS_PRE, and the rest as model 1. */
@@ -386,13 +387,13 @@ size_t fmt_ans_encode(const uint8_t *in, size_t len, size_t prefix,
 static inline void fill_symbol(uint32_t *row, unsigned st, unsigned s,
 			       unsigned f)
 {
-	const uint32_t base = s | (uint32_t)f << 8;
+	const uint32_t base = s | (uint32_t)f << 20;
 	unsigned j = 0;
 #ifdef __SSE2__
 	unsigned n = f + 1, up = (n + 3) & ~3u;
 	__m128i v = _mm_add_epi32(_mm_set1_epi32((int)base),
-				  _mm_setr_epi32(0, 1 << 20, 2 << 20, 3 << 20));
-	const __m128i step = _mm_set1_epi32(4 << 20);
+				  _mm_setr_epi32(0, 1 << 8, 2 << 8, 3 << 8));
+	const __m128i step = _mm_set1_epi32(4 << 8);
 
 	if (st + up <= ANS_M)
 		n = up;
@@ -402,7 +403,7 @@ static inline void fill_symbol(uint32_t *row, unsigned st, unsigned s,
 	}
 #endif
 	for (; j <= f; j++)
-		row[st + j] = base | (uint32_t)j << 20;
+		row[st + j] = base | (uint32_t)j << 8;
 }
 
 /* Reads the model's tables into the decoding tables; returns the bytes
@@ -460,8 +461,8 @@ struct ans_dec_state {
  * state below ANS_L takes the next word. */
 #define ANS_ADVANCE(x, e)                                                      \
 	do {                                                                   \
-		(x) = (((e) >> 8 & (ANS_M - 1)) + 1) * ((x) >> FMT_ANS_BITS) + \
-		      ((e) >> 20);                                             \
+		(x) = ((e) >> 20) * ((x) >> FMT_ANS_BITS) +                    \
+		      ((x) >> FMT_ANS_BITS) + ((e) >> 8 & (ANS_M - 1));        \
 		if ((x) < ANS_L) {                                             \
 			if (p >= end)                                          \
 				return IST_ECORRUPT;                           \
@@ -576,13 +577,50 @@ static int dec_ctx(const struct fmt_ans_dec *t, struct ans_dec_state *st,
  * rest with model 1's contexts or model 0's one table); a segment of
  * model 0 or a prefix is the same loop with no next context (inc0).
  */
+
+/*
+ * c ? a : b without a branch.  The compilers turn some of the lanes'
+ * selects into branches (gcc 12: the continuation bit's, the
+ * renormalisations'), which mispredict on random bits; on x86-64 a
+ * cmov, elsewhere (or built with FMT_ANS_PORTABLE, as
+ * tests/unit/test_ans_portable does) a mask.
+ */
+static inline uint32_t ans_sel(uint32_t c, uint32_t a, uint32_t b)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FMT_ANS_PORTABLE)
+	__asm__("test %1, %1\n\tcmovne %2, %0" : "+r"(b) : "r"(c), "rm"(a) : "cc");
+	return b;
+#else
+	uint32_t m = 0u - (uint32_t)(c != 0);
+
+	return (a & m) | (b & ~m);
+#endif
+}
+
+/* A state after its step x: x << 16 | w if it is below ANS_L, else x;
+ * the comparison straight into the cmov (through ans_sel() it would be
+ * a setcc and a test more on the state's chain). */
+static inline uint32_t ans_renorm(uint32_t x, uint32_t w)
+{
+	uint32_t t = x << 16 | w;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FMT_ANS_PORTABLE)
+	__asm__("cmp %2, %0\n\tcmovb %1, %0" : "+r"(x) : "r"(t), "i"(ANS_L) : "cc");
+	return x;
+#else
+	return x < ANS_L ? t : x;
+#endif
+}
+
 struct ans_lane {
 	struct fmt_ans_dec *t;      /* this lane's tables */
 	struct fmt_ans_job *job;    /* the column being decoded, or NULL */
 	const uint32_t *tab;        /* the segment's context 0 table */
-	const uint8_t *inc;         /* next context after a continuation */
+	uint32_t cmask;             /* ANS_CMASK with contexts, 0 without */
 	uint32_t xa, xb;            /* the states of bytes i and i + 1 */
-	uint32_t e, ctx;            /* byte i's table entry, its context */
+	uint32_t e;                 /* byte i's table entry */
+	uint32_t c1;                /* byte i + 1's context if byte i is a
+				     * continuation (0 without contexts) */
 	const uint8_t *p, *end;     /* the next word, the column end */
 	const uint8_t *lim;         /* words readable unchecked up to it */
 	uint8_t *out;
@@ -591,18 +629,30 @@ struct ans_lane {
 	unsigned kind;
 };
 
-static const uint8_t inc_ctx[FMT_ANS_CTX] = { 1, 2, 3, 3 };
-static const uint8_t inc0[FMT_ANS_CTX] = { 0, 0, 0, 0 };
+/* Model 1's contexts: after a continuation byte (>= 0x80) the next one
+ * up to FMT_ANS_CTX - 1, else 0; c1 (the next byte's context should
+ * this one continue) is then min(ctx + 1, 3), or 1 after a byte that
+ * ends its varint.  ANS_CMASK keeps it, 0 makes it 0 (no contexts). */
+#define ANS_CMASK (FMT_ANS_CTX - 1)
+/* Keeps the compiler from folding (f - 1) * q + q + j into f * q + j,
+ * an addition more on the state's chain before the multiplication. */
+#if defined(__GNUC__)
+#define ANS_OPAQUE(v) __asm__("" : "+r"(v))
+#else
+#define ANS_OPAQUE(v) ((void)0)
+#endif
+#define ANS_C1_NEXT(c1, cont, cm)                                              \
+	((cm) ? ans_sel(cont, (c1) + ((c1) < FMT_ANS_CTX - 1), 1) : 0u)
 
 /* Starts the segment of lane l's column from byte l->i to byte to, with
- * the table row tab (inc: the rows after it, or inc0: tab alone). */
+ * the table row tab (cmask: contexts after it, or 0: tab alone). */
 static void lane_segment(struct ans_lane *l, const uint32_t *tab,
-			 const uint8_t *inc, size_t to)
+			 uint32_t cmask, size_t to)
 {
 	l->tab = tab;
-	l->inc = inc;
+	l->cmask = cmask;
 	l->to = to;
-	l->ctx = 0;
+	l->c1 = cmask ? 1 : 0;
 	l->e = tab[l->xa & (ANS_M - 1)];
 }
 
@@ -627,10 +677,10 @@ static int lane_start(struct ans_lane *l, struct fmt_ans_job *j)
 	l->out = j->out;
 	l->i = 0;
 	if (prefix) {
-		lane_segment(l, l->t->tab[FMT_ANS_PRE], inc0, (size_t)prefix);
+		lane_segment(l, l->t->tab[FMT_ANS_PRE], 0, (size_t)prefix);
 		l->rest = j->want;
 	} else {
-		lane_segment(l, l->t->tab[0], l->kind ? inc_ctx : inc0,
+		lane_segment(l, l->t->tab[0], l->kind ? ANS_CMASK : 0,
 			     j->want);
 		l->rest = 0;
 	}
@@ -642,7 +692,7 @@ static int lane_start(struct ans_lane *l, struct fmt_ans_job *j)
 static int lane_next(struct ans_lane *l)
 {
 	if (l->rest) {
-		lane_segment(l, l->t->tab[0], l->kind ? inc_ctx : inc0, l->rest);
+		lane_segment(l, l->t->tab[0], l->kind ? ANS_CMASK : 0, l->rest);
 		l->rest = 0;
 		return 0;
 	}
@@ -653,34 +703,30 @@ static int lane_next(struct ans_lane *l)
 }
 
 /*
- * One byte of a lane: byte i from the entry e; the entries of byte i + 1
- * in its two possible contexts are loaded meanwhile (state xb), and the
- * continuation bit picks one.  The states swap roles: the advanced state
- * is byte i + 2's.  CHECK: whether the word read must be bounds checked
- * (the two-lane loop knows beforehand that it has the words).
+ * One byte of a lane, up to its renormalisation: byte i from the entry
+ * e, into x (its state advanced; r: whether it takes a word); the
+ * entries of byte i + 1 in its two possible contexts are loaded
+ * meanwhile (state xb), and the continuation bit picks one.  CM: the
+ * lane's cmask (a constant in the two-lane loops).
  */
-#define LANE_STEP(tab, inc, xa, xb, e, ctx, p, end, out, CHECK)               \
+#define LANE_STEP(tab, CM, xa, xb, e, c1, row1, out, x, r)                    \
 	do {                                                                   \
-		uint32_t c1 = (inc)[ctx], n0, n1, cont, x_;                    \
+		uint32_t k_ = (xb) & (ANS_M - 1), n0_, n1_, q_, j_, cont_;     \
                                                                                \
 		if (__builtin_expect((e) == ANS_NONE, 0))                      \
 			return IST_ECORRUPT;                                   \
-		n0 = (tab)[(xb) & (ANS_M - 1)];                                \
-		n1 = (tab)[c1 * ANS_M + ((xb) & (ANS_M - 1))];                 \
+		n0_ = (tab)[k_];                                               \
+		n1_ = (CM) ? (row1)[k_] : n0_;                                 \
 		*(out) = (uint8_t)(e);                                         \
-		x_ = (((e) >> 8 & (ANS_M - 1)) + 1) * ((xa) >> FMT_ANS_BITS) + \
-		     ((e) >> 20);                                              \
-		if (x_ < ANS_L) {                                              \
-			if ((CHECK) && (p) >= (end))                           \
-				return IST_ECORRUPT;                           \
-			x_ = x_ << 16 | fmt_get16(p);                          \
-			(p) += 2;                                              \
-		}                                                              \
-		(xa) = (xb);                                                   \
-		(xb) = x_;                                                     \
-		cont = ((e) >> 7) & 1;                                         \
-		(ctx) = cont ? c1 : 0;                                         \
-		(e) = cont ? n1 : n0;                                          \
+		q_ = (xa) >> FMT_ANS_BITS;                                     \
+		j_ = q_ + ((e) >> 8 & (ANS_M - 1));                            \
+		ANS_OPAQUE(j_);                                                \
+		(x) = ((e) >> 20) * q_ + j_;                                   \
+		(r) = (x) < ANS_L;                                             \
+		cont_ = (e) & 0x80;                                            \
+		(c1) = ANS_C1_NEXT(c1, cont_, CM);                             \
+		(row1) = (tab) + (c1) * ANS_M;                                 \
+		(e) = (CM) ? ans_sel(cont_, n1_, n0_) : n0_;                   \
 	} while (0)
 
 __thread unsigned long fmt_ans_alone_bytes;
@@ -689,77 +735,153 @@ __thread unsigned long fmt_ans_alone_bytes;
 static int lane_run1(struct ans_lane *l)
 {
 	const uint32_t *tab = l->tab;
-	const uint8_t *inc = l->inc, *p = l->p, *end = l->end;
-	uint32_t xa = l->xa, xb = l->xb, e = l->e, ctx = l->ctx;
+	const uint8_t *p = l->p, *end = l->end;
+	uint32_t xa = l->xa, xb = l->xb, e = l->e, c1 = l->c1, cm = l->cmask;
+	const uint32_t *row1 = tab + c1 * ANS_M;
 	uint8_t *out = l->out;
 	size_t i = l->i, to = l->to;
 
 	fmt_ans_alone_bytes += to - i;
 
-	for (; i < to; i++)
-		LANE_STEP(tab, inc, xa, xb, e, ctx, p, end, out + i, 1);
+	for (; i < to; i++) {
+		uint32_t x, r;
+
+		LANE_STEP(tab, cm, xa, xb, e, c1, row1, out + i, x, r);
+		if (r) {
+			if (p >= end)
+				return IST_ECORRUPT;
+			x = x << 16 | fmt_get16(p);
+			p += 2;
+		}
+		xa = xb;
+		xb = x;
+	}
 	l->p = p;
 	l->xa = xa;
 	l->xb = xb;
 	l->e = e;
-	l->ctx = ctx;
+	l->c1 = c1;
 	l->i = i;
 	return 0;
 }
 
 /*
  * Runs lanes a and b in turn, 2 * n bytes each (they have them, and the
- * words: at most 4 n bytes of each).  One function per pair of context
- * tables (inc_ctx or inc0, a constant): the lanes' sixteen or so live
- * values then fit in registers, which a lane's own table of contexts
- * did not leave room for.
+ * words: at most 4 n bytes of each, readable).  No branch on the
+ * renormalisations (about one byte in three of an offset column takes a
+ * word, at random: a branch's mispredictions cost more than the
+ * selects): the four bytes that two steps can take are read at once, the
+ * first step's word is their low half, the second's the low or the high
+ * half by whether the first took one.  One function per pair of cmasks
+ * (constants): the lanes' live values then fit in registers.
  */
-#define DEFINE_RUN2(name, INCA, INCB)                                          \
+#define DEFINE_RUN2(name, CMA, CMB)                                            \
 	static __attribute__((noinline)) int                                   \
 	name(struct ans_lane *a, struct ans_lane *b, size_t n)                 \
 	{                                                                      \
 		const uint32_t *ta = a->tab, *tb = b->tab;                     \
 		const uint8_t *pa = a->p, *pb = b->p;                          \
-		uint32_t xaa = a->xa, xab = a->xb, ea = a->e, ca = a->ctx;     \
-		uint32_t xba = b->xa, xbb = b->xb, eb = b->e, cb = b->ctx;     \
+		uint32_t xaa = a->xa, xab = a->xb, ea = a->e, ca = a->c1;      \
+		uint32_t xba = b->xa, xbb = b->xb, eb = b->e, cb = b->c1;      \
 		uint8_t *oa = a->out + a->i, *ob = b->out + b->i;              \
+		uint8_t *oend = oa + 2 * n;                                    \
+		const uint32_t *ra = ta + ca * ANS_M, *rb = tb + cb * ANS_M;   \
                                                                                \
-		for (size_t j = 0; j < 2 * n; j += 2) {                        \
-			LANE_STEP(ta, INCA, xaa, xab, ea, ca, pa, a->end,       \
-				  oa + j, 0);                                  \
-			LANE_STEP(tb, INCB, xba, xbb, eb, cb, pb, b->end,       \
-				  ob + j, 0);                                  \
-			LANE_STEP(ta, INCA, xaa, xab, ea, ca, pa, a->end,       \
-				  oa + j + 1, 0);                              \
-			LANE_STEP(tb, INCB, xba, xbb, eb, cb, pb, b->end,       \
-				  ob + j + 1, 0);                              \
+		for (; oa < oend; oa += 2, ob += 2) {                          \
+			uint32_t wa = fmt_get32(pa), wb = fmt_get32(pb);       \
+			uint32_t xa1, xa2, xb1, xb2, ra1, ra2, rb1, rb2;       \
+                                                                               \
+			LANE_STEP(ta, CMA, xaa, xab, ea, ca, ra, oa, xa1, ra1);    \
+			LANE_STEP(tb, CMB, xba, xbb, eb, cb, rb, ob, xb1, rb1);    \
+			xaa = ans_renorm(xa1, wa & 0xffff);                    \
+			xba = ans_renorm(xb1, wb & 0xffff);                    \
+			wa = ans_sel(ra1, wa >> 16, wa & 0xffff);              \
+			wb = ans_sel(rb1, wb >> 16, wb & 0xffff);              \
+			LANE_STEP(ta, CMA, xab, xaa, ea, ca, ra, oa + 1, xa2, ra2);\
+			LANE_STEP(tb, CMB, xbb, xba, eb, cb, rb, ob + 1, xb2, rb2);\
+			xab = ans_renorm(xa2, wa);                             \
+			xbb = ans_renorm(xb2, wb);                             \
+			pa += 2 * (ra1 + ra2);                                 \
+			pb += 2 * (rb1 + rb2);                                 \
 		}                                                              \
 		a->p = pa;                                                     \
 		a->xa = xaa;                                                   \
 		a->xb = xab;                                                   \
 		a->e = ea;                                                     \
-		a->ctx = ca;                                                   \
+		a->c1 = ca;                                                    \
 		a->i += 2 * n;                                                 \
 		b->p = pb;                                                     \
 		b->xa = xba;                                                   \
 		b->xb = xbb;                                                   \
 		b->e = eb;                                                     \
-		b->ctx = cb;                                                   \
+		b->c1 = cb;                                                    \
 		b->i += 2 * n;                                                 \
 		return 0;                                                      \
 	}
-DEFINE_RUN2(lane_run2_cc, inc_ctx, inc_ctx)
-DEFINE_RUN2(lane_run2_c0, inc_ctx, inc0)
-DEFINE_RUN2(lane_run2_00, inc0, inc0)
+/*
+ * Two lanes without contexts (model 0 and prefixes, as the synthetic
+ * trace's columns): branches on the renormalisations measured faster
+ * there (their words a few steps apart, well predicted), the same steps
+ * otherwise.
+ */
+static __attribute__((noinline)) int
+lane_run2_00(struct ans_lane *a, struct ans_lane *b, size_t n)
+{
+	const uint32_t *ta = a->tab, *tb = b->tab;
+	const uint8_t *pa = a->p, *pb = b->p;
+	uint32_t xaa = a->xa, xab = a->xb, ea = a->e, ca = 0;
+	uint32_t xba = b->xa, xbb = b->xb, eb = b->e, cb = 0;
+	uint8_t *oa = a->out + a->i, *ob = b->out + b->i;
+	uint8_t *oend = oa + 2 * n;
+
+#define RENORM_BR(x, p)                                                        \
+	do {                                                                   \
+		if ((x) < ANS_L) {                                             \
+			(x) = (x) << 16 | fmt_get16(p);                        \
+			(p) += 2;                                              \
+		}                                                              \
+	} while (0)
+	for (; oa < oend; oa += 2, ob += 2) {
+		uint32_t xa1, xa2, xb1, xb2, r;
+
+		LANE_STEP(ta, 0, xaa, xab, ea, ca, ta, oa, xa1, r);
+		RENORM_BR(xa1, pa);
+		xaa = xa1;
+		LANE_STEP(tb, 0, xba, xbb, eb, cb, tb, ob, xb1, r);
+		RENORM_BR(xb1, pb);
+		xba = xb1;
+		LANE_STEP(ta, 0, xab, xaa, ea, ca, ta, oa + 1, xa2, r);
+		RENORM_BR(xa2, pa);
+		xab = xa2;
+		LANE_STEP(tb, 0, xbb, xba, eb, cb, tb, ob + 1, xb2, r);
+		RENORM_BR(xb2, pb);
+		xbb = xb2;
+		(void)r;
+	}
+#undef RENORM_BR
+	a->p = pa;
+	a->xa = xaa;
+	a->xb = xab;
+	a->e = ea;
+	a->i += 2 * n;
+	b->p = pb;
+	b->xa = xba;
+	b->xb = xbb;
+	b->e = eb;
+	b->i += 2 * n;
+	return 0;
+}
+DEFINE_RUN2(lane_run2_cc, ANS_CMASK, ANS_CMASK)
+DEFINE_RUN2(lane_run2_c0, ANS_CMASK, 0)
 
 /* Runs two lanes for 2 * n bytes each, by their kinds of segment. */
 static int lane_run2(struct ans_lane *a, struct ans_lane *b, size_t n)
 {
-	if (a->inc == inc0 && b->inc == inc0)
+	if (!a->cmask && !b->cmask)
 		return lane_run2_00(a, b, n);
-	if (a->inc == inc0)
+	if (!a->cmask)
 		return lane_run2_c0(b, a, n);
-	if (b->inc == inc0)
+	if (!b->cmask)
 		return lane_run2_c0(a, b, n);
 	return lane_run2_cc(a, b, n);
 }

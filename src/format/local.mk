@@ -30,6 +30,14 @@ TESTS += tests/unit/test_format
 tests_unit_test_format_SOURCES = tests/unit/test_format.c
 tests_unit_test_format_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_format_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/unit/ans_lanes.h
+# ans.c's lanes with their selects in plain C (FMT_ANS_PORTABLE), as on
+# machines without the inline cmov: the same cases as test_format's
+check_PROGRAMS += tests/unit/test_ans_portable
+TESTS += tests/unit/test_ans_portable
+tests_unit_test_ans_portable_SOURCES = tests/unit/test_ans_portable.c
+tests_unit_test_ans_portable_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ans_portable_LDADD = $(CUNIT_LIBS) -lm
 
 TESTS += tests/cli/convert.sh tests/cli/info.sh tests/cli/cat.sh tests/cli/verify.sh \
 	tests/cli/trace_errors.sh

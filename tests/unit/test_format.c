@@ -18,6 +18,7 @@
 
 #include "cutest.h"
 #include "format/fmt.h"
+#include "ans_lanes.h"
 
 static char tmpdir[64];
 
@@ -506,8 +507,8 @@ static void test_ans_jobs(void)
  * The decoding tables fmt_ans_decode() builds (four entries a store with
  * SSE2, the last vector of a symbol running into the next one's slots,
  * one by one past a row's end): every entry of every used row as the
- * model's table bytes say, symbol | (frequency - 1) << 8 | (slot -
- * start) << 20, for tables of many rare symbols (frequencies 1-3, the
+ * model's table bytes say, symbol | (slot - start) << 8 | (frequency -
+ * 1) << 20, for tables of many rare symbols (frequencies 1-3, the
  * last symbol of a row 1, 2, 3 or more slots wide), one symbol, and
  * the contexts and prefix of models 1 and 2.
  */
@@ -573,7 +574,7 @@ static void test_ans_tables(void)
 				sym += (unsigned)gap;
 				for (unsigned j = 0; j <= f; j++)
 					bad += t.tab[c][st + j] !=
-					       (sym | (uint32_t)f << 8 | j << 20);
+					       (sym | (uint32_t)f << 20 | j << 8);
 				st += (unsigned)f + 1;
 				sym++;
 			}
@@ -4859,6 +4860,8 @@ int main(void)
 		{ "ANS columns two at a time", test_ans_jobs },
 		{ "ANS lanes run to the end together", test_ans_jobs_together },
 		{ "ANS lanes: the first damaged column's error", test_ans_lanes_errors },
+		{ "ANS lanes: every model, damaged streams, unused contexts",
+		  ans_lanes_cases },
 		{ "CONST columns by a template record", test_const_template },
 		{ "ARITH storage", test_arith },
 		{ "VANS storage", test_vans },
