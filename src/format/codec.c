@@ -765,7 +765,15 @@ static inline unsigned hist_slot(struct fmt_hist *h, uint32_t dev)
 	unsigned sl = dev % FMT_SEQ_SLOTS;
 
 	if (h->gen[sl] != h->cur) {
+#ifdef __SSE2__
+		/* eight stores: memset() of the 128 bytes was a rep stos,
+		 * 5 % of Tencent's HIST decode (2038 volumes a chunk) */
+		for (unsigned j = 0; j < FMT_HIST; j += 2)
+			_mm_storeu_si128((__m128i *)(void *)&h->v[sl][j],
+					 _mm_setzero_si128());
+#else
 		memset(h->v[sl], 0, sizeof(h->v[sl]));
+#endif
 		h->head[sl] = 0;
 		h->gen[sl] = h->cur;
 	}
@@ -1718,6 +1726,24 @@ static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
 }
 
 /*
+ * The slot of a record HIST_AHEAD on (its device decoded already: the
+ * device column comes before the offsets) fetched into the cache: with
+ * two thousand volumes (Tencent's) the slots are spread over 256 KiB,
+ * and each record waited on its slot's loads.
+ */
+#define HIST_AHEAD 16
+
+static inline void hist_prefetch(const struct fmt_hist *h, uint32_t dev)
+{
+	unsigned sl = dev % FMT_SEQ_SLOTS;
+
+	__builtin_prefetch(&h->gen[sl]);
+	__builtin_prefetch(&h->head[sl]);
+	__builtin_prefetch(&h->v[sl][0]);
+	__builtin_prefetch(&h->v[sl][FMT_HIST - 1]);
+}
+
+/*
  * HIST offsets without a branch on hit or miss (which the symbols make
  * unpredictable): every record reads the varint at p, and a miss
  * (symbol FMT_HIST) both takes it and moves p past it; a hit's index
@@ -1736,6 +1762,8 @@ static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
 	for (size_t i = 0; i < m; i++) {                                       \
 		unsigned sl = hist_slot(h, recs[i].dev), k = sym[i], n;        \
 		uint64_t v, miss, off;                                         \
+		hist_prefetch(h, recs[i + HIST_AHEAD < m ? i + HIST_AHEAD :    \
+				       i].dev);                                \
 		if (k > FMT_HIST)                                              \
 			return IST_ECORRUPT;                                   \
 		n = VARINT_WORD(p, &v);                                        \
