@@ -1733,10 +1733,15 @@ static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
  */
 #define HIST_AHEAD 16
 
-static inline void hist_prefetch(const struct fmt_hist *h, uint32_t dev)
+static inline void hist_prefetch(const struct fmt_hist *h, uint32_t dev,
+				 unsigned cur)
 {
 	unsigned sl = dev % FMT_SEQ_SLOTS;
 
+	/* not the slot in use (one device: cloudphysics' decode was 2 %
+	 * slower with four prefetches a record) */
+	if (sl == cur)
+		return;
 	__builtin_prefetch(&h->gen[sl]);
 	__builtin_prefetch(&h->head[sl]);
 	__builtin_prefetch(&h->v[sl][0]);
@@ -1763,7 +1768,7 @@ static inline void hist_prefetch(const struct fmt_hist *h, uint32_t dev)
 		unsigned sl = hist_slot(h, recs[i].dev), k = sym[i], n;        \
 		uint64_t v, miss, off;                                         \
 		hist_prefetch(h, recs[i + HIST_AHEAD < m ? i + HIST_AHEAD :    \
-				       i].dev);                                \
+				       i].dev, sl);                            \
 		if (k > FMT_HIST)                                              \
 			return IST_ECORRUPT;                                   \
 		n = VARINT_WORD(p, &v);                                        \
