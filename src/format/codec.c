@@ -1726,29 +1726,6 @@ static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
 }
 
 /*
- * The slot of a record HIST_AHEAD on (its device decoded already: the
- * device column comes before the offsets) fetched into the cache: with
- * two thousand volumes (Tencent's) the slots are spread over 256 KiB,
- * and each record waited on its slot's loads.
- */
-#define HIST_AHEAD 16
-
-static inline void hist_prefetch(const struct fmt_hist *h, uint32_t dev,
-				 unsigned cur)
-{
-	unsigned sl = dev % FMT_SEQ_SLOTS;
-
-	/* not the slot in use (one device: cloudphysics' decode was 2 %
-	 * slower with four prefetches a record) */
-	if (sl == cur)
-		return;
-	__builtin_prefetch(&h->gen[sl]);
-	__builtin_prefetch(&h->head[sl]);
-	__builtin_prefetch(&h->v[sl][0]);
-	__builtin_prefetch(&h->v[sl][FMT_HIST - 1]);
-}
-
-/*
  * HIST offsets without a branch on hit or miss (which the symbols make
  * unpredictable): every record reads the varint at p, and a miss
  * (symbol FMT_HIST) both takes it and moves p past it; a hit's index
@@ -1767,8 +1744,6 @@ static inline void hist_prefetch(const struct fmt_hist *h, uint32_t dev,
 	for (size_t i = 0; i < m; i++) {                                       \
 		unsigned sl = hist_slot(h, recs[i].dev), k = sym[i], n;        \
 		uint64_t v, miss, off;                                         \
-		hist_prefetch(h, recs[i + HIST_AHEAD < m ? i + HIST_AHEAD :    \
-				       i].dev, sl);                            \
 		if (k > FMT_HIST)                                              \
 			return IST_ECORRUPT;                                   \
 		n = VARINT_WORD(p, &v);                                        \
