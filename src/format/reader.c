@@ -427,7 +427,12 @@ int ist_reader_open(ist_reader **rp, const char *path)
 	ret = read_header(r);
 	if (ret)
 		goto fail;
-	r->hist = calloc(1, sizeof(*r->hist));
+	/* mmap()ed: a slot's 128 bytes of history in two cache lines (from
+	 * calloc(), 16 bytes past a page, each spanned three) */
+	r->hist = mmap(NULL, sizeof(*r->hist), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->hist == MAP_FAILED)
+		r->hist = NULL;
 	r->ans[0] = malloc(sizeof(*r->ans[0]));
 	r->ans[1] = mmap(NULL, sizeof(*r->ans[1]), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -488,7 +493,8 @@ void ist_reader_close(ist_reader *r)
 	free(r->payload);
 	free(r->scratch);
 	free(r->vals);
-	free(r->hist);
+	if (r->hist)
+		munmap(r->hist, sizeof(*r->hist));
 	free(r->ans[0]);
 	if (r->ans[1])
 		munmap(r->ans[1], sizeof(*r->ans[1]));
