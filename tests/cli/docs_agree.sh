@@ -66,9 +66,9 @@ while IFS= read -r row; do
 	ok
 done <"$TMP/rows"
 
-# examples continued on the next line ("\\" or "\e" at the end): every
-# --option of the whole command is one that its command accepts
-# (help_man.sh reads the first line alone)
+# the examples of README.md and the manual pages, lines continued ("\\" or
+# "\e" at the end) joined: every --option of a line 'iostorm CMD ...' is one
+# that CMD accepts
 for f in "$S/README.md" "$S"/man/*.[157]; do
 	sed 's/\\-/-/g' "$f" |
 		awk '{ l = $0; sub(/ *(\\\\|\\e)$/, "", l) }

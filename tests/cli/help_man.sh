@@ -76,19 +76,6 @@ for cmd in $cmds; do
 	expect_eq "$(wc -l <"$TMP/err")" 2 "$cmd: lines on stderr for an unknown option"
 done
 
-# the examples: every --option on a line 'iostorm CMD ...' of README.md
-# and the manual pages is one that CMD accepts
-for f in "$S/README.md" "$S"/man/*.[157]; do
-	sed 's/\\-/-/g' "$f" | grep -nE "iostorm +[a-z]+( |$)" >"$TMP/ex" || continue
-	while IFS= read -r line; do
-		cmd=$(printf '%s\n' "${line#*:}" | sed -E 's/.*iostorm +([a-z]+).*/\1/')
-		case " $cmds " in *" $cmd "*) ;; *) continue ;; esac
-		for o in $(printf '%s\n' "${line#*:}" | sed -E "s/.*iostorm +$cmd//; s/#.*//" |
-			   grep -oE -- '(^| )--[a-z][a-z0-9-]*'); do
-			grep -qE "\{ *\"${o#--}\"," "$S/src/cli/cmd_$cmd.c" ||
-				fail "${f#$S/}:${line%%:*}: iostorm $cmd has no option $o"
-		done
-	done <"$TMP/ex"
-	ok
-done
+# the examples' options (README.md and the manual pages, lines continued
+# with a backslash joined): docs_agree.sh
 done_ok
