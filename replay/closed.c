@@ -1798,11 +1798,11 @@ static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uin
  * asleep at e (in none of its busy runs: the sidecar's on-CPU, runnable
  * and client intervals), it waited for the lock and took it t - e after
  * the release; the handover is that less its time on a CPU in it, which
- * the replay serves anyway.  That time is the database's, not the device's: the holder
- * wakes after its flush's completion and releases the lock, the waiter
- * wakes, waits for a CPU and runs to its write (in PostgreSQL, XLogFlush
- * after LWLockAcquireOrWait), and the commits inserted meanwhile ride on
- * its flush.  The replay releases the lock at the flush's completion and
+ * the replay serves anyway.  That time is the database's, not the
+ * device's: the holder wakes after its flush's completion and releases
+ * the lock, the waiter wakes, waits for a CPU and runs to its write (in
+ * PostgreSQL, XLogFlush after LWLockAcquireOrWait), and the commits
+ * inserted meanwhile ride on its flush.  The replay releases the lock at the flush's completion and
  * the next holder issues at once; lock_deadline adds the recorded median.
  */
 static int cmp_u64(const void *pa, const void *pb)
