@@ -357,10 +357,10 @@ struct rpl_closed {
 	 * I/O being added (the latest RQ_BUSY_MAX), see woke_scan */
 	struct rq_iv gapiv[RQ_BUSY_MAX];
 	unsigned ngapiv;
-	/* --lock-handover: the latest recorded handovers (a ring) and their
-	 * median */
+	/* --lock-handover: the latest recorded handovers (a ring), the same
+	 * values sorted (ho_sorted), and their median */
 	int handover;
-	uint64_t ho[CL_HO], ho_med;
+	uint64_t ho[CL_HO], ho_sorted[CL_HO], ho_med;
 	unsigned nho, ho_next;
 	/* --holder-waits: the latest on-CPU intervals read, of all streams,
 	 * in the sidecar's order (of their ends): who ran at a wake-up */
@@ -1805,17 +1805,27 @@ static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uin
  * inserted meanwhile ride on its flush.  The replay releases the lock at the flush's completion and
  * the next holder issues at once; lock_deadline adds the recorded median.
  */
-static int cmp_u64(const void *pa, const void *pb)
+/* The first index of sorted v[0..n) whose value is not below x. */
+static unsigned lower_u64(const uint64_t *v, unsigned n, uint64_t x)
 {
-	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+	unsigned lo = 0, hi = n;
 
-	return x < y ? -1 : x > y;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t t)
 {
 	struct rpl_closed *c = w->closed;
-	uint64_t e = 0, cpu = 0, v[CL_HO];
+	uint64_t e = 0, cpu = 0, h;
+	unsigned k;
 
 	for (unsigned i = 0; i < c->nsecs; i++) {
 		const struct cl_sec *x = &c->secs[i];
@@ -1842,13 +1852,22 @@ static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t
 		if (iv->kind == RQ_CPU && hi > lo)
 			cpu += hi - lo;
 	}
-	c->ho[c->ho_next] = t - e > cpu ? t - e - cpu : 0;
+	h = t - e > cpu ? t - e - cpu : 0;
+	/* the ring's sorted mirror: the value the ring drops out, the new
+	 * one in, each by a binary search and a move */
+	if (c->nho == CL_HO) {
+		k = lower_u64(c->ho_sorted, c->nho, c->ho[c->ho_next]);
+		memmove(&c->ho_sorted[k], &c->ho_sorted[k + 1],
+			(c->nho - k - 1) * sizeof(c->ho_sorted[0]));
+		c->nho--;
+	}
+	k = lower_u64(c->ho_sorted, c->nho, h);
+	memmove(&c->ho_sorted[k + 1], &c->ho_sorted[k], (c->nho - k) * sizeof(c->ho_sorted[0]));
+	c->ho_sorted[k] = h;
+	c->nho++;
+	c->ho[c->ho_next] = h;
 	c->ho_next = (c->ho_next + 1) % CL_HO;
-	if (c->nho < CL_HO)
-		c->nho++;
-	memcpy(v, c->ho, c->nho * sizeof(v[0]));
-	qsort(v, c->nho, sizeof(v[0]), cmp_u64);
-	c->ho_med = v[c->nho / 2];
+	c->ho_med = c->ho_sorted[c->nho / 2];
 	w->handover_samples++;
 }
 
