@@ -1796,7 +1796,9 @@ static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uin
  * others held the lock: when the latest other section ended in the gap
  * (e, the release), no other section was open at t, and the stream was
  * asleep at e (in none of its busy runs: the sidecar's on-CPU, runnable
- * and client intervals), it waited for the lock and took it t - e after
+ * and client intervals), and its client did not wake it between e and t
+ * (a round trip to the client: in TPC-B a row lock's waiter going on with
+ * its transaction), it waited for the lock and took it t - e after
  * the release; the handover is that less its time on a CPU in it, which
  * the replay serves anyway.  That time is the database's, not the
  * device's: the holder wakes after its flush's completion and releases
@@ -1849,6 +1851,8 @@ static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t
 		const struct rq_iv *iv = &c->gapiv[i];
 		uint64_t lo = iv->a > e ? iv->a : e, hi = iv->b < t ? iv->b : t;
 
+		if (iv->kind == RQ_CLIENT && iv->b > e && iv->b <= t)
+			return; /* its client woke it after the release */
 		if (iv->kind == RQ_CPU && hi > lo)
 			cpu += hi - lo;
 	}

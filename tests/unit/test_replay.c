@@ -1104,7 +1104,8 @@ static void test_closed_woken_commit(void)
  * the free lock and carries both waiters: 2 writes and 2 flushes in
  * 4.05 ms; without the handover stream 2 carries stream 3 from 2 ms and
  * stream 4 commits alone after it, 6 ms.  A stream busy at the release
- * (stream 3 on a CPU from 500 us) is no handover: one recorded.
+ * (stream 3 on a CPU from 500 us) is no handover: one recorded; nor is
+ * a stream its client woke between the release and its write.
  */
 static void test_closed_lock_handover(void)
 {
@@ -1197,6 +1198,27 @@ static void test_closed_lock_handover(void)
 	CU_ASSERT_EQUAL(res->handover_samples, 1);
 	CU_ASSERT_EQUAL(res->handovers, 1);
 	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us);
+	rpl_run_free(r);
+
+	/* stream 3 asleep at the release (550 us) but woken by its client
+	 * at 640 us, before its write: a round trip to its client (in
+	 * TPC-B a row lock's waiter going on with its transaction), not a
+	 * handover: one recorded, the median still stream 2's 100 us */
+	unlink(busy);
+	write_tmp(busy, "# iostorm-sched 2 runq cpu client\nc 2 300000 350000\n"
+			"w 3 560000 640000 20000\nc 3 650000 700000\n");
+	res = run_null(&o, three, n3, &evl, &r);
+	CU_ASSERT_EQUAL(res->handover_samples, 1);
+	CU_ASSERT_EQUAL(res->handovers, 1);
+	CU_ASSERT_EQUAL(res->handover_ns, 100 * us);
+	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us);
+	rpl_run_free(r);
+	/* the client's wake-up before the release: a handover again */
+	unlink(busy);
+	write_tmp(busy, "# iostorm-sched 2 runq cpu client\nc 2 300000 350000\n"
+			"w 3 400000 500000 20000\nc 3 650000 700000\n");
+	res = run_null(&o, three, n3, &evl, &r);
+	CU_ASSERT_EQUAL(res->handover_samples, 2);
 	rpl_run_free(r);
 	unlink(busy);
 	unlink(path);
