@@ -37,11 +37,13 @@
 #   thread the pinned replay worker competes with; 1: always; 0: never),
 #   CLIENTS (4), SECS (20), SCALE (10), ANNOTATE_OPTS,
 #   REPLAY_OPTS (the replay's options besides the timing, sidecar and CPU
-#   ones; default --serial-commits --commit-groups on --txn-latency
-#   cycle: group commits formed on the target, for a slower B; adding
-#   --lock-handover on, A's median WAL lock handover after each release a
-#   commit waited for, over-predicted B's TPS by +1 to +21% in every run
-#   of 2026-12-05, cl17: not the default), GROUP (auto: annotate
+#   ones; default --serial-commits --commit-groups on --lock-handover on
+#   --txn-latency cycle: group commits formed on the target, for a slower
+#   B, and A's median WAL lock handover after each release a commit
+#   waited for; with SCHED=0 --lock-handover is dropped, it needs the
+#   sidecar.  Quiet sets of 2026-12-05 (session 18, B not recorded):
+#   TPS / p99 errors, medians of 3, -N +0.5 / +7.1%, TPC-B +7.2 / +5.0%;
+#   without the handover -8.2 / +10.7% and +1.7 / +11.3%), GROUP (auto: annotate
 #   --group-commits with A's pgbench transactions per WAL fsync; none), PIN (a prefix for
 #   postgres and pgbench, e.g. "taskset -c 1"), BENCH_TMP, KEEP=1 (keep the
 #   captures and logs), PGBIN (/usr/lib/postgresql/15/bin), SCHED (1: record
@@ -98,7 +100,7 @@ CLIENTS=${CLIENTS:-4}
 SECS=${SECS:-20}
 SCALE=${SCALE:-10}
 ANNOTATE_OPTS=${ANNOTATE_OPTS---flush-owner}
-REPLAY_OPTS=${REPLAY_OPTS---serial-commits --commit-groups on --txn-latency cycle}
+REPLAY_OPTS=${REPLAY_OPTS---serial-commits --commit-groups on --lock-handover on --txn-latency cycle}
 PIN=${PIN:-}
 GROUP=${GROUP:-auto}
 SCHED=${SCHED:-1}
