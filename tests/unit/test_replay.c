@@ -1124,6 +1124,18 @@ static void test_closed_lock_handover(void)
 		mkrec(1200 * us, IST_OP_FLUSH, 0, 0, 100 * us, 4, 1),     /* 10 */
 	};
 	const size_t n = sizeof(recs) / sizeof(recs[0]);
+	/* sidecars of stream 3 around stream 2's release, and the
+	 * handovers they give (the last part below) */
+	static const struct {
+		const char *sidecar;
+		unsigned samples;
+	} sc[] = {
+		{ "# iostorm-sched 1 runq cpu\nc 2 300000 350000\nc 3 500000 700000\n", 1 },
+		{ "# iostorm-sched 2 runq cpu client\nc 2 300000 350000\n"
+		  "w 3 560000 640000 20000\nc 3 650000 700000\n", 1 },
+		{ "# iostorm-sched 2 runq cpu client\nc 2 300000 350000\n"
+		  "w 3 400000 500000 20000\nc 3 650000 700000\n", 2 },
+	};
 	struct ist_record three[9];
 	size_t n3 = 0;
 	const struct rpl_result *res;
@@ -1190,37 +1202,24 @@ static void test_closed_lock_handover(void)
 	CU_ASSERT_EQUAL(res->elapsed_ns, 6000 * us);
 	rpl_run_free(r);
 
-	/* stream 3 busy at stream 2's release: not a handover */
-	write_tmp(busy, "# iostorm-sched 1 runq cpu\nc 2 300000 350000\nc 3 500000 700000\n");
+	/* stream 3 busy at stream 2's release (on a CPU from 500 us): not a
+	 * handover; nor asleep at the release (550 us) but woken by its
+	 * client at 640 us, before its write: a round trip to its client (in
+	 * TPC-B a row lock's waiter going on with its transaction); a client
+	 * wake-up before the release is one again.  The median stays stream
+	 * 2's 100 us. */
 	o.think_sched = busy;
 	o.lock_handover = 1;
-	res = run_null(&o, three, n3, &evl, &r);
-	CU_ASSERT_EQUAL(res->handover_samples, 1);
-	CU_ASSERT_EQUAL(res->handovers, 1);
-	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us);
-	rpl_run_free(r);
-
-	/* stream 3 asleep at the release (550 us) but woken by its client
-	 * at 640 us, before its write: a round trip to its client (in
-	 * TPC-B a row lock's waiter going on with its transaction), not a
-	 * handover: one recorded, the median still stream 2's 100 us */
-	unlink(busy);
-	write_tmp(busy, "# iostorm-sched 2 runq cpu client\nc 2 300000 350000\n"
-			"w 3 560000 640000 20000\nc 3 650000 700000\n");
-	res = run_null(&o, three, n3, &evl, &r);
-	CU_ASSERT_EQUAL(res->handover_samples, 1);
-	CU_ASSERT_EQUAL(res->handovers, 1);
-	CU_ASSERT_EQUAL(res->handover_ns, 100 * us);
-	CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us);
-	rpl_run_free(r);
-	/* the client's wake-up before the release: a handover again */
-	unlink(busy);
-	write_tmp(busy, "# iostorm-sched 2 runq cpu client\nc 2 300000 350000\n"
-			"w 3 400000 500000 20000\nc 3 650000 700000\n");
-	res = run_null(&o, three, n3, &evl, &r);
-	CU_ASSERT_EQUAL(res->handover_samples, 2);
-	rpl_run_free(r);
-	unlink(busy);
+	for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+		write_tmp(busy, sc[i].sidecar);
+		res = run_null(&o, three, n3, &evl, &r);
+		CU_ASSERT_EQUAL(res->handover_samples, sc[i].samples);
+		CU_ASSERT_EQUAL(res->handovers, 1);
+		CU_ASSERT_EQUAL(res->handover_ns, 100 * us);
+		CU_ASSERT_EQUAL(find_seq(&evl, 4)->issue_ns, 2100 * us);
+		rpl_run_free(r);
+		unlink(busy);
+	}
 	unlink(path);
 }
 
