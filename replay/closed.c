@@ -1790,23 +1790,6 @@ static uint64_t held_in_sleep(struct rpl_closed *c, unsigned si, uint64_t a, uin
 	return held > busy ? held - busy : 0;
 }
 
-/*
- * --lock-handover: a handover in the recording.  Stream si opens a commit
- * section at t after a gap from `from` (its drain) in which it slept while
- * others held the lock: when the latest other section ended in the gap
- * (e, the release), no other section was open at t, and the stream was
- * asleep at e (in none of its busy runs: the sidecar's on-CPU, runnable
- * and client intervals), and its client did not wake it between e and t
- * (a round trip to the client: in TPC-B a row lock's waiter going on with
- * its transaction), it waited for the lock and took it t - e after
- * the release; the handover is that less its time on a CPU in it, which
- * the replay serves anyway.  That time is the database's, not the
- * device's: the holder wakes after its flush's completion and releases
- * the lock, the waiter wakes, waits for a CPU and runs to its write (in
- * PostgreSQL, XLogFlush after LWLockAcquireOrWait), and the commits
- * inserted meanwhile ride on its flush.  The replay releases the lock at the flush's completion and
- * the next holder issues at once; lock_deadline adds the recorded median.
- */
 /* The first index of sorted v[0..n) whose value is not below x. */
 static unsigned lower_u64(const uint64_t *v, unsigned n, uint64_t x)
 {
@@ -1823,6 +1806,24 @@ static unsigned lower_u64(const uint64_t *v, unsigned n, uint64_t x)
 	return lo;
 }
 
+/*
+ * --lock-handover: a handover in the recording.  Stream si opens a commit
+ * section at t after a gap from `from` (its drain) in which it slept while
+ * others held the lock: when the latest other section ended in the gap
+ * (e, the release), no other section was open at t, and the stream was
+ * asleep at e (in none of its busy runs: the sidecar's on-CPU, runnable
+ * and client intervals), and its client did not wake it between e and t
+ * (a round trip to the client: in TPC-B a row lock's waiter going on with
+ * its transaction), it waited for the lock and took it t - e after
+ * the release; the handover is that less its time on a CPU in it, which
+ * the replay serves anyway.  That time is the database's, not the
+ * device's: the holder wakes after its flush's completion and releases
+ * the lock, the waiter wakes, waits for a CPU and runs to its write (in
+ * PostgreSQL, XLogFlush after LWLockAcquireOrWait), and the commits
+ * inserted meanwhile ride on its flush.  The replay releases the lock at
+ * the flush's completion and the next holder issues at once;
+ * lock_deadline adds the recorded median.
+ */
 static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t t)
 {
 	struct rpl_closed *c = w->closed;
