@@ -1699,39 +1699,12 @@ DEFINE_DECODER(dec_txn, SET_TXN, UINT64_MAX)
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /*
- * A varint of at most 8 bytes read without a branch on its length: the
- * first byte without bit 7 found in the 8 bytes at p (the caller
- * guarantees them, as for get_varint_fast()), the 7-bit groups before
- * it packed by three shift-and-mask steps.  Returns its length, or 0
- * when the 8 bytes all continue (9 or 10 bytes, or not a varint: the
- * caller reads it with get_varint_fast()).
- */
-static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
-{
-	uint64_t x, stop;
-
-	memcpy(&x, p, 8);
-	stop = ~x & UINT64_C(0x8080808080808080);
-	if (__builtin_expect(!stop, 0))
-		return 0;
-	x &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
-	x = (x & UINT64_C(0x007f007f007f007f)) |
-	    ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
-	x = (x & UINT64_C(0x00003fff00003fff)) |
-	    ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
-	x = (x & UINT64_C(0x000000000fffffff)) |
-	    ((x & UINT64_C(0x0fffffff00000000)) >> 4);
-	*v = x;
-	return (unsigned)__builtin_ctzll(stop) / 8 + 1;
-}
-
-/*
  * HIST offsets without a branch on hit or miss (which the symbols make
  * unpredictable): every record reads the varint at p, and a miss
  * (symbol FMT_HIST) both takes it and moves p past it; a hit's index
  * and a miss's entry 0 are the same expression, (head - k) % FMT_HIST.
  */
-/* HIST offsets, varint_word() given (VARINT_WORD): the portable one, or
+/* HIST offsets, a varint_word() given (VARINT_WORD): fmt_varint_word(), or
  * BMI2's pext where the CPU has it (dec_offset_hist_bmi2()). */
 #define DEFINE_OFFSET_HIST(ATTR, name, VARINT_WORD)                            \
 	ATTR static int name(struct fmt_hist *h, struct fmt_colcur *c,         \
@@ -1770,10 +1743,10 @@ static inline unsigned varint_word(const uint8_t *p, uint64_t *v)
 	return 0;                                                              \
 }
 
-DEFINE_OFFSET_HIST(, dec_offset_hist, varint_word)
+DEFINE_OFFSET_HIST(, dec_offset_hist, fmt_varint_word)
 
 #ifdef HAVE_SCAN_AVX512
-/* varint_word() by BMI2's pext: the 7-bit groups up to the first byte
+/* fmt_varint_word() by BMI2's pext: the 7-bit groups up to the first byte
  * without bit 7 gathered in one instruction.  Taken on CPUs with AVX-512
  * too (fmt_decode_block()): those with BMI2 but slow pext (AMD's before
  * Zen 3) have no AVX-512. */
@@ -1795,11 +1768,11 @@ DEFINE_OFFSET_HIST(__attribute__((target("bmi2"))), dec_offset_hist_bmi2,
 #endif
 #define HAVE_OFFSET_HIST 1
 
-/* get_varint_fast() by varint_word(): a varint's length without a branch
+/* get_varint_fast() by fmt_varint_word(): a varint's length without a branch
  * (9 and 10 bytes, and errors, by get_varint_fast()). */
 static inline const uint8_t *get_varint_word(const uint8_t *p, uint64_t *v)
 {
-	unsigned n = varint_word(p, v);
+	unsigned n = fmt_varint_word(p, v);
 
 	return __builtin_expect(n != 0, 1) ? p + n : get_varint_fast(p, v);
 }

@@ -185,6 +185,39 @@ static inline unsigned fmt_varint_len(uint64_t v)
 }
 
 /*
+ * A varint of at most 8 bytes read without a branch on its length: the
+ * first byte without bit 7 found in the 8 bytes at p (the caller
+ * guarantees them), the 7-bit groups before it packed by three
+ * shift-and-mask steps.  Returns its length, or 0 when the 8 bytes all
+ * continue (9 or 10 bytes, or not a varint) and on a big-endian machine:
+ * the caller then reads it byte by byte.
+ */
+static inline unsigned fmt_varint_word(const uint8_t *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x, stop;
+
+	memcpy(&x, p, 8);
+	stop = ~x & UINT64_C(0x8080808080808080);
+	if (__builtin_expect(!stop, 0))
+		return 0;
+	x &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+	x = (x & UINT64_C(0x007f007f007f007f)) |
+	    ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
+	x = (x & UINT64_C(0x00003fff00003fff)) |
+	    ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
+	x = (x & UINT64_C(0x000000000fffffff)) |
+	    ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+	*v = x;
+	return (unsigned)__builtin_ctzll(stop) / 8 + 1;
+#else
+	(void)p;
+	(void)v;
+	return 0;
+#endif
+}
+
+/*
  * Reads a varint from [*pp, end); returns 0 or IST_ECORRUPT (truncated or
  * longer than 10 bytes or overflowing 64 bits).  Advances *pp.
  */

@@ -475,34 +475,6 @@ static void fill_index(const struct vtab *t, uint8_t *idx)
 		idx[t->tok[s]] = (uint8_t)s;
 }
 
-/* A varint of at most 8 bytes from the 8 bytes at p, without a branch
- * on its length; its length, or 0 (longer, or not a varint: the caller
- * parses it byte by byte). */
-static inline unsigned word_varint(const uint8_t *p, uint64_t *v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t x, stop;
-
-	memcpy(&x, p, 8);
-	stop = ~x & UINT64_C(0x8080808080808080);
-	if (!stop)
-		return 0;
-	x &= (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
-	x = (x & UINT64_C(0x007f007f007f007f)) |
-	    ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
-	x = (x & UINT64_C(0x00003fff00003fff)) |
-	    ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
-	x = (x & UINT64_C(0x000000000fffffff)) |
-	    ((x & UINT64_C(0x0fffffff00000000)) >> 4);
-	*v = x;
-	return (unsigned)__builtin_ctzll(stop) / 8 + 1;
-#else
-	(void)p;
-	(void)v;
-	return 0;
-#endif
-}
-
 /* The encoder's working memory besides the values: the tables, the raw
  * bit counts (one a value) and the rANS output (two bytes a symbol). */
 struct fmt_vans_work {
@@ -780,7 +752,7 @@ size_t fmt_vans_encode(const uint8_t *in, size_t len, size_t prefix,
 		/* the values of canonical varints, else the bytes */
 		while (p < end) {
 			const uint8_t *q = p;
-			unsigned w = end - p >= 8 ? word_varint(p, &v[nv]) : 0;
+			unsigned w = end - p >= 8 ? fmt_varint_word(p, &v[nv]) : 0;
 
 			if (w) {
 				p += w;
