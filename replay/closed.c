@@ -1867,7 +1867,8 @@ static void ho_sample(struct rpl_worker *w, unsigned si, uint64_t from, uint64_t
 		c->nho--;
 	}
 	k = lower_u64(c->ho_sorted, c->nho, h);
-	memmove(&c->ho_sorted[k + 1], &c->ho_sorted[k], (c->nho - k) * sizeof(c->ho_sorted[0]));
+	memmove(&c->ho_sorted[k + 1], &c->ho_sorted[k],
+		(c->nho - k) * sizeof(c->ho_sorted[0]));
 	c->ho_sorted[k] = h;
 	c->nho++;
 	c->ho[c->ho_next] = h;
